@@ -1,0 +1,1 @@
+"""Cypher queries shared by every graph store (package data)."""

@@ -1,0 +1,1 @@
+"""The pipeline: firmware -> files -> ELF facts -> link maps -> bindings -> graph store."""

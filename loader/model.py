@@ -1,0 +1,199 @@
+"""Shared types of the pipeline: ELF facts, link maps, bindings, problems.
+
+Every stage reads and writes these plain dataclasses; nothing else is shared between stages.
+Paths are always the canonical path inside the root as the device sees it (absolute,
+symlinks resolved within the root).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Kind(str, enum.Enum):
+    EXECUTABLE = "executable"
+    LIBRARY = "library"
+    KERNEL_MODULE = "kernel-module"
+    OTHER_ELF = "other-elf"
+
+
+class Severity(str, enum.Enum):
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class Flavour(str, enum.Enum):
+    """The C library (and so the dynamic loader) an executable runs under."""
+
+    GLIBC = "glibc"
+    MUSL = "musl"
+    UCLIBC = "uclibc"
+
+
+class RelocClass(enum.IntFlag):
+    """Relocation type classes, as glibc's ``elf_machine_type_class`` reports them."""
+
+    NORMAL = 0
+    PLT = 1  # only JUMP_SLOT-like relocations reference the symbol
+    COPY = 2  # a copy relocation: the lookup skips the executable itself
+
+
+# Symbol binding / type / visibility values (ELF gABI numbers).
+STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
+STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS = 0, 1, 2, 3, 4, 5, 6
+STT_GNU_IFUNC = 10
+STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
+SHN_UNDEF, SHN_ABS = 0, 0xFFF1
+
+
+@dataclass(slots=True)
+class Problem:
+    path: str
+    severity: Severity
+    message: str
+
+
+@dataclass(slots=True)
+class DynSymbol:
+    """One entry of the dynamic symbol table, with its version resolved to a name."""
+
+    name: str
+    bind: int
+    type: int
+    visibility: int
+    shndx: int
+    value: int
+    version: str | None = None  # version name (definition or requirement), None if unversioned
+    version_hidden: bool = False  # the 0x8000 bit of .gnu.version
+    version_file: str | None = None  # for a requirement: the file named by the verneed entry
+    version_index: int = 1  # .gnu.version index without the hidden bit (0 local, 1 global)
+    mips_plt: bool = False  # MIPS STO_MIPS_PLT: an undefined symbol with a canonical PLT address
+
+    @property
+    def defined(self) -> bool:
+        return self.shndx != SHN_UNDEF
+
+
+@dataclass(slots=True)
+class Reference:
+    """A symbol looked up by the loader because a relocation names it."""
+
+    symbol_index: int
+    reloc_class: RelocClass
+
+
+@dataclass(slots=True)
+class ElfFacts:
+    """What the loader needs to know about one ELF file, from its program headers."""
+
+    path: str
+    size: int
+    sha256: str
+    kind: Kind
+    elf_class: int  # 32 or 64
+    endian: str  # "little" or "big"
+    machine: str  # e_machine as pyelftools names it, e.g. "EM_X86_64"
+    osabi: str
+    elf_type: str  # ET_EXEC, ET_DYN, ET_REL, ...
+    flags: int = 0  # e_flags (MIPS ABI, ARM EABI float ABI)
+    interpreter: str | None = None
+    soname: str | None = None
+    needed: list[str] = field(default_factory=list)
+    rpath: list[str] | None = None  # DT_RPATH entries, None when absent
+    runpath: list[str] | None = None  # DT_RUNPATH entries, None when absent
+    dt_flags: int = 0
+    dt_flags_1: int = 0
+    symbolic: bool = False  # DT_SYMBOLIC or DF_SYMBOLIC
+    dynamic: bool = False  # has a PT_DYNAMIC segment
+    symbols: list[DynSymbol] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    has_versym: bool = False  # the object carries a .gnu.version table
+    modinfo: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def nodeflib(self) -> bool:
+        return bool(self.dt_flags_1 & 0x800)  # DF_1_NODEFLIB
+
+    def abi_key(self) -> tuple[int, str, str]:
+        """Class, endianness and machine: a library must match these to be loaded."""
+        return (self.elf_class, self.endian, self.machine)
+
+
+@dataclass(slots=True)
+class Module:
+    """An ELF file found in a root, with the names it is known by."""
+
+    facts: ElfFacts
+    root: str  # name of the root filesystem it belongs to
+    aliases: list[str] = field(default_factory=list)  # symlinks pointing to it
+
+    @property
+    def path(self) -> str:
+        return self.facts.path
+
+
+@dataclass(slots=True)
+class NeededEdge:
+    """One DT_NEEDED entry and the file the loader picked for it (None: missing)."""
+
+    source: str
+    soname: str
+    target: str | None
+
+
+@dataclass(slots=True)
+class LinkMap:
+    """The objects of one process image in load (breadth-first) order, executable first."""
+
+    executable: str
+    flavour: Flavour
+    objects: list[str]
+    missing: list[str] = field(default_factory=list)
+    needed: list[NeededEdge] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    executable: str
+    module: str
+    symbol: str
+    version: str | None
+    provider: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolved:
+    executable: str
+    module: str
+    symbol: str
+    version: str | None
+    weak: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    executable: str
+    symbol: str
+    providers: tuple[str, ...]
+    chosen: str
+
+
+@dataclass(slots=True)
+class Resolution:
+    """Everything the loader emulation found for one root."""
+
+    link_maps: list[LinkMap] = field(default_factory=list)
+    bindings: list[Binding] = field(default_factory=list)
+    unresolved: list[Unresolved] = field(default_factory=list)
+    duplicates: list[Duplicate] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ScanResult:
+    firmware_name: str
+    firmware_sha256: str
+    modules: list[Module]
+    resolution: Resolution
+    problems: list[Problem]
+    elapsed: dict[str, float] = field(default_factory=dict)
