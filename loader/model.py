@@ -153,40 +153,24 @@ class LinkMap:
     needed: list[NeededEdge] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class Binding:
-    executable: str
-    module: str
-    symbol: str
-    version: str | None
-    provider: str
-
-
-@dataclass(frozen=True, slots=True)
-class Unresolved:
-    executable: str
-    module: str
-    symbol: str
-    version: str | None
-    weak: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Duplicate:
-    executable: str
-    symbol: str
-    providers: tuple[str, ...]
-    chosen: str
+BindingKey = tuple[str, str, "str | None", str]  # (module, symbol, version, provider)
+UnresolvedKey = tuple[str, str, "str | None", bool]  # (module, symbol, version, weak)
+DuplicateKey = tuple[str, tuple[str, ...], str]  # (symbol, providers in load order, chosen)
 
 
 @dataclass(slots=True)
 class Resolution:
-    """Everything the loader emulation found for one root."""
+    """Everything the loader emulation found for one root.
+
+    Bindings, unresolved references and duplicate providers are the same in most link maps
+    (libc binds the same way under every executable), so each distinct fact is kept once with
+    the list of executables (link-map roots) in which it holds.
+    """
 
     link_maps: list[LinkMap] = field(default_factory=list)
-    bindings: list[Binding] = field(default_factory=list)
-    unresolved: list[Unresolved] = field(default_factory=list)
-    duplicates: list[Duplicate] = field(default_factory=list)
+    bindings: dict[BindingKey, list[str]] = field(default_factory=dict)
+    unresolved: dict[UnresolvedKey, list[str]] = field(default_factory=dict)
+    duplicates: dict[DuplicateKey, list[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

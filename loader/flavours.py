@@ -1,0 +1,156 @@
+"""The three dynamic loaders of Linux devices and how they differ.
+
+Each flavour is a plain class with class constants (a registry, like unblob's handlers); the
+link-map and binding code reads the constants and never asks "is this musl?".
+
+Sources for each rule are the loaders themselves: glibc ``elf/dl-load.c`` (``_dl_map_object``),
+``elf/dl-lookup.c`` (``do_lookup_x``, ``check_match``); musl ``ldso/dynlink.c``
+(``load_library``, ``find_sym2``, ``path_open``); uClibc-ng ``ldso/ldso/dl-elf.c``
+(``_dl_load_shared_library``) and ``ldso/ldso/dl-hash.c`` (``_dl_find_hash``).
+See ``docs/loaders.md``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from .model import ElfFacts, Flavour
+
+# Debian multiarch triplets by (machine, class, endian).
+MULTIARCH = {
+    ("EM_X86_64", 64, "little"): "x86_64-linux-gnu",
+    ("EM_386", 32, "little"): "i386-linux-gnu",
+    ("EM_AARCH64", 64, "little"): "aarch64-linux-gnu",
+    ("EM_ARM", 32, "little"): "arm-linux-gnueabihf",
+    ("EM_MIPS", 32, "little"): "mipsel-linux-gnu",
+    ("EM_MIPS", 32, "big"): "mips-linux-gnu",
+    ("EM_MIPS", 64, "little"): "mips64el-linux-gnuabi64",
+    ("EM_PPC", 32, "big"): "powerpc-linux-gnu",
+    ("EM_PPC64", 64, "little"): "powerpc64le-linux-gnu",
+    ("EM_PPC64", 64, "big"): "powerpc64-linux-gnu",
+    ("EM_S390", 64, "big"): "s390x-linux-gnu",
+    ("EM_RISCV", 64, "little"): "riscv64-linux-gnu",
+}
+ARM_SOFTFLOAT_TRIPLET = "arm-linux-gnueabi"
+
+# AT_PLATFORM strings the kernel passes, for $PLATFORM.
+PLATFORM = {
+    "EM_X86_64": "x86_64", "EM_386": "i686", "EM_AARCH64": "aarch64", "EM_ARM": "v7l",
+    "EM_MIPS": "mips", "EM_PPC": "ppc", "EM_PPC64": "ppc64", "EM_RISCV": "riscv64", "EM_S390": "s390x",
+}
+
+# musl's LDSO_ARCH names, for /etc/ld-musl-ARCH.path.
+MUSL_ARCH = {
+    ("EM_X86_64", 64, "little"): "x86_64", ("EM_386", 32, "little"): "i386",
+    ("EM_AARCH64", 64, "little"): "aarch64", ("EM_ARM", 32, "little"): "arm",
+    ("EM_ARM", 32, "big"): "armeb", ("EM_MIPS", 32, "big"): "mips", ("EM_MIPS", 32, "little"): "mipsel",
+    ("EM_MIPS", 64, "big"): "mips64", ("EM_MIPS", 64, "little"): "mips64el",
+    ("EM_PPC", 32, "big"): "powerpc", ("EM_PPC64", 64, "big"): "powerpc64",
+    ("EM_PPC64", 64, "little"): "powerpc64le", ("EM_RISCV", 64, "little"): "riscv64",
+}
+
+
+class LoaderFlavour:
+    """What every loader does; subclasses override the differences."""
+
+    flavour: Flavour
+    #: DT_RPATH of the requesting object, then of the object that loaded it, up to the executable.
+    rpath_chain = True
+    #: DT_RUNPATH present makes the same object's DT_RPATH ignored.
+    runpath_hides_rpath = True
+    #: A loaded object is reused when a later DT_NEEDED names its DT_SONAME.
+    match_soname = True
+    #: Files of the wrong class / machine / endianness are skipped and the search goes on.
+    skip_mismatched = True
+    #: Symbol versions select among definitions (glibc); others only skip hidden ones or ignore them.
+    versioned_lookup = True
+    skip_hidden_versions = True
+    #: DT_SYMBOLIC puts the object itself first in its own lookups.
+    honours_symbolic = True
+    #: Hidden/internal and protected symbols bind inside the object.
+    honours_visibility = True
+    #: Names with these prefixes resolve to the loader itself (musl's libc is its loader).
+    builtin_names: tuple[str, ...] = ()
+
+    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001 - callable
+        return ["/lib", "/usr/lib"]
+
+    def lib_token(self, facts: ElfFacts, has_dir) -> str:  # noqa: ANN001
+        """What ``$LIB`` expands to."""
+        return "lib"
+
+
+class Glibc(LoaderFlavour):
+    flavour = Flavour.GLIBC
+
+    def _triplet(self, facts: ElfFacts) -> str | None:
+        triplet = MULTIARCH.get((facts.machine, facts.elf_class, facts.endian))
+        if facts.machine == "EM_ARM" and not facts.flags & 0x400:  # EF_ARM_ABI_FLOAT_HARD absent
+            return ARM_SOFTFLOAT_TRIPLET
+        return triplet
+
+    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
+        """glibc's compiled-in system directories, as the device's own build would have them.
+
+        Debian-style multiarch (``/lib/TRIPLET``) when the root has those folders, else
+        ``/lib64`` for 64-bit roots that have it, else ``/lib`` and ``/usr/lib``.
+        """
+        triplet = self._triplet(facts)
+        if triplet and (has_dir(f"/lib/{triplet}") or has_dir(f"/usr/lib/{triplet}")):
+            return [f"/lib/{triplet}", f"/usr/lib/{triplet}", "/lib", "/usr/lib"]
+        if facts.elf_class == 64 and has_dir("/lib64"):
+            return ["/lib64", "/usr/lib64"]
+        return ["/lib", "/usr/lib"]
+
+    def lib_token(self, facts: ElfFacts, has_dir) -> str:  # noqa: ANN001
+        triplet = self._triplet(facts)
+        if triplet and has_dir(f"/lib/{triplet}"):
+            return f"lib/{triplet}"
+        if facts.elf_class == 64 and has_dir("/lib64"):
+            return "lib64"
+        return "lib"
+
+
+class Musl(LoaderFlavour):
+    flavour = Flavour.MUSL
+    runpath_hides_rpath = True  # DT_RUNPATH replaces DT_RPATH as the object's one search path
+    match_soname = False  # musl matches the name it loaded a file under, and the inode
+    skip_mismatched = False  # path_open takes the first file that opens; a wrong one fails
+    versioned_lookup = False
+    honours_symbolic = False
+    honours_visibility = False
+    builtin_names = ("libc.", "libpthread.", "librt.", "libm.", "libdl.", "libutil.", "libxnet.")
+
+    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
+        return ["/lib", "/usr/local/lib", "/usr/lib"]
+
+
+class UClibc(LoaderFlavour):
+    flavour = Flavour.UCLIBC
+    rpath_chain = False  # only the requesting object's DT_RPATH
+    versioned_lookup = False
+    skip_hidden_versions = False
+    honours_symbolic = False
+
+    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
+        return ["/lib", "/usr/lib"]
+
+
+FLAVOURS: dict[Flavour, LoaderFlavour] = {f.flavour: f for f in (Glibc(), Musl(), UClibc())}
+
+
+def flavour_of(interpreter: str | None) -> LoaderFlavour:
+    """The loader an executable runs under, from its PT_INTERP."""
+    name = posixpath.basename(interpreter or "")
+    if name.startswith("ld-musl-"):
+        return FLAVOURS[Flavour.MUSL]
+    if name.startswith("ld-uClibc") or name == "ld.so.0":
+        return FLAVOURS[Flavour.UCLIBC]
+    return FLAVOURS[Flavour.GLIBC]
+
+
+def musl_arch(facts: ElfFacts) -> str | None:
+    arch = MUSL_ARCH.get((facts.machine, facts.elf_class, facts.endian))
+    if arch and facts.machine == "EM_MIPS" and facts.flags & 0x20 and facts.elf_class == 32:  # EF_MIPS_ABI2
+        arch = arch.replace("mips", "mipsn32", 1)
+    return arch

@@ -1,0 +1,175 @@
+"""Which file each DT_NEEDED entry loads, in the loader's breadth-first order.
+
+``build_link_map`` emulates ``_dl_map_object_deps`` (glibc), ``load_deps`` (musl) and
+``_dl_get_ready_to_run`` (uClibc): every object's DT_NEEDED entries are mapped in order, a new
+object goes to the end of the list, an already loaded one (same requested name, same DT_SONAME
+where the flavour matches sonames, or the same file) is reused, and the interpreter counts as
+loaded from the start.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .errors import RootfsError
+from .flavours import LoaderFlavour, flavour_of
+from .model import ElfFacts, Flavour, LinkMap, NeededEdge, Problem
+from .rootfs import RootFS, display_path
+from .search_path import LoadedObject, LoaderConfig, SearchPath
+
+EF_MIPS_ABI2 = 0x20
+EF_MIPS_ABI = 0x0000F000
+EF_ARM_ABI_FLOAT_HARD = 0x400
+EF_ARM_ABI_FLOAT_SOFT = 0x200
+
+
+def abi_compatible(exe: ElfFacts, lib: ElfFacts) -> bool:
+    """Would the loader of ``exe`` accept ``lib`` (class, byte order, machine, ABI flags)?"""
+    if exe.abi_key() != lib.abi_key():
+        return False
+    if exe.machine == "EM_MIPS":
+        if (exe.flags & EF_MIPS_ABI2) != (lib.flags & EF_MIPS_ABI2):
+            return False
+        if (exe.flags & EF_MIPS_ABI) and (lib.flags & EF_MIPS_ABI) and \
+                (exe.flags & EF_MIPS_ABI) != (lib.flags & EF_MIPS_ABI):
+            return False
+    if exe.machine == "EM_ARM":
+        floats = EF_ARM_ABI_FLOAT_HARD | EF_ARM_ABI_FLOAT_SOFT
+        if (exe.flags & floats) and (lib.flags & floats) and (exe.flags & floats) != (lib.flags & floats):
+            return False
+    return True
+
+
+class World:
+    """One root filesystem with its parsed ELF files, as every link map of it sees it."""
+
+    def __init__(self, root: RootFS, modules: dict[str, ElfFacts], problems: list[Problem]) -> None:
+        self.root = root
+        self.modules = modules
+        self.config = LoaderConfig(root, problems)
+        self._dirs: dict[str, bool] = {}
+
+    def has_dir(self, path: str) -> bool:
+        if path not in self._dirs:
+            self._dirs[path] = self.root.is_dir(path)
+        return self._dirs[path]
+
+    def canonical(self, device_path: str) -> str | None:
+        try:
+            found = self.root.resolve(device_path)
+        except RootfsError:
+            return None
+        return display_path(found) if found is not None else None
+
+    def interpreter(self, exe: ElfFacts) -> tuple[str | None, ElfFacts | None]:
+        """The interpreter's path as the kernel opens it, and its facts if it is in the root."""
+        interp = exe.interpreter
+        if not interp:
+            return None, None
+        candidates = [interp] if interp.startswith("/") else [f"/{interp}", f"/lib/{interp}"]
+        for path in candidates:
+            canonical = self.canonical(path)
+            if canonical and canonical in self.modules:
+                return path, self.modules[canonical]
+        return candidates[0], None
+
+    def default_flavour(self) -> LoaderFlavour:
+        """The loader most executables of this root use (for libraries no executable loads)."""
+        counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
+        return flavour_of({Flavour.MUSL: "ld-musl-x", Flavour.UCLIBC: "ld-uClibc.so.0"}.get(
+            counts.most_common(1)[0][0], "") if counts else None)
+
+
+class _Loader:
+    """The state of one emulated process start."""
+
+    def __init__(self, exe: ElfFacts, world: World, flavour: LoaderFlavour) -> None:
+        self.world = world
+        self.flavour = flavour
+        self.exe = LoadedObject(exe, exe.path, None, {exe.path})
+        self.order: list[LoadedObject] = [self.exe]
+        self.by_path: dict[str, LoadedObject] = {exe.path: self.exe}
+        interp_path, interp = world.interpreter(exe)
+        self.interp_path = interp_path
+        self.interp: LoadedObject | None = None
+        if interp is not None and interp.path != exe.path:
+            names = {interp_path or interp.path, interp.path}
+            if interp.soname:
+                names.add(interp.soname)
+            self.interp = LoadedObject(interp, interp_path or interp.path, None, names)
+            self.by_path[interp.path] = self.interp
+        self.search = SearchPath(flavour, world.config, self.exe, interp_path, world.has_dir)
+        self.in_order: set[str] = {exe.path}
+
+    def _enlist(self, obj: LoadedObject) -> LoadedObject:
+        if obj.facts.path not in self.in_order:
+            self.in_order.add(obj.facts.path)
+            self.order.append(obj)
+        return obj
+
+    def _already_loaded(self, name: str) -> LoadedObject | None:
+        for obj in self.by_path.values():
+            if name in obj.names or (self.flavour.match_soname and obj.facts.soname == name):
+                obj.names.add(name)
+                return obj
+        return None
+
+    def map_object(self, name: str, requester: LoadedObject) -> LoadedObject | None:
+        if self.flavour.builtin_names and self.interp and name.startswith(self.flavour.builtin_names):
+            return self._enlist(self.interp)
+        found = self._already_loaded(name)
+        if found is not None:
+            return self._enlist(found)
+        if "/" in name:
+            candidates = [name if name.startswith("/") else "/" + name]
+        else:
+            candidates = self.search.candidates(name, requester)
+        for path in candidates:
+            canonical = self.world.canonical(path)
+            if canonical is None:
+                continue
+            facts = self.world.modules.get(canonical)
+            suitable = facts is not None and facts.dynamic and abi_compatible(self.exe.facts, facts)
+            if not suitable:
+                if not self.flavour.skip_mismatched and self.world.root.is_file(canonical):
+                    return None  # musl opens the first file it finds and fails on a wrong one
+                continue
+            obj = self.by_path.get(canonical)
+            if obj is None:
+                obj = LoadedObject(facts, path, requester, {name, path})
+                self.by_path[canonical] = obj
+            else:
+                obj.names.update((name, path))
+            return self._enlist(obj)
+        return None
+
+    def run(self) -> LinkMap:
+        link_map = LinkMap(self.exe.facts.path, self.flavour.flavour, [])
+        i = 0
+        while i < len(self.order):
+            obj = self.order[i]
+            i += 1
+            for name in obj.facts.needed:
+                target = self.map_object(name, obj)
+                link_map.needed.append(NeededEdge(obj.facts.path, name, target.facts.path if target else None))
+                if target is None and name not in link_map.missing:
+                    link_map.missing.append(name)
+        if self.interp is not None and self.flavour.flavour is Flavour.GLIBC:
+            self._enlist(self.interp)  # rtld's own map goes last when nobody needs it by name
+        link_map.objects = [o.facts.path for o in self.order]
+        return link_map
+
+
+def build_link_map(root_object: ElfFacts, world: World,
+                   flavour: LoaderFlavour | None = None) -> tuple[LinkMap, list[ElfFacts]]:
+    """The link map of one executable (or of a library no executable loads), and its objects."""
+    if flavour is None:
+        flavour = flavour_of(root_object.interpreter) if root_object.interpreter else world.default_flavour()
+    loader = _Loader(root_object, world, flavour)
+    link_map = loader.run()
+    return link_map, [o.facts for o in loader.order]
+
+
+def needs_own_link_map(facts: ElfFacts) -> bool:
+    return facts.dynamic and facts.kind.value == "library"
+

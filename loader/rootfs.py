@@ -1,0 +1,174 @@
+"""A root filesystem as the device sees it: paths resolved inside the root, never outside.
+
+The kernel resolves an absolute symlink ``/lib/x -> /lib/y`` against the process root, and
+``..`` at the root stays at the root; ``RootFS.resolve`` does the same component by component,
+looking only at ``lstat`` of paths it has already made symlink-free, so no host symlink is
+ever followed and nothing outside ``host_dir`` is ever read.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .errors import RootfsError
+
+MAX_SYMLINKS = 40  # Linux's MAXSYMLINKS
+
+
+def display_path(path: str) -> str:
+    """A printable, UTF-8-safe form of a device path (undecodable bytes become ``\\xNN``)."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+@dataclass(slots=True)
+class Entry:
+    """One file or symlink found while walking the root (device path, not yet resolved)."""
+
+    path: str
+    is_symlink: bool
+    size: int
+    mode: int
+
+
+class RootFS:
+    """A folder on the host holding a device's root filesystem."""
+
+    def __init__(self, host_dir: str, name: str = "/") -> None:
+        if not os.path.isdir(host_dir):
+            raise RootfsError(f"{host_dir}: not a directory")
+        self.host_dir = os.path.realpath(host_dir)
+        self.name = name
+        self._cache: dict[str, str | None] = {}
+        self.warnings: dict[str, str] = {}  # device path -> why its resolution was suspicious
+
+    def host_path(self, canonical: str) -> str:
+        """Host path of a canonical (symlink-free) device path."""
+        return self.host_dir + canonical if canonical != "/" else self.host_dir
+
+    def _lstat(self, canonical: str) -> os.stat_result | None:
+        try:
+            return os.lstat(self.host_path(canonical))
+        except (OSError, ValueError):
+            return None
+
+    def resolve(self, device_path: str) -> str | None:
+        """Canonical device path of ``device_path`` (symlinks resolved inside the root).
+
+        Returns None when a component does not exist. Raises RootfsError on a symlink loop.
+        """
+        if not device_path.startswith("/"):
+            device_path = "/" + device_path
+        cached = self._cache.get(device_path)
+        if cached is not None or device_path in self._cache:
+            return cached
+        result = self._resolve(device_path)
+        self._cache[device_path] = result
+        return result
+
+    def _resolve(self, device_path: str) -> str | None:
+        pending = [c for c in device_path.split("/") if c]
+        pending.reverse()
+        current = "/"
+        followed = 0
+        while pending:
+            comp = pending.pop()
+            if comp == ".":
+                continue
+            if comp == "..":
+                if current == "/":
+                    self.warnings.setdefault(device_path, "climbs above the root; resolved inside it")
+                current = posixpath.dirname(current)
+                continue
+            candidate = posixpath.join(current, comp)
+            st = self._lstat(candidate)
+            if st is None:
+                return None
+            if stat.S_ISLNK(st.st_mode):
+                followed += 1
+                if followed > MAX_SYMLINKS:
+                    raise RootfsError(f"{display_path(device_path)}: symlink loop (more than {MAX_SYMLINKS} links)")
+                try:
+                    target = os.readlink(self.host_path(candidate))
+                except OSError as exc:
+                    raise RootfsError(f"{display_path(candidate)}: unreadable symlink ({exc.strerror})") from exc
+                if target.startswith("/"):
+                    current = "/"
+                parts = [c for c in target.split("/") if c]
+                pending.extend(reversed(parts))
+                continue
+            if pending and not stat.S_ISDIR(st.st_mode):
+                return None
+            current = candidate
+        return current
+
+    def is_file(self, device_path: str) -> bool:
+        try:
+            canonical = self.resolve(device_path)
+        except RootfsError:
+            return False
+        if canonical is None:
+            return False
+        st = self._lstat(canonical)
+        return st is not None and stat.S_ISREG(st.st_mode)
+
+    def is_dir(self, device_path: str) -> bool:
+        try:
+            canonical = self.resolve(device_path)
+        except RootfsError:
+            return False
+        st = self._lstat(canonical) if canonical else None
+        return st is not None and stat.S_ISDIR(st.st_mode)
+
+    def read_bytes(self, device_path: str, limit: int | None = None) -> bytes | None:
+        """Content of a regular file inside the root (None if absent or not a regular file)."""
+        try:
+            canonical = self.resolve(device_path)
+        except RootfsError:
+            return None
+        if canonical is None:
+            return None
+        st = self._lstat(canonical)
+        if st is None or not stat.S_ISREG(st.st_mode):
+            return None
+        try:
+            with open(self.host_path(canonical), "rb") as fh:
+                return fh.read() if limit is None else fh.read(limit)
+        except OSError:
+            return None
+
+    def listdir(self, device_path: str) -> list[str]:
+        """Names in a directory inside the root (empty if it is not one)."""
+        try:
+            canonical = self.resolve(device_path)
+        except RootfsError:
+            return []
+        if canonical is None:
+            return []
+        try:
+            return sorted(os.listdir(self.host_path(canonical)))
+        except OSError:
+            return []
+
+    def walk(self) -> Iterator[Entry]:
+        """Every regular file and symlink below the root, never following symlinks."""
+        for dirpath, dirnames, filenames in os.walk(self.host_dir, followlinks=False):
+            dirnames.sort()
+            rel = dirpath[len(self.host_dir):] or "/"
+            for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+                device = posixpath.join(rel, name)
+                try:
+                    st = os.lstat(os.path.join(dirpath, name))
+                except OSError:
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    yield Entry(device, True, 0, st.st_mode)
+                else:
+                    yield Entry(device, False, st.st_size, st.st_mode)

@@ -1,0 +1,173 @@
+"""The pipeline for one root: walk, parse, link maps, bindings.
+
+``scan_root`` never raises for bad content: every file that cannot be used becomes a
+``Problem`` and the scan goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+
+from .bind_symbols import SymbolBinder
+from .elf_facts import is_elf, read_elf_facts
+from .errors import ElfError, RootfsError
+from .flavours import flavour_of
+from .link_map import World, build_link_map
+from .model import ElfFacts, Kind, Module, Problem, Resolution, ScanResult, Severity
+from .rootfs import RootFS, display_path
+
+MAX_ELF_SIZE = 512 * 1024 * 1024
+LOADER_CONFIG = ("/etc/ld.so.cache", "/etc/ld.so.conf")
+
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+def _looks_like_code(path: str, mode: int) -> bool:
+    name = os.path.basename(path)
+    return ".so" in name or name.endswith(".ko") or bool(mode & 0o111)
+
+
+def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
+    host, device = job
+    try:
+        with open(host, "rb") as fh:
+            data = fh.read(MAX_ELF_SIZE + 1)
+    except OSError as exc:
+        return Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}")
+    if not is_elf(data[:4]):
+        return None
+    if len(data) > MAX_ELF_SIZE:
+        return Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB")
+    try:
+        return read_elf_facts(data, device)
+    except ElfError as exc:
+        return Problem(device, Severity.ERROR, f"unusable ELF file: {exc}")
+
+
+def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Regular files that may be ELF (host path, device path) and the symlinks of the root."""
+    files: list[tuple[str, str]] = []
+    links: list[str] = []
+    for entry in root.walk():
+        shown = display_path(entry.path)
+        if shown != entry.path:
+            problems.append(Problem(shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)"))
+        if entry.is_symlink:
+            links.append(entry.path)
+        elif not stat.S_ISREG(entry.mode):
+            if _looks_like_code(entry.path, 0):
+                problems.append(Problem(shown, Severity.WARNING, "not a regular file (FIFO, device or socket)"))
+        elif entry.size == 0:
+            if _looks_like_code(entry.path, entry.mode):
+                problems.append(Problem(shown, Severity.WARNING, "empty file (0 bytes) where code was expected"))
+        elif entry.size >= 52:  # smaller than any ELF header
+            files.append((root.host_path(entry.path), shown))
+        elif _looks_like_code(entry.path, entry.mode):
+            with open(root.host_path(entry.path), "rb") as fh:
+                if is_elf(fh.read(4)):
+                    problems.append(Problem(shown, Severity.ERROR, "unusable ELF file: truncated header"))
+    return files, links
+
+
+def parse_files(jobs: list[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
+    if workers <= 1 or len(jobs) < 64:
+        out = []
+        for i, job in enumerate(jobs):
+            out.append(_parse_one(job))
+            progress("parse", i + 1, len(jobs))
+        return out
+    out = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for i, result in enumerate(pool.map(_parse_one, jobs, chunksize=16)):
+            out.append(result)
+            progress("parse", i + 1, len(jobs))
+    return out
+
+
+def firmware_hash(modules: dict[str, ElfFacts], links: dict[str, str], root: RootFS) -> str:
+    """Content hash of a root: its ELF files, its symlinks and its loader configuration."""
+    h = hashlib.sha256()
+    for path in sorted(modules):
+        h.update(f"F\0{path}\0{modules[path].sha256}\n".encode())
+    for path in sorted(links):
+        h.update(f"L\0{path}\0{links[path]}\n".encode())
+    for path in LOADER_CONFIG:
+        data = root.read_bytes(path)
+        if data is not None:
+            h.update(f"C\0{path}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
+def scan_root(host_dir: str, name: str | None = None, workers: int | None = None,
+              progress: Progress = _no_progress) -> ScanResult:
+    """Scan one root filesystem folder: every ELF file, every link map, every binding."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    root = RootFS(host_dir)
+    problems: list[Problem] = []
+    jobs, link_paths = _candidates(root, problems)
+    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
+    modules: dict[str, ElfFacts] = {}
+    for result in parse_files(jobs, workers, progress):
+        if isinstance(result, Problem):
+            problems.append(result)
+        elif result is not None:
+            modules[result.path] = result
+    timings["parse"] = time.perf_counter() - t0
+
+    aliases: dict[str, list[str]] = {}
+    link_targets: dict[str, str] = {}
+    for link in link_paths:
+        shown = display_path(link)
+        try:
+            link_targets[shown] = os.readlink(root.host_path(link))
+            target = root.resolve(link)
+        except (RootfsError, OSError) as exc:
+            problems.append(Problem(shown, Severity.WARNING, str(exc)))
+            continue
+        if link in root.warnings:
+            problems.append(Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}"))
+        if target is None:
+            continue
+        target = display_path(target)
+        if target in modules:
+            aliases.setdefault(target, []).append(shown)
+
+    t1 = time.perf_counter()
+    world = World(root, modules, problems)
+    resolution = Resolution()
+    flavours = {}
+    binder = SymbolBinder(flavours)
+    loaded: set[str] = set()
+    roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE]
+    for i, exe in enumerate(sorted(roots, key=lambda f: f.path)):
+        link_map, objects = build_link_map(exe, world)
+        flavours[exe.path] = flavour_of(exe.interpreter)
+        resolution.link_maps.append(link_map)
+        loaded.update(link_map.objects)
+        binder.bind(link_map, objects, resolution)
+        progress("resolve", i + 1, len(roots))
+    default = world.default_flavour()
+    for lib in sorted(modules.values(), key=lambda f: f.path):
+        if lib.dynamic and lib.kind is Kind.LIBRARY and lib.path not in loaded:
+            link_map, objects = build_link_map(lib, world, default)
+            flavours[lib.path] = default
+            resolution.link_maps.append(link_map)
+            binder.bind(link_map, objects, resolution)
+    timings["resolve"] = time.perf_counter() - t1
+
+    mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
+    return ScanResult(
+        firmware_name=name or os.path.basename(os.path.abspath(host_dir)),
+        firmware_sha256=firmware_hash(modules, link_targets, root),
+        modules=mods, resolution=resolution, problems=problems, elapsed=timings)
+

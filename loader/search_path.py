@@ -1,0 +1,194 @@
+"""Where each loader looks for a DT_NEEDED name: the search directories in order.
+
+``SearchPath.candidates`` yields device paths to try, in the order the flavour's loader tries
+them; ``link_map`` takes the first that holds a suitable ELF file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from .errors import LdconfigError
+from .flavours import PLATFORM, LoaderFlavour, musl_arch
+from .ldconfig import LdCache, read_ld_so_cache, read_ld_so_conf, read_musl_path_file
+from .model import ElfFacts, Flavour, Problem, Severity
+from .rootfs import RootFS
+
+_DST = re.compile(r"\$(ORIGIN|LIB|PLATFORM|\{ORIGIN\}|\{LIB\}|\{PLATFORM\})")
+
+
+@dataclass(slots=True)
+class LoadedObject:
+    """An object in a link map, as the loader knows it while loading."""
+
+    facts: ElfFacts
+    opened_as: str  # the path the loader opened (its $ORIGIN comes from this, unresolved)
+    loader: LoadedObject | None  # the object whose DT_NEEDED loaded it first
+    names: set[str] = field(default_factory=set)
+
+
+class LoaderConfig:
+    """The search-path facts of one root for one flavour: ld.so.cache, ld.so.conf, musl path file."""
+
+    def __init__(self, root: RootFS, problems: list[Problem]) -> None:
+        self.root = root
+        self.problems = problems
+        self._glibc_cache: LdCache | None | bool = False
+        self._musl_paths: dict[str, list[str] | None] = {}
+        self._uclibc_cache: LdCache | None | bool = False
+
+    def glibc_cache(self) -> LdCache | None:
+        if self._glibc_cache is False:
+            self._glibc_cache = self._read_cache("/etc/ld.so.cache")
+            if self._glibc_cache is None:
+                self._glibc_cache = self._emulated_cache()
+        return self._glibc_cache  # type: ignore[return-value]
+
+    def _read_cache(self, path: str) -> LdCache | None:
+        data = self.root.read_bytes(path)
+        if data is None:
+            return None
+        try:
+            return read_ld_so_cache(data)
+        except LdconfigError as exc:
+            self.problems.append(Problem(path, Severity.WARNING, f"ignored: {exc}"))
+            return None
+
+    def _emulated_cache(self) -> LdCache | None:
+        """No ld.so.cache in the root: assume ldconfig ran over /etc/ld.so.conf on the device."""
+        if not self.root.is_file("/etc/ld.so.conf"):
+            return None
+        dirs = read_ld_so_conf(self.root, "/etc/ld.so.conf")
+        self.problems.append(Problem(
+            "/etc/ld.so.conf", Severity.WARNING,
+            "no /etc/ld.so.cache in the root: assuming ldconfig was run over /etc/ld.so.conf "
+            f"({len(dirs)} directories)"))
+        return _DirCache(dirs)  # type: ignore[return-value]
+
+    def uclibc_cache(self) -> LdCache | None:
+        if self._uclibc_cache is False:
+            self._uclibc_cache = self._read_cache("/etc/ld.so.cache")
+        return self._uclibc_cache  # type: ignore[return-value]
+
+    def musl_paths(self, exe: ElfFacts, interpreter: str | None) -> list[str] | None:
+        arch = musl_arch(exe)
+        prefix = posixpath.dirname(posixpath.dirname(interpreter or "/lib/x"))
+        key = f"{prefix}|{arch}"
+        if key not in self._musl_paths:
+            self._musl_paths[key] = read_musl_path_file(self.root, arch, prefix) if arch else None  # noqa: E501
+        return self._musl_paths[key]
+
+
+class _DirCache:
+    """Stands in for ld.so.cache when only ld.so.conf exists: soname lookups in its directories."""
+
+    format = "ld.so.conf"
+
+    def __init__(self, dirs: list[str]) -> None:
+        self.dirs = dirs
+
+    def lookup(self, name: str, elf_class: int, machine: str, e_flags: int | None = None) -> list[str]:
+        return [posixpath.join(d, name) for d in self.dirs]
+
+
+def expand_dst(entry: str, obj: LoadedObject, lib_token: str) -> str | None:
+    """Expand $ORIGIN, $LIB and $PLATFORM in one search-path entry (None: cannot be expanded)."""
+    if "$" not in entry:
+        return entry
+
+    def repl(m: re.Match[str]) -> str:
+        token = m.group(1).strip("{}")
+        if token == "ORIGIN":
+            return posixpath.dirname(obj.opened_as) or "/"
+        if token == "LIB":
+            return lib_token
+        return PLATFORM.get(obj.facts.machine, "")
+
+    expanded = _DST.sub(repl, entry)
+    return None if "$" in expanded else expanded
+
+
+class SearchPath:
+    """The directories one flavour's loader searches for a name requested by one object."""
+
+    def __init__(self, flavour: LoaderFlavour, config: LoaderConfig, exe: LoadedObject,
+                 interpreter: str | None, has_dir: Callable[[str], bool]) -> None:
+        self.flavour = flavour
+        self.config = config
+        self.exe = exe
+        self.interpreter = interpreter
+        self.has_dir = has_dir
+        self.lib_token = flavour.lib_token(exe.facts, has_dir)
+        self.defaults = flavour.default_dirs(exe.facts, has_dir)
+
+    def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
+        out = []
+        for entry in entries or ():
+            expanded = expand_dst(entry, obj, self.lib_token)
+            if expanded:
+                out.append(expanded if expanded.startswith("/") else "/" + expanded)
+        return out
+
+    def candidates(self, name: str, requester: LoadedObject) -> Iterator[str]:
+        """Device paths to try for ``name``, in the loader's order (duplicates possible)."""
+        if self.flavour.flavour is Flavour.MUSL:
+            yield from self._musl(name, requester)
+        elif self.flavour.flavour is Flavour.UCLIBC:
+            yield from self._uclibc(name, requester)
+        else:
+            yield from self._glibc(name, requester)
+
+    def _glibc(self, name: str, requester: LoadedObject) -> Iterator[str]:
+        facts = requester.facts
+        if facts.runpath is None:
+            did_main = False
+            obj: LoadedObject | None = requester
+            while obj is not None:
+                if obj.facts.rpath and obj.facts.runpath is None:
+                    for d in self._dirs(obj.facts.rpath, obj):
+                        yield posixpath.join(d, name)
+                    did_main |= obj is self.exe
+                obj = obj.loader
+            exe = self.exe.facts
+            if not did_main and exe.rpath and exe.runpath is None:
+                for d in self._dirs(exe.rpath, self.exe):
+                    yield posixpath.join(d, name)
+        for d in self._dirs(facts.runpath, requester):
+            yield posixpath.join(d, name)
+        if facts.nodeflib:
+            return
+        cache = self.config.glibc_cache()
+        if cache is not None:
+            yield from cache.lookup(name, self.exe.facts.elf_class, self.exe.facts.machine, self.exe.facts.flags)
+        for d in self.defaults:
+            yield posixpath.join(d, name)
+
+    def _musl(self, name: str, requester: LoadedObject) -> Iterator[str]:
+        obj: LoadedObject | None = requester
+        while obj is not None:
+            entries = obj.facts.runpath if obj.facts.runpath is not None else obj.facts.rpath
+            for d in self._dirs(entries, obj):
+                yield posixpath.join(d, name)
+            obj = obj.loader
+        paths = self.config.musl_paths(self.exe.facts, self.interpreter)
+        for d in paths if paths is not None else self.defaults:
+            yield posixpath.join(d, name)
+
+    def _uclibc(self, name: str, requester: LoadedObject) -> Iterator[str]:
+        facts = requester.facts
+        if facts.runpath is None:
+            for d in self._dirs(facts.rpath, requester):
+                yield posixpath.join(d, name)
+        for d in self._dirs(facts.runpath, requester):
+            yield posixpath.join(d, name)
+        cache = self.config.uclibc_cache()
+        if cache is not None:
+            yield from cache.lookup(name, self.exe.facts.elf_class, self.exe.facts.machine)
+        if self.interpreter:
+            yield posixpath.join(posixpath.dirname(self.interpreter), name)
+        for d in self.defaults:
+            yield posixpath.join(d, name)
+
