@@ -11,19 +11,19 @@ import enum
 from dataclasses import dataclass, field
 
 
-class Kind(str, enum.Enum):
+class Kind(enum.StrEnum):
     EXECUTABLE = "executable"
     LIBRARY = "library"
     KERNEL_MODULE = "kernel-module"
     OTHER_ELF = "other-elf"
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     WARNING = "warning"
     ERROR = "error"
 
 
-class Flavour(str, enum.Enum):
+class Flavour(enum.StrEnum):
     """The C library (and so the dynamic loader) an executable runs under."""
 
     GLIBC = "glibc"

@@ -1,0 +1,8 @@
+// internal: remove one firmware's whole subgraph before it is written again.
+MATCH (m:Module {firmware: $firmware}) DETACH DELETE m;
+MATCH (x:Missing {firmware: $firmware}) DETACH DELETE x;
+MATCH (s:Symbol {firmware: $firmware}) DETACH DELETE s;
+MATCH (l:LinkMap {firmware: $firmware}) DETACH DELETE l;
+MATCH (d:Duplicate {firmware: $firmware}) DETACH DELETE d;
+MATCH (p:Problem {firmware: $firmware}) DETACH DELETE p;
+MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

@@ -1,0 +1,5 @@
+// Every ELF module of the firmware: kind, architecture, soname, interpreter, DT_NEEDED, aliases.
+MATCH (m:Module {firmware: $firmware})
+RETURN m.path AS path, m.kind AS kind, m.soname AS soname, m.machine AS machine, m.class AS class,
+       m.endian AS endian, m.interpreter AS interpreter, m.needed AS needed, m.aliases AS aliases
+ORDER BY path;

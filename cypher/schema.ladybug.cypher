@@ -1,0 +1,14 @@
+// LadybugDB only: node and relationship tables must be declared with typed properties (Neo4j uses constraints instead).
+CREATE NODE TABLE IF NOT EXISTS Firmware(id STRING, name STRING, sha256 STRING, scanned_at STRING, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Module(id STRING, firmware STRING, path STRING, name STRING, root STRING, kind STRING, soname STRING, machine STRING, class INT64, endian STRING, osabi STRING, interpreter STRING, needed STRING[], aliases STRING[], size INT64, sha256 STRING, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Missing(id STRING, firmware STRING, soname STRING, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, firmware STRING, name STRING, version STRING, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS LinkMap(id STRING, firmware STRING, executable STRING, flavour STRING, objects STRING[], missing STRING[], PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Duplicate(id STRING, firmware STRING, symbol STRING, providers STRING[], chosen STRING, executables STRING[], PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Problem(id STRING, firmware STRING, path STRING, severity STRING, message STRING, PRIMARY KEY(id));
+CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Firmware TO Module);
+CREATE REL TABLE IF NOT EXISTS NEEDED(FROM Module TO Module, FROM Module TO Missing, soname STRING, position INT64, executables STRING[], status STRING, symbols STRING[]);
+CREATE REL TABLE IF NOT EXISTS HIDDEN(FROM Module TO Module, soname STRING, status STRING, symbols STRING[]);
+CREATE REL TABLE IF NOT EXISTS RESOLVES_TO(FROM Module TO Module, symbol STRING, version STRING, copy BOOLEAN, executables STRING[]);
+CREATE REL TABLE IF NOT EXISTS PROVIDES(FROM Module TO Symbol);
+CREATE REL TABLE IF NOT EXISTS UNRESOLVED(FROM Module TO Symbol, weak BOOLEAN, executables STRING[]);

@@ -1,0 +1,293 @@
+"""Struct-level decoding of the tables the dynamic loader reads, located through the dynamic segment.
+
+Nothing here looks at section headers: addresses from ``PT_DYNAMIC`` are translated to file offsets
+through the ``PT_LOAD`` segments, as the loader sees the image in memory. Arrays are decoded with
+``struct.iter_unpack`` so that a large library costs one Python object per symbol, not dozens.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from .errors import ElfError
+from .model import DynSymbol, Reference, RelocClass
+
+# Dynamic tags (gABI, GNU and MIPS extensions).
+DT_NULL, DT_NEEDED, DT_PLTRELSZ, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 2, 4, 5, 6
+DT_RELA, DT_RELASZ, DT_RELAENT, DT_STRSZ, DT_SYMENT, DT_SONAME, DT_RPATH = 7, 8, 9, 10, 11, 14, 15
+DT_SYMBOLIC, DT_REL, DT_RELSZ, DT_RELENT, DT_PLTREL, DT_JMPREL = 16, 17, 18, 19, 20, 23
+DT_RUNPATH, DT_FLAGS = 29, 30
+DT_GNU_HASH, DT_VERSYM, DT_FLAGS_1 = 0x6FFFFEF5, 0x6FFFFFF0, 0x6FFFFFFB
+DT_VERDEF, DT_VERDEFNUM, DT_VERNEED, DT_VERNEEDNUM = 0x6FFFFFFC, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
+DT_MIPS_SYMTABNO, DT_MIPS_GOTSYM = 0x70000011, 0x70000013
+
+EM_MIPS, EM_MIPS_RS3_LE = 8, 10
+MIPS_MACHINES = (EM_MIPS, EM_MIPS_RS3_LE)
+STT_SECTION = 3
+VER_FLG_BASE = 1
+MAX_VERSION_ENTRIES = 0x8000  # version indices are 15 bits wide
+
+# Relocation types glibc's elf_machine_type_class puts in the COPY and PLT classes, per e_machine
+# (and per ELF class where the numbers differ). PLT covers JUMP_SLOT and, as in glibc, the TLS
+# relocations, whose symbol must not resolve to an executable's undefined PLT symbol.
+_X86_64 = ({5}, {7, 16, 17, 18, 36})
+_RISCV_LA32, _RISCV_LA64 = ({4}, {5, 6, 8, 10, 12}), ({4}, {5, 7, 9, 11, 12})
+_SPARC = ({19}, {21, *range(56, 80)})
+_MIPS, _S390, _ARC = ({126}, {127}), ({9}, {11, 54, 55, 56}), ({0x35}, {0x37, 0x42, 0x43, 0x44})
+_RELOC_CLASSES: dict[tuple[int, int], tuple[set[int], set[int]]] = {
+    (3, 32): ({5}, {7, 14, 35, 36, 37, 41}),  # i386
+    (62, 64): _X86_64,
+    (62, 32): _X86_64,  # x32
+    (40, 32): ({20}, {22, 13, 17, 18, 19}),  # ARM
+    (183, 64): ({1024}, {1026, 1028, 1029, 1030, 1031}),  # AArch64
+    (183, 32): ({180}, {182, 184, 185, 186, 187}),  # AArch64 ILP32
+    (8, 32): _MIPS,
+    (8, 64): _MIPS,
+    (10, 32): _MIPS,  # EM_MIPS_RS3_LE
+    (20, 32): ({19}, {21, 10, 2, *range(68, 79)}),  # PowerPC
+    (21, 64): ({19}, {2, *range(68, 101)}),  # PowerPC64: glibc leaves JMP_SLOT out of PLT
+    (243, 32): _RISCV_LA32,
+    (243, 64): _RISCV_LA64,
+    (258, 32): _RISCV_LA32,  # LoongArch: same numbers as RISC-V
+    (258, 64): _RISCV_LA64,
+    (2, 32): _SPARC,
+    (18, 32): _SPARC,  # SPARC32PLUS
+    (43, 64): _SPARC,  # SPARCV9
+    (42, 32): ({162}, {164, 149, 150, 151}),  # SuperH
+    (22, 32): _S390,
+    (22, 64): _S390,
+    (4, 32): ({19}, {21, 40, 41, 42}),  # m68k
+    (93, 32): _ARC,
+    (195, 32): _ARC,  # ARCv2
+    (189, 32): ({21}, {17, 25, 26, 29}),  # MicroBlaze
+    (113, 32): ({36}, {38, 33, 34, 35}),  # Nios II
+    (252, 32): ({10}, {12, 56, 57, 58}),  # C-SKY
+}
+# Per-relocation flags folded per symbol: bit 0 = a non-PLT relocation, bit 1 = a COPY relocation.
+_NORMAL, _PLT, _COPY = 1, 0, 3
+
+
+def reloc_flags(machine: int, elf_class: int) -> dict[int, int]:
+    """Relocation type -> fold flag (types missing from the map are NORMAL)."""
+    copy, plt = _RELOC_CLASSES.get((machine, elf_class), (set(), set()))
+    flags = dict.fromkeys(plt, _PLT)
+    flags.update(dict.fromkeys(copy, _COPY))
+    return flags
+
+
+class Image:
+    """The bytes of an ELF file with its class, byte order and PT_LOAD address map."""
+
+    __slots__ = ("data", "e", "is64", "loads")
+
+    def __init__(self, data: bytes, e: str, is64: bool, loads: list[tuple[int, int, int]]) -> None:
+        self.data, self.e, self.is64, self.loads = data, e, is64, loads  # loads: (vaddr, filesz, offset)
+
+    def offset(self, addr: int, size: int, what: str) -> int:
+        """File offset of ``size`` bytes at virtual address ``addr``; ElfError if not in the file."""
+        for vaddr, filesz, off in self.loads:
+            if vaddr <= addr < vaddr + filesz or (size == 0 and addr == vaddr + filesz):
+                pos = off + addr - vaddr
+                if size < 0 or pos + size > len(self.data):
+                    raise ElfError(f"{what} at {addr:#x} (+{size:#x}) extends past the end of the file")
+                return pos
+        raise ElfError(f"{what} address {addr:#x} is not in any loaded segment")
+
+    def u32(self, pos: int, what: str) -> int:
+        if pos < 0 or pos + 4 > len(self.data):
+            raise ElfError(f"{what} extends past the end of the file")
+        return struct.unpack_from(self.e + "I", self.data, pos)[0]
+
+
+class Strings:
+    """DT_STRTAB, decoded once when it is plain ASCII (the common case)."""
+
+    __slots__ = ("raw", "text")
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self.text = raw.decode("ascii") + "\0" if raw.isascii() else None  # NUL sentinel for find()
+
+    def get(self, off: int, what: str = "string") -> str:
+        return self.many([off], what)[0]
+
+    def many(self, offsets: list[int], what: str) -> list[str]:
+        """The NUL-terminated strings at each offset (ElfError if one is outside the table)."""
+        if offsets and not 0 <= min(offsets) <= max(offsets) < len(self.raw):
+            bad = max(offsets) if max(offsets) >= len(self.raw) else min(offsets)
+            raise ElfError(f"{what} offset {bad:#x} is outside the dynamic string table")
+        if self.text is not None:
+            text, find = self.text, self.text.find
+            return [text[off : find("\0", off)] for off in offsets]
+        raw = self.raw + b"\0"
+        find_b = raw.find
+        return [raw[off : find_b(b"\0", off)].decode("utf-8", "surrogateescape") for off in offsets]
+
+
+def symbol_count(img: Image, tags: dict[int, int], machine: int) -> int:
+    """Number of dynamic symbols, from DT_HASH, DT_GNU_HASH or DT_MIPS_SYMTABNO."""
+    if DT_HASH in tags:
+        return img.u32(img.offset(tags[DT_HASH], 8, "DT_HASH") + 4, "DT_HASH")
+    if DT_GNU_HASH in tags:
+        return _gnu_hash_count(img, img.offset(tags[DT_GNU_HASH], 16, "DT_GNU_HASH"))
+    if machine in MIPS_MACHINES and DT_MIPS_SYMTABNO in tags:
+        return tags[DT_MIPS_SYMTABNO]
+    if tags.get(DT_STRTAB, 0) > tags[DT_SYMTAB]:  # no hash table: assume .dynstr follows .dynsym
+        return (tags[DT_STRTAB] - tags[DT_SYMTAB]) // (24 if img.is64 else 16)
+    return 0
+
+
+def _gnu_hash_count(img: Image, pos: int) -> int:
+    data, e = img.data, img.e
+    nbuckets, symoffset, bloom_size, _shift = struct.unpack_from(e + "4I", data, pos)
+    buckets = pos + 16 + bloom_size * (8 if img.is64 else 4)
+    chains = buckets + 4 * nbuckets
+    if chains > len(data):
+        raise ElfError("DT_GNU_HASH table extends past the end of the file")
+    last = max(struct.unpack_from(f"{e}{nbuckets}I", data, buckets), default=0)
+    if last < symoffset:
+        return symoffset
+    index = last
+    while not img.u32(chains + 4 * (index - symoffset), "DT_GNU_HASH chain") & 1:
+        index += 1
+    return index + 1
+
+
+def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tuple[str, str | None] | None]:
+    """Version index -> (name, verneed file or None), built like glibc's _dl_check_map_versions."""
+    table: dict[int, tuple[str, str | None]] = {}
+    data, e = img.data, img.e
+    if DT_VERNEED in tags:
+        pos = img.offset(tags[DT_VERNEED], 16, "DT_VERNEED")
+        for _ in range(min(tags.get(DT_VERNEEDNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
+            _ver, cnt, vn_file, vn_aux, vn_next = struct.unpack_from(e + "HHIII", data, pos)
+            filename = strings.get(vn_file, "verneed file name")
+            aux = pos + vn_aux
+            for _ in range(min(cnt, MAX_VERSION_ENTRIES)):
+                _hash, _flags, other, name, vna_next = struct.unpack_from(e + "IHHII", data, aux)
+                table[other & 0x7FFF] = (strings.get(name, "verneed version name"), filename)
+                if not vna_next:
+                    break
+                aux += vna_next
+            if not vn_next:
+                break
+            pos += vn_next
+    if DT_VERDEF in tags:
+        pos = img.offset(tags[DT_VERDEF], 20, "DT_VERDEF")
+        for _ in range(min(tags.get(DT_VERDEFNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
+            _ver, flags, ndx, _cnt, _hash, vd_aux, vd_next = struct.unpack_from(e + "HHHHIII", data, pos)
+            if not flags & VER_FLG_BASE:
+                name = struct.unpack_from(e + "I", data, pos + vd_aux)[0]
+                table[ndx & 0x7FFF] = (strings.get(name, "verdef version name"), None)
+            if not vd_next:
+                break
+            pos += vd_next
+    result: list[tuple[str, str | None] | None] = [None] * (max(table, default=0) + 1)
+    for index, entry in table.items():
+        result[index] = entry
+    return result
+
+
+def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: int) -> list[DynSymbol]:
+    """The whole dynamic symbol table, index 0 included, with versions resolved."""
+    data, e, is64 = img.data, img.e, img.is64
+    base = 24 if is64 else 16
+    entsize = tags.get(DT_SYMENT, base)
+    if entsize < base:
+        raise ElfError(f"DT_SYMENT {entsize} is smaller than a symbol ({base} bytes)")
+    pos = img.offset(tags[DT_SYMTAB], 0, "DT_SYMTAB")
+    count = min(symbol_count(img, tags, machine), (len(data) - pos) // entsize)
+    pad = "x" * (entsize - base)
+    fmt = e + ("IBBHQ8x" if is64 else "IIxxxxBBH") + pad
+    records = list(struct.iter_unpack(fmt, data[pos : pos + count * entsize]))
+    names = strings.many([rec[0] for rec in records], "symbol name")
+    if DT_VERSYM in tags:
+        vpos = img.offset(tags[DT_VERSYM], 2 * count, "DT_VERSYM")
+        versyms: tuple[int, ...] | list[int] = struct.unpack_from(f"{e}{count}H", data, vpos)
+        vtab = version_table(img, tags, strings)
+    else:
+        versyms, vtab = [1] * count, []
+    versions: dict[int, tuple[str | None, bool, str | None, int]] = {}  # .gnu.version value -> fields
+    for versym in set(versyms):
+        index = versym & 0x7FFF
+        entry = vtab[index] if 2 <= index < len(vtab) else None
+        vname, vfile = entry if entry is not None else (None, None)
+        versions[versym] = (vname, versym >= 0x8000, vfile, index)
+    mips = machine in MIPS_MACHINES
+    symbols = []
+    append = symbols.append
+    for rec, name, versym in zip(records, names, versyms, strict=True):
+        if is64:
+            _, info, other, shndx, value = rec
+        else:
+            _, value, info, other, shndx = rec
+        vname, hidden, vfile, index = versions[versym]
+        mips_plt = mips and bool(other & 0x8)
+        append(
+            DynSymbol(
+                name, info >> 4, info & 0xF, other & 3, shndx, value, vname, hidden, vfile, index, mips_plt
+            )
+        )
+    return symbols
+
+
+def _reloc_pairs(
+    img: Image, addr: int, size: int, ent: int, rela: bool, mips64: bool
+) -> list[tuple[int, int]]:
+    """(symbol index, relocation type) for each entry of one relocation table naming a symbol."""
+    is64, e = img.is64, img.e
+    base = (24 if rela else 16) if is64 else (12 if rela else 8)
+    ent = ent or base
+    if ent < base:
+        raise ElfError(f"relocation entry size {ent} is smaller than {base}")
+    pos = img.offset(addr, size, "relocation table")
+    chunk = img.data[pos : pos + size - size % ent]
+    pad = "x" * (ent - (16 if is64 else 8))
+    if mips64:  # Elf64_Mips_Rel: r_sym (32 bits), r_ssym, r_type3, r_type2, r_type (bytes)
+        return [(sym, typ) for sym, typ in struct.iter_unpack(e + "8xI3xB" + pad, chunk) if sym]
+    if is64:  # r_info = sym << 32 | type, read as two 32-bit halves
+        pairs = struct.iter_unpack(e + "8xII" + pad, chunk)
+        if e == "<":
+            return [(sym, typ) for typ, sym in pairs if sym]
+        return [(sym, typ) for sym, typ in pairs if sym]
+    return [(info >> 8, info & 0xFF) for (info,) in struct.iter_unpack(e + "4xI" + pad, chunk) if info > 0xFF]
+
+
+def read_references(
+    img: Image, tags: dict[int, int], machine: int, elf_class: int, symbols: list[DynSymbol]
+) -> list[Reference]:
+    """One Reference per symbol named by a relocation (or, on MIPS, by the global GOT)."""
+    has_rela = DT_RELA in tags or (DT_REL not in tags and img.is64)
+    plt_rela = tags.get(DT_PLTREL, DT_RELA if has_rela else DT_REL) == DT_RELA
+    tables = []  # (address, size, entry size, rela) in glibc's processing order: REL then RELA
+    for rela, (t_addr, t_size, t_ent) in (
+        (False, (DT_REL, DT_RELSZ, DT_RELENT)),
+        (True, (DT_RELA, DT_RELASZ, DT_RELAENT)),
+    ):
+        start, size = tags.get(t_addr), tags.get(t_size, 0)
+        if start is not None and size:
+            tables.append((start, size, tags.get(t_ent, 0), rela))
+        if DT_JMPREL in tags and tags.get(DT_PLTRELSZ) and plt_rela == rela:
+            jstart, jsize = tags[DT_JMPREL], tags[DT_PLTRELSZ]
+            if start is None or not start <= jstart < start + size:  # not already inside DT_REL(A)
+                tables.append((jstart, jsize, tags.get(t_ent, 0), rela))
+    flags = reloc_flags(machine, elf_class)
+    mips64 = machine in MIPS_MACHINES and img.is64
+    folded: dict[int, int] = {}
+    nsyms = len(symbols)
+    for start, size, ent, rela in tables:
+        pairs = _reloc_pairs(img, start, size, ent, rela, mips64)
+        if pairs and max(pairs)[0] >= nsyms:
+            raise ElfError(f"relocation names symbol {max(pairs)[0]} beyond the {nsyms} dynamic symbols")
+        for sym, rtype in pairs:
+            folded[sym] = folded.get(sym, 0) | flags.get(rtype, _NORMAL)
+    if machine in MIPS_MACHINES and DT_MIPS_GOTSYM in tags:
+        # The global GOT entries gotsym..symtabno-1 are relocated by the loader without relocations.
+        end = min(tags.get(DT_MIPS_SYMTABNO, nsyms), nsyms)
+        for sym in range(max(tags[DT_MIPS_GOTSYM], 1), end):
+            if symbols[sym].type != STT_SECTION:
+                folded[sym] = folded.get(sym, 0) | _NORMAL
+    return [
+        Reference(sym, RelocClass.COPY if f & 2 else RelocClass.NORMAL if f & 1 else RelocClass.PLT)
+        for sym, f in folded.items()
+    ]

@@ -1,0 +1,125 @@
+"""A scan result as rows for the graph store: one list of plain dicts per node or edge table.
+
+Both stores write exactly these rows (LadybugDB by bulk ``COPY``, Neo4j by ``UNWIND $rows``),
+so the two graphs are the same by construction.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import posixpath
+from dataclasses import dataclass, field
+
+from .model import RelocClass, ScanResult
+
+NODE_TABLES = ("Firmware", "Module", "Missing", "Symbol", "LinkMap", "Duplicate", "Problem")
+REL_TABLES = ("CONTAINS", "NEEDED", "RESOLVES_TO", "PROVIDES", "UNRESOLVED")
+
+
+@dataclass
+class GraphRows:
+    firmware: str
+    nodes: dict[str, list[dict]] = field(default_factory=dict)
+    # (table, from-label, to-label) -> rows with "from" and "to" ids
+    rels: dict[tuple[str, str, str], list[dict]] = field(default_factory=dict)
+
+
+def module_id(firmware: str, path: str) -> str:
+    return f"{firmware}:{path}"
+
+
+def symbol_id(firmware: str, name: str, version: str | None) -> str:
+    return f"{firmware}:{name}@{version or ''}"
+
+
+def build_rows(result: ScanResult) -> GraphRows:
+    fw = result.firmware_sha256
+    rows = GraphRows(fw)
+    mid = {m.path: module_id(fw, m.path) for m in result.modules}
+    rows.nodes["Firmware"] = [{
+        "id": fw, "name": result.firmware_name, "sha256": fw,
+        "scanned_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}]
+    rows.nodes["Module"] = [{
+        "id": mid[m.path], "firmware": fw, "path": m.path, "name": posixpath.basename(m.path),
+        "root": m.root, "kind": m.facts.kind.value, "soname": m.facts.soname,
+        "machine": m.facts.machine, "class": m.facts.elf_class, "endian": m.facts.endian,
+        "osabi": m.facts.osabi, "interpreter": m.facts.interpreter, "needed": list(m.facts.needed),
+        "aliases": list(m.aliases), "size": m.facts.size, "sha256": m.facts.sha256,
+    } for m in result.modules]
+    rows.rels[("CONTAINS", "Firmware", "Module")] = [{"from": fw, "to": mid[m.path]} for m in result.modules]
+
+    res = result.resolution
+    needed: dict[tuple[str, str, str | None], dict] = {}
+    missing: dict[str, dict] = {}
+    for lm in res.link_maps:
+        for pos, edge in enumerate(lm.needed):
+            key = (edge.source, edge.soname, edge.target)
+            row = needed.get(key)
+            if row is None:
+                row = needed[key] = {"from": mid[edge.source], "soname": edge.soname, "position": pos,
+                                     "executables": [], "status": None, "symbols": []}
+                if edge.target is None:
+                    xid = f"{fw}:missing:{edge.soname}"
+                    missing.setdefault(xid, {"id": xid, "firmware": fw, "soname": edge.soname})
+                    row["to"] = xid
+                else:
+                    row["to"] = mid[edge.target]
+            if not row["executables"] or row["executables"][-1] != lm.executable:
+                row["executables"].append(lm.executable)
+    _position_by_declaration(result, needed)
+    rows.nodes["Missing"] = list(missing.values())
+    rows.rels[("NEEDED", "Module", "Module")] = [r for k, r in needed.items() if k[2] is not None]
+    rows.rels[("NEEDED", "Module", "Missing")] = [r for k, r in needed.items() if k[2] is None]
+    rows.nodes["LinkMap"] = [{
+        "id": f"{fw}:linkmap:{lm.executable}", "firmware": fw, "executable": lm.executable,
+        "flavour": lm.flavour.value, "objects": lm.objects, "missing": lm.missing} for lm in res.link_maps]
+
+    copied = _copy_relocated(result)
+    symbols: dict[str, dict] = {}
+    provides: set[tuple[str, str]] = set()
+    rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves = []
+    for (module, name, version, provider), exes in res.bindings.items():
+        resolves.append({"from": mid[module], "to": mid[provider], "symbol": name, "version": version,
+                         "copy": (provider, name) in copied and module != provider, "executables": exes})
+        sid = symbol_id(fw, name, version)
+        symbols.setdefault(sid, {"id": sid, "firmware": fw, "name": name, "version": version})
+        provides.add((mid[provider], sid))
+    rows.rels[("PROVIDES", "Module", "Symbol")] = [{"from": f, "to": t} for f, t in sorted(provides)]
+    rows.rels[("UNRESOLVED", "Module", "Symbol")] = unresolved = []
+    for (module, name, version, weak), exes in res.unresolved.items():
+        sid = symbol_id(fw, name, version)
+        symbols.setdefault(sid, {"id": sid, "firmware": fw, "name": name, "version": version})
+        unresolved.append({"from": mid[module], "to": sid, "weak": weak, "executables": exes})
+    rows.nodes["Symbol"] = list(symbols.values())
+    rows.nodes["Duplicate"] = [{
+        "id": f"{fw}:dup:{i}", "firmware": fw, "symbol": name, "providers": list(providers),
+        "chosen": chosen, "executables": exes}
+        for i, ((name, providers, chosen), exes) in enumerate(res.duplicates.items())]
+    rows.nodes["Problem"] = [{
+        "id": f"{fw}:problem:{i}", "firmware": fw, "path": p.path, "severity": p.severity.value,
+        "message": p.message} for i, p in enumerate(result.problems)]
+    return rows
+
+
+def _position_by_declaration(result: ScanResult, needed: dict) -> None:
+    """A NEEDED edge's position is the index of its name in the declaring object's DT_NEEDED."""
+    order = {m.path: m.facts.needed for m in result.modules}
+    for (source, soname, _target), row in needed.items():
+        names = order.get(source, [])
+        row["position"] = names.index(soname) if soname in names else -1
+
+
+def _copy_relocated(result: ScanResult) -> set[tuple[str, str]]:
+    """(module, symbol) pairs where the module holds a copy of a library's data symbol.
+
+    Aliases at the same address (``program_invocation_name`` beside ``__progname_full``) are
+    copies too.
+    """
+    out = set()
+    for m in result.modules:
+        syms = m.facts.symbols
+        addresses = {syms[r.symbol_index].value for r in m.facts.references
+                     if r.reloc_class & RelocClass.COPY and r.symbol_index < len(syms)}
+        if addresses:
+            out.update((m.path, s.name) for s in syms if s.defined and s.value in addresses)
+    return out

@@ -1,0 +1,77 @@
+"""The graph-store interface every engine implements, and the factory that picks one."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+from ..errors import QueryError, StoreError
+from ..graph_rows import GraphRows
+from ..queries import NamedQuery, load_query
+
+
+class GraphStore(abc.ABC):
+    """Where a scan's graph lives. Queries are named files of ``linkgraph.cypher``."""
+
+    engine: str = ""
+
+    @abc.abstractmethod
+    def replace_firmware(self, rows: GraphRows) -> None:
+        """Write one firmware's graph, replacing any earlier graph with the same id."""
+
+    @abc.abstractmethod
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run one Cypher statement with parameters; rows as dicts keyed by column name."""
+
+    def close(self) -> None:  # noqa: B027 - optional
+        """Release the connection."""
+
+    def query(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a named query (all its statements); the rows of the last one."""
+        return self.run_query(load_query(name, self.engine), params)
+
+    def run_query(self, query: NamedQuery, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        params = dict(params or {})
+        missing = [p for p in query.parameters if p not in params]
+        if missing:
+            raise QueryError(f"query {query.name} needs --param {'/'.join(missing)}=VALUE")
+        rows: list[dict[str, Any]] = []
+        for stmt in query.statements:
+            wanted = {k: v for k, v in params.items() if f"${k}" in stmt}
+            rows = self.execute(stmt, wanted)
+        return rows
+
+    def firmware_ids(self) -> list[dict[str, Any]]:
+        return self.query("firmware")
+
+    def resolve_firmware(self, wanted: str | None) -> str:
+        """The id of the firmware meant by ``wanted`` (id, id prefix or name); the only one if None."""
+        known = self.firmware_ids()
+        if not known:
+            raise StoreError("the database holds no firmware yet: run `linkgraph scan` first")
+        if wanted is None:
+            if len(known) > 1:
+                names = ", ".join(f"{f['name']} ({f['id'][:12]})" for f in known)
+                raise StoreError(f"the database holds several firmware images ({names}): choose one with --firmware")
+            return known[0]["id"]
+        hits = [f for f in known if f["id"].startswith(wanted) or f["name"] == wanted]
+        if len(hits) != 1:
+            raise StoreError(f"--firmware {wanted!r} matches {len(hits)} firmware images in the database")
+        return hits[0]["id"]
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_store(db: str | None = None, neo4j: str | None = None, read_only: bool = False) -> GraphStore:
+    """The store for ``--db PATH`` (LadybugDB, embedded) or ``--neo4j URI``."""
+    if neo4j:
+        raise StoreError("the Neo4j store is not available in this version; use --db PATH")
+    if not db:
+        raise StoreError("say where the graph is: --db PATH")
+    from .ladybug_store import LadybugStore
+
+    return LadybugStore(db, read_only=read_only)
