@@ -137,6 +137,9 @@ def scan_root(host_dir: str, name: str | None = None, workers: int | None = None
         if link in root.warnings:
             problems.append(Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}"))
         if target is None:
+            if _looks_like_code(link, 0):
+                problems.append(Problem(shown, Severity.WARNING,
+                                        f"dangling symlink: {display_path(link_targets[shown])} is not in the root"))
             continue
         target = display_path(target)
         if target in modules:

@@ -17,6 +17,7 @@ from .ldconfig import LdCache, read_ld_so_cache, read_ld_so_conf, read_musl_path
 from .model import ElfFacts, Flavour, Problem, Severity
 from .rootfs import RootFS
 
+_ORIGIN_ONLY = re.compile(r"\$(ORIGIN|\{ORIGIN\})")
 _DST = re.compile(r"\$(ORIGIN|LIB|PLATFORM|\{ORIGIN\}|\{LIB\}|\{PLATFORM\})")
 
 
@@ -125,6 +126,9 @@ class SearchPath:
         self.defaults = flavour.default_dirs(exe.facts, has_dir)
 
     def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
+        if entries and self.flavour.flavour is Flavour.MUSL and any(
+                "$" in _ORIGIN_ONLY.sub("", e) for e in entries):
+            return []  # musl's fixup_rpath: any other $ token voids the whole string
         out = []
         for entry in entries or ():
             expanded = expand_dst(entry, obj, self.lib_token)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install what linkgraph needs on a Debian machine (run as root or with sudo available):
+# Debian tools, then a virtual environment .venv with linkgraph in it.
+#   bash scripts/setup.sh          # the tool
+#   bash scripts/setup.sh --test   # the tool and everything the test suite needs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_tests=0
+[[ "${1:-}" == "--test" ]] && want_tests=1
+
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+debs=(binutils python3-venv)
+if [[ $want_tests -eq 1 ]]; then
+    debs+=(gcc libc6-dev musl-tools)
+fi
+missing=()
+for pkg in "${debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [[ ! -x .venv/bin/python ]]; then
+    python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+if [[ $want_tests -eq 1 ]]; then
+    .venv/bin/python -m pip install -q -e ".[test]"
+else
+    .venv/bin/python -m pip install -q .
+fi
+echo "setup: linkgraph $(.venv/bin/linkgraph --version | awk '{print $NF}') is ready in .venv/bin/linkgraph"

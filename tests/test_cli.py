@@ -1,0 +1,114 @@
+"""The command line as a user meets it: help texts, named queries, the report contract, re-scans."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import REPO, linkgraph, scan_and_report
+
+HOST_PROGRAM = "/usr/bin/ls"
+
+
+def _copy_with_libraries(program: str, root: Path) -> None:
+    """A root holding one host program and the libraries ldd lists, as real files."""
+    out = subprocess.run(["ldd", program], capture_output=True, text=True, check=True).stdout
+    paths = [program] + [p for line in out.splitlines() for p in line.split() if p.startswith("/")]
+    for path in paths:
+        real = os.path.realpath(path)
+        for name in {path, real}:
+            dest = root / name.lstrip("/")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if not dest.exists():
+                shutil.copy2(real, dest)
+
+
+@pytest.fixture(scope="module")
+def host_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    base = tmp_path_factory.mktemp("cli")
+    root = base / "root"
+    _copy_with_libraries(HOST_PROGRAM, root)
+    db = base / "graph.lbdb"
+    return db, scan_and_report(root, db)
+
+
+def test_report_matches_the_schema(host_db: tuple[Path, dict]) -> None:
+    _, report = host_db
+    schema = json.loads((REPO / "docs" / "report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    assert report["schema"] == "linkgraph-report/1"
+    statuses = {d["status"] for d in report["dependencies"] if d["from"] == HOST_PROGRAM}
+    assert "used" in statuses
+    assert any(b["module"] == HOST_PROGRAM and b["symbol"] == "malloc" for b in report["bindings"])
+
+
+def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) -> None:
+    db, report = host_db
+    listing = linkgraph("query", "--list").stdout
+    names = [line.split()[0] for line in listing.splitlines() if line.strip()]
+    assert {"dependencies", "unresolved", "duplicates", "hidden", "declared-unused"} <= set(names)
+    for line in listing.splitlines():
+        assert len(line.split(maxsplit=1)) == 2, f"query without description: {line}"
+    params = {"used-by": ["--param", f"path={report['link_maps'][0]['objects'][-1]}"],
+              "providers": ["--param", "symbol=malloc"]}
+    for name in names:
+        proc = linkgraph("query", name, "--db", str(db), "--json", *params.get(name, []))
+        assert proc.returncode == 0, proc.stderr
+        assert isinstance(json.loads(proc.stdout), list)
+    rows = json.loads(linkgraph("query", "providers", "--db", str(db), "--json", "--param", "symbol=malloc").stdout)
+    assert any(r["module"] == HOST_PROGRAM for r in rows)
+
+
+def test_commands_are_documented() -> None:
+    top = linkgraph("--help").stdout
+    readme = (REPO / "README.md").read_text()
+    for command in ("scan", "report", "query"):
+        assert command in top
+        assert f"linkgraph {command}" in readme
+        text = linkgraph(command, "--help").stdout
+        assert len(text.splitlines()) > 5
+
+
+def test_query_errors_say_what_to_do(host_db: tuple[Path, dict]) -> None:
+    db, _ = host_db
+    proc = linkgraph("query", "no-such-query", "--db", str(db), check=False)
+    assert proc.returncode == 2 and "--list" in proc.stderr
+    proc = linkgraph("query", "used-by", "--db", str(db), check=False)
+    assert proc.returncode == 2 and "--param path=" in proc.stderr
+    proc = linkgraph("report", "--db", str(db.parent / "absent.lbdb"), check=False)
+    assert proc.returncode == 2 and "linkgraph scan" in proc.stderr
+
+
+def test_scanning_again_replaces_the_firmware(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    _copy_with_libraries(HOST_PROGRAM, root)
+    db = tmp_path / "graph.lbdb"
+    first = scan_and_report(root, db)
+    second = scan_and_report(root, db)
+    assert first["firmware"] == second["firmware"]
+    assert first["modules"] == second["modules"] and first["bindings"] == second["bindings"]
+    assert len(json.loads(linkgraph("query", "firmware", "--db", str(db), "--json").stdout)) == 1
+
+
+def test_wheel_installs_into_a_clean_environment(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
+                   check=True, capture_output=True)
+    wheel = next(wheels.glob("linkgraph-*.whl"))
+    import zipfile
+
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "linkgraph/cypher/classify.cypher" in names
+    assert not any(n.startswith(("loader/", "viewer/", "cypher/", "tests/")) for n in names)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(wheel)], check=True, capture_output=True)
+    out = subprocess.run([str(venv / "bin" / "linkgraph"), "query", "--list"], capture_output=True, text=True,
+                         check=True, cwd=tmp_path).stdout
+    assert "unresolved" in out
