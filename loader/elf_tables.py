@@ -31,7 +31,8 @@ MAX_VERSION_ENTRIES = 0x8000  # version indices are 15 bits wide
 # (and per ELF class where the numbers differ). PLT covers JUMP_SLOT and, as in glibc, the TLS
 # relocations, whose symbol must not resolve to an executable's undefined PLT symbol.
 _X86_64 = ({5}, {7, 16, 17, 18, 36})
-_RISCV_LA32, _RISCV_LA64 = ({4}, {5, 6, 8, 10, 12}), ({4}, {5, 7, 9, 11, 12})
+_RISCV32, _RISCV64 = ({4}, {5, 6, 8, 10, 12}), ({4}, {5, 7, 9, 11, 12})  # 12: TLSDESC
+_LARCH32, _LARCH64 = ({4}, {5, 6, 8, 10}), ({4}, {5, 7, 9, 11})  # (12 is IRELATIVE there)
 _SPARC = ({19}, {21, *range(56, 80)})
 _MIPS, _S390, _ARC = ({126}, {127}), ({9}, {11, 54, 55, 56}), ({0x35}, {0x37, 0x42, 0x43, 0x44})
 _RELOC_CLASSES: dict[tuple[int, int], tuple[set[int], set[int]]] = {
@@ -46,10 +47,10 @@ _RELOC_CLASSES: dict[tuple[int, int], tuple[set[int], set[int]]] = {
     (10, 32): _MIPS,  # EM_MIPS_RS3_LE
     (20, 32): ({19}, {21, 10, 2, *range(68, 79)}),  # PowerPC
     (21, 64): ({19}, {2, *range(68, 101)}),  # PowerPC64: glibc leaves JMP_SLOT out of PLT
-    (243, 32): _RISCV_LA32,
-    (243, 64): _RISCV_LA64,
-    (258, 32): _RISCV_LA32,  # LoongArch: same numbers as RISC-V
-    (258, 64): _RISCV_LA64,
+    (243, 32): _RISCV32,
+    (243, 64): _RISCV64,
+    (258, 32): _LARCH32,  # LoongArch
+    (258, 64): _LARCH64,
     (2, 32): _SPARC,
     (18, 32): _SPARC,  # SPARC32PLUS
     (43, 64): _SPARC,  # SPARCV9
@@ -223,17 +224,11 @@ def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: in
             _, value, info, other, shndx = rec
         vname, hidden, vfile, index = versions[versym]
         mips_plt = mips and bool(other & 0x8)
-        append(
-            DynSymbol(
-                name, info >> 4, info & 0xF, other & 3, shndx, value, vname, hidden, vfile, index, mips_plt
-            )
-        )
+        append(DynSymbol(name, info >> 4, info & 0xF, other & 3, shndx, value, vname, hidden, vfile, index, mips_plt))
     return symbols
 
 
-def _reloc_pairs(
-    img: Image, addr: int, size: int, ent: int, rela: bool, mips64: bool
-) -> list[tuple[int, int]]:
+def _reloc_pairs(img: Image, addr: int, size: int, ent: int, rela: bool, mips64: bool) -> list[tuple[int, int]]:
     """(symbol index, relocation type) for each entry of one relocation table naming a symbol."""
     is64, e = img.is64, img.e
     base = (24 if rela else 16) if is64 else (12 if rela else 8)

@@ -67,7 +67,7 @@ class LoaderConfig:
             "/etc/ld.so.conf", Severity.WARNING,
             "no /etc/ld.so.cache in the root: assuming ldconfig was run over /etc/ld.so.conf "
             f"({len(dirs)} directories)"))
-        return _DirCache(dirs)  # type: ignore[return-value]
+        return _DirCache(dirs, self.root)  # type: ignore[return-value]
 
     def uclibc_cache(self) -> LdCache | None:
         if self._uclibc_cache is False:
@@ -88,11 +88,14 @@ class _DirCache:
 
     format = "ld.so.conf"
 
-    def __init__(self, dirs: list[str]) -> None:
+    def __init__(self, dirs: list[str], root: RootFS) -> None:
         self.dirs = dirs
+        self.root = root
 
     def lookup(self, name: str, elf_class: int, machine: str, e_flags: int | None = None) -> list[str]:
-        return [posixpath.join(d, name) for d in self.dirs]
+        """The first directory holding ``name``, as ldconfig would have cached it."""
+        paths = [posixpath.join(d, name) for d in self.dirs]
+        return [p for p in paths if self.root.is_file(p)][:1]
 
 
 def expand_dst(entry: str, obj: LoadedObject, lib_token: str) -> str | None:
@@ -162,11 +165,14 @@ class SearchPath:
                     yield posixpath.join(d, name)
         for d in self._dirs(facts.runpath, requester):
             yield posixpath.join(d, name)
-        if facts.nodeflib:
-            return
         cache = self.config.glibc_cache()
         if cache is not None:
-            yield from cache.lookup(name, self.exe.facts.elf_class, self.exe.facts.machine, self.exe.facts.flags)
+            found = cache.lookup(name, self.exe.facts.elf_class, self.exe.facts.machine, self.exe.facts.flags)
+            for path in found[:1]:  # ld.so takes the cache's first fitting entry and nothing else
+                if not (facts.nodeflib and posixpath.dirname(path) in self.defaults):
+                    yield path
+        if facts.nodeflib:
+            return
         for d in self.defaults:
             yield posixpath.join(d, name)
 
