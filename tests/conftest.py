@@ -14,10 +14,17 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
 
+def linkgraph_cmd() -> list[str]:
+    """The ``linkgraph`` command installed beside this Python (the one under test)."""
+    exe = Path(sys.executable).with_name("linkgraph")
+    if exe.exists():
+        return [str(exe)]
+    return [sys.executable, "-c", "import sys; from linkgraph.loader.cli import main; sys.exit(main())"]
+
+
 def linkgraph(*args: str, check: bool = True, timeout: int = 600) -> subprocess.CompletedProcess:
     """Run the installed ``linkgraph`` command."""
-    exe = Path(sys.executable).with_name("linkgraph")
-    cmd = [str(exe) if exe.exists() else "linkgraph", *args]
+    cmd = [*linkgraph_cmd(), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"})
     if check and proc.returncode not in (0, 1):
         raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")

@@ -29,13 +29,13 @@ import os
 import shutil
 import struct
 import subprocess
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conftest import linkgraph_cmd
 from elftools.elf.dynamic import DynamicSegment
 from elftools.elf.elffile import ELFFile
 
@@ -564,13 +564,6 @@ class Scan:
 
     def problems(self, severity: str | None = None) -> list[dict[str, Any]]:
         return [p for p in self.report["problems"] if severity is None or p["severity"] == severity]
-
-
-def linkgraph_cmd() -> list[str]:
-    exe = shutil.which("linkgraph")
-    if exe is not None:
-        return [exe]
-    return [sys.executable, "-c", "import sys; from linkgraph.loader.cli import main; sys.exit(main())"]
 
 
 def scan(root: Root, workdir: Path, name: str = "fixture") -> Scan:

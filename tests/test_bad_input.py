@@ -32,13 +32,13 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import linkgraph_cmd
 
 SCAN_TIMEOUT = 300
 MARKUP = "<img src=x onerror=alert(1)>.so"
@@ -71,13 +71,6 @@ def run(cmd: Sequence[str], *, cwd: Path | None = None) -> subprocess.CompletedP
     proc = subprocess.run(list(cmd), capture_output=True, text=True, timeout=120, cwd=cwd)
     assert proc.returncode == 0, f"{cmd!r} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc
-
-
-def linkgraph_cmd() -> list[str]:
-    exe = shutil.which("linkgraph")
-    if exe:
-        return [exe]
-    return [sys.executable, "-c", "import sys; from linkgraph.loader.cli import main; sys.exit(main())"]
 
 
 def run_bounded(cmd: Sequence[str], *, cwd: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:

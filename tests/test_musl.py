@@ -34,13 +34,13 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import linkgraph_cmd
 
 FIXTURES = Path(__file__).parent / "fixtures" / "musl"
 INTERP = "/lib/ld-musl-x86_64.so.1"
@@ -68,13 +68,6 @@ def run(
     if check and proc.returncode != 0:
         raise AssertionError(f"{cmd!r} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
-
-
-def linkgraph_cmd() -> list[str]:
-    exe = shutil.which("linkgraph")
-    if exe:
-        return [exe]
-    return [sys.executable, "-c", "import sys; from linkgraph.loader.cli import main; sys.exit(main())"]
 
 
 def host_musl_loader() -> Path:
