@@ -36,6 +36,7 @@ from .model import (
     STV_PROTECTED,
     DynSymbol,
     ElfFacts,
+    Flavour,
     LinkMap,
     RelocClass,
     Resolution,
@@ -78,7 +79,7 @@ def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
 class SymbolTable:
     """The definitions of one object by name, filtered once for lookups."""
 
-    __slots__ = ("facts", "by_name")
+    __slots__ = ("facts", "by_name", "unique")
 
     def __init__(self, facts: ElfFacts) -> None:
         self.facts = facts
@@ -90,6 +91,7 @@ class SymbolTable:
                 continue
             by_name.setdefault(sym.name, []).append(sym)
         self.by_name = by_name
+        self.unique = frozenset(n for n, syms in by_name.items() if any(x.bind == STB_GNU_UNIQUE for x in syms))
 
     def defines(self, lookup: Lookup, flavour: LoaderFlavour) -> bool:
         """Does this object satisfy ``lookup`` (glibc ``check_match`` and friends)?"""
@@ -135,6 +137,10 @@ class SymbolBinder:
             table = self._tables[facts.path] = SymbolTable(facts)
         return table
 
+    def table_of(self, path: str, objects: list[ElfFacts]) -> SymbolTable:
+        table = self._tables.get(path)
+        return table if table is not None else self.table(next(o for o in objects if o.path == path))
+
     def lookups(self, facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
         key = (facts.path, flavour.flavour.value)
         found = self._lookups.get(key)
@@ -165,7 +171,9 @@ class SymbolBinder:
         rest_key = tuple(o.path for o in rest)
         exe_table = self.table(exe)
         bindings, unresolved, duplicates = out.bindings, out.unresolved, out.duplicates
-        for obj in objects:
+        glibc = flavour.flavour is Flavour.GLIBC
+        unique: dict[str, str] = {}  # glibc's table of STB_GNU_UNIQUE symbols: name -> first provider
+        for obj in relocation_order(link_map, objects):
             if obj is exe:
                 pairs = [(lk, self._providers(lk, objects, flavour)) for lk in self.lookups(exe, flavour)]
             else:
@@ -185,9 +193,41 @@ class SymbolBinder:
                 if not providers:
                     _add(unresolved, (obj.path, lookup.name, lookup.version, lookup.weak), exe_path)
                     continue
-                _add(bindings, (obj.path, lookup.name, lookup.version, providers[0]), exe_path)
+                chosen = providers[0]
+                if glibc and not lookup.self_bound and lookup.name in self.table_of(chosen, objects).unique:
+                    chosen = unique.setdefault(lookup.name, chosen)
+                _add(bindings, (obj.path, lookup.name, lookup.version, chosen), exe_path)
                 if len(providers) > 1:
                     _add(duplicates, (lookup.name, providers, providers[0]), exe_path)
+
+
+def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFacts]:
+    """The order glibc relocates a link map in: dependencies first, the executable last.
+
+    ``_dl_sort_maps`` (depth-first, the default since glibc 2.35) sorts the objects after the
+    executable so that each comes before its dependencies; relocation walks that list backwards.
+    Only STB_GNU_UNIQUE symbols care: the first relocation that finds one fixes its provider.
+    """
+    by_path = {o.path: o for o in objects}
+    deps: dict[str, list[str]] = {}
+    for edge in link_map.needed:
+        if edge.target is not None:
+            deps.setdefault(edge.source, []).append(edge.target)
+    main = objects[0].path
+    visited: set[str] = set()
+    finished: list[str] = []
+
+    def visit(path: str) -> None:
+        visited.add(path)
+        for dep in deps.get(path, ()):
+            if dep not in visited and dep != main:
+                visit(dep)
+        finished.append(path)
+
+    for obj in reversed(objects[1:]):
+        if obj.path not in visited:
+            visit(obj.path)
+    return [by_path[p] for p in finished if p in by_path] + [objects[0]]
 
 
 def _add(table: dict, key: tuple, exe: str) -> None:

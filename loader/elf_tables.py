@@ -65,7 +65,7 @@ _RELOC_CLASSES: dict[tuple[int, int], tuple[set[int], set[int]]] = {
     (252, 32): ({10}, {12, 56, 57, 58}),  # C-SKY
 }
 # Per-relocation flags folded per symbol: bit 0 = a non-PLT relocation, bit 1 = a COPY relocation.
-_NORMAL, _PLT, _COPY = 1, 0, 3
+_NORMAL, _PLT, _COPY = 1, 4, 2  # bits: a symbol can be named by relocations of several classes
 
 
 def reloc_flags(machine: int, elf_class: int) -> dict[int, int]:
@@ -282,7 +282,11 @@ def read_references(
         for sym in range(max(tags[DT_MIPS_GOTSYM], 1), end):
             if symbols[sym].type != STT_SECTION:
                 folded[sym] = folded.get(sym, 0) | _NORMAL
+    # glibc looks a symbol up once per relocation class (its lookup cache is keyed by class too):
+    # the same name can bind differently for a PLT slot and for a data reference.
     return [
-        Reference(sym, RelocClass.COPY if f & 2 else RelocClass.NORMAL if f & 1 else RelocClass.PLT)
+        Reference(sym, cls)
         for sym, f in folded.items()
+        for bit, cls in ((_COPY, RelocClass.COPY), (_NORMAL, RelocClass.NORMAL), (_PLT, RelocClass.PLT))
+        if f & bit
     ]

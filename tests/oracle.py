@@ -60,9 +60,7 @@ _BINDING_RE = re.compile(
     r"^\s*(?:\d+:\s*)?binding file (?P<module>.+?) \[\d+\] to (?P<provider>.+?) \[\d+\]: "
     r"(?P<kind>normal|protected) symbol `(?P<symbol>[^']+)'(?: \[(?P<version>[^\]]+)\])?\s*$"
 )
-_UNDEFINED_RE = re.compile(
-    r"^undefined symbol: (?P<symbol>[^,\t]+)(?:, version (?P<version>\S+))?\t\((?P<path>.*)\)$"
-)
+_UNDEFINED_RE = re.compile(r"^undefined symbol: (?P<symbol>[^,\t]+)(?:, version (?P<version>\S+))?\t\((?P<path>.*)\)$")
 _DEBUG_LINE_RE = re.compile(r"^\s*\d+:\s")  # an LD_DEBUG line ("<pid>:\t...")
 _MAPPED_RE = re.compile(r"^(?P<name>.+?) => (?P<path>.+) \(0x[0-9a-f]+\)$")
 _PLAIN_RE = re.compile(r"^(?P<name>.+) \(0x[0-9a-f]+\)$")
@@ -159,9 +157,7 @@ def _clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def _run(argv: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            argv, env=env, capture_output=True, text=True, errors="surrogateescape", timeout=timeout
-        )
+        return subprocess.run(argv, env=env, capture_output=True, text=True, errors="surrogateescape", timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         raise OracleError(f"{' '.join(argv)}: timed out after {timeout}s") from exc
 
@@ -370,17 +366,13 @@ class Agreement:
             out.append(f"    {exe}: {len(lost)} not found by us, {len(extra)} not bound by ld.so")
             out.extend(f"      - {b}" for b in lost[:examples])
             out.extend(f"      + {b}" for b in extra[:examples])
-        out.append(
-            f"(c) executables whose declared-unused edges differ from ldd -u: {len(self.unused_diffs)}"
-        )
+        out.append(f"(c) executables whose declared-unused edges differ from ldd -u: {len(self.unused_diffs)}")
         for exe, ours, theirs in self.unused_diffs[:examples]:
             out.append(f"    {exe}: ours {ours}, ldd -u {theirs}")
         return "\n".join(out)
 
 
-def compare_report(
-    report: dict, traces: Mapping[str, GlibcTrace], unused: Mapping[str, list[str]]
-) -> Agreement:
+def compare_report(report: dict, traces: Mapping[str, GlibcTrace], unused: Mapping[str, list[str]]) -> Agreement:
     """Compare a ``linkgraph report --format json`` document with oracle traces (keyed by executable).
 
     Bindings are compared as (module, symbol, version, provider) sets per executable, for

@@ -172,7 +172,8 @@ def test_dynamic_tags_match_readelf_and_pyelftools(path: str) -> None:
 
 
 def readelf_references(path: str) -> list[tuple[int, RelocClass]]:
-    """(symbol index, class) folded per symbol in order of first appearance, from readelf -W -r."""
+    """(symbol index, class) per symbol in order of first appearance, from readelf -W -r: one entry
+    for each class of relocation naming the symbol (COPY, then NORMAL, then PLT)."""
     folded: dict[int, set[str]] = {}
     for m in re.finditer(r"^[0-9a-f]{16}\s+([0-9a-f]{16}) (R_X86_64_\w+)", readelf("-W", "-r", path), re.M):
         sym = int(m.group(1), 16) >> 32
@@ -182,10 +183,10 @@ def readelf_references(path: str) -> list[tuple[int, RelocClass]]:
     for sym, types in folded.items():
         if "R_X86_64_COPY" in types:
             result.append((sym, RelocClass.COPY))
-        elif types <= X86_64_PLT:
-            result.append((sym, RelocClass.PLT))
-        else:
+        if types - X86_64_PLT - {"R_X86_64_COPY"}:
             result.append((sym, RelocClass.NORMAL))
+        if types & X86_64_PLT:
+            result.append((sym, RelocClass.PLT))
     return result
 
 
@@ -587,6 +588,7 @@ def test_other_machines_copy_and_jump_slot(machine, is64, little, copy, slot, gn
     assert facts.symbolic and facts.dt_flags == 2  # DF_SYMBOLIC in DT_FLAGS
     assert [(r.symbol_index, r.reloc_class) for r in facts.references] == [
         (3, RelocClass.NORMAL),
+        (3, RelocClass.PLT),  # named by a data and a PLT relocation: looked up once for each
         (1, RelocClass.COPY),
         (2, RelocClass.PLT),
         (4, RelocClass.PLT),

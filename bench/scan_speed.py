@@ -1,0 +1,123 @@
+"""How fast is ``linkgraph scan`` compared with readelf reading the same ELF files?
+
+Builds (or reuses, see tests/hostroot.py) the whole-/usr/bin root, warms the page cache, then
+times, in one run:
+
+  * the reference: ``readelf -W --dyn-syms -d`` over every regular ELF file of the root, batched
+    (many files per readelf process, BATCH per invocation, run one after the other): readelf's
+    fast path, without paying one process start per file;
+  * ``linkgraph scan ROOT --db TMP --quiet``, with its peak resident memory (os.wait4's rusage of
+    that very child).
+
+Both are repeated (readelf 3 times, the scan once by default) and the best wall time is kept,
+which damps the noise of other work on the machine.
+
+Goals: scan wall time <= 3 x readelf's, peak memory < 2 GiB.
+
+Usage: python bench/scan_speed.py [--limit N] [--batch N] [--per-file] [--readelf-runs N] [--scan-runs N]
+Exit status 0 when both goals hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import hostroot  # noqa: E402
+
+BATCH = 200
+RATIO_GOAL = 3.0
+MEMORY_GOAL = 2 * 1024**3
+
+
+def elf_files(root: Path) -> list[Path]:
+    """Every regular (non-symlink) ELF file under *root*."""
+    out = []
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            path = Path(dirpath) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            with open(path, "rb") as fh:
+                if fh.read(4) == b"\x7fELF":
+                    out.append(path)
+    return sorted(out)
+
+
+def warm(files: list[Path]) -> int:
+    total = 0
+    for path in files:
+        total += len(path.read_bytes())
+    return total
+
+
+def time_readelf(files: list[Path], batch: int) -> float:
+    start = time.perf_counter()
+    for i in range(0, len(files), batch):
+        chunk = [str(p) for p in files[i : i + batch]]
+        cmd = ["readelf", "-W", "--dyn-syms", "-d", *chunk]
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def time_scan(root: Path, db: Path) -> tuple[float, int, int]:
+    """Wall time, peak RSS in bytes and exit status of one ``linkgraph scan``."""
+    cmd = [*hostroot.linkgraph_command(), "scan", str(root), "--db", str(db), "--quiet"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss * 1024, proc.returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=fmt)
+    parser.add_argument("--limit", type=int, default=None, help="sample N executables instead of all")
+    parser.add_argument("--batch", type=int, default=BATCH, help="files per readelf process")
+    parser.add_argument("--per-file", action="store_true", help="also time one readelf process per file")
+    parser.add_argument("--readelf-runs", type=int, default=3, help="best of N readelf runs")
+    parser.add_argument("--scan-runs", type=int, default=1, help="best of N scans")
+    args = parser.parse_args(argv)
+
+    root = hostroot.cached_host_root(limit=args.limit)
+    files = elf_files(root)
+    size = warm(files)
+    print(f"root: {root}")
+    print(f"ELF files: {len(files)} ({size / 1024**2:.0f} MiB), page cache warmed")
+
+    readelf_s = min(time_readelf(files, args.batch) for _ in range(max(1, args.readelf_runs)))
+    print(f"readelf -W --dyn-syms -d, batched {args.batch} files/process: {readelf_s:.2f}s")
+    if args.per_file:
+        print(f"readelf -W --dyn-syms -d, one process per file: {time_readelf(files, 1):.2f}s")
+
+    runs = []
+    for _ in range(max(1, args.scan_runs)):
+        with tempfile.TemporaryDirectory(prefix="linkgraph-speed-") as tmp:
+            runs.append(time_scan(root, Path(tmp) / "db"))
+    scan_s = min(r[0] for r in runs)
+    peak = max(r[1] for r in runs)
+    code = max(r[2] for r in runs)
+    ratio = scan_s / readelf_s if readelf_s else float("inf")
+    ok = code in (0, 1) and ratio <= RATIO_GOAL and peak < MEMORY_GOAL
+    print(f"linkgraph scan --quiet: {scan_s:.2f}s (exit {code}), peak RSS {peak / 1024**2:.0f} MiB")
+    print("\nSUMMARY")
+    print(f"  files            : {len(files)} ELF files, {size / 1024**2:.0f} MiB")
+    print(f"  readelf (batched): {readelf_s:.2f}s")
+    print(f"  linkgraph scan   : {scan_s:.2f}s")
+    print(f"  ratio            : {ratio:.2f}x   (goal <= {RATIO_GOAL:.0f}x)")
+    print(f"  peak memory      : {peak / 1024**2:.0f} MiB   (goal < {MEMORY_GOAL / 1024**3:.0f} GiB)")
+    print(f"  verdict          : {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
