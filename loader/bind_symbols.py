@@ -55,6 +55,8 @@ class Lookup:
     weak: bool
     reloc_class: RelocClass
     self_bound: bool  # protected definition: the object keeps its own
+    plt: bool = False  # only PLT relocations: an executable's undefined PLT entry does not satisfy it
+    copy: bool = False  # a copy relocation: the lookup skips the executable
 
 
 def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
@@ -72,7 +74,9 @@ def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
         self_bound = flavour.honours_visibility and sym.visibility == STV_PROTECTED and sym.defined
         key = (sym.name, version, int(ref.reloc_class))
         if key not in seen:
-            seen[key] = Lookup(sym.name, version, sym.bind == STB_WEAK, ref.reloc_class, self_bound)
+            cls = ref.reloc_class
+            seen[key] = Lookup(sym.name, version, sym.bind == STB_WEAK, cls, self_bound,
+                               cls == RelocClass.PLT, cls == RelocClass.COPY)
     return list(seen.values())
 
 
@@ -98,7 +102,7 @@ class SymbolTable:
         candidates = self.by_name.get(lookup.name)
         if not candidates:
             return False
-        plt = bool(lookup.reloc_class & RelocClass.PLT)
+        plt = lookup.plt
         mips = self.facts.machine == "EM_MIPS"
         versioned_seen = 0
         for sym in candidates:
@@ -122,6 +126,22 @@ class SymbolTable:
         return versioned_seen == 1
 
 
+class _Resolved:
+    """One lookup of one object with its providers below the executable, and the keys it adds."""
+
+    __slots__ = ("module", "lookup", "providers", "binding", "unresolved", "duplicate", "unique")
+
+    def __init__(self, obj: str, lookup: Lookup, providers: tuple[str, ...], unique: bool) -> None:
+        self.module = obj
+        self.lookup = lookup
+        self.providers = providers
+        name, version = lookup.name, lookup.version
+        self.binding = (obj, name, version, providers[0]) if providers else None
+        self.unresolved = None if providers else (obj, name, version, lookup.weak)
+        self.duplicate = (name, providers, providers[0]) if len(providers) > 1 else None
+        self.unique = unique
+
+
 class SymbolBinder:
     """Resolves the references of every object of many link maps of one root."""
 
@@ -129,17 +149,13 @@ class SymbolBinder:
         self.flavours = flavour_of_map
         self._tables: dict[str, SymbolTable] = {}
         self._lookups: dict[tuple[str, str], list[Lookup]] = {}
-        self._scope_cache: dict[tuple, list[tuple[Lookup, tuple[str, ...]]]] = {}
+        self._scope_cache: dict[tuple, list[_Resolved]] = {}
 
     def table(self, facts: ElfFacts) -> SymbolTable:
         table = self._tables.get(facts.path)
         if table is None:
             table = self._tables[facts.path] = SymbolTable(facts)
         return table
-
-    def table_of(self, path: str, objects: list[ElfFacts]) -> SymbolTable:
-        table = self._tables.get(path)
-        return table if table is not None else self.table(next(o for o in objects if o.path == path))
 
     def lookups(self, facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
         key = (facts.path, flavour.flavour.value)
@@ -148,18 +164,25 @@ class SymbolBinder:
             found = self._lookups[key] = references_of(facts, flavour)
         return found
 
-    def _providers(self, lookup: Lookup, scope: list[ElfFacts], flavour: LoaderFlavour) -> tuple[str, ...]:
-        return tuple(o.path for o in scope if self.table(o).defines(lookup, flavour))
+    @staticmethod
+    def _providers(lookup: Lookup, scope: list[SymbolTable], flavour: LoaderFlavour) -> tuple[str, ...]:
+        name = lookup.name
+        return tuple(t.facts.path for t in scope if name in t.by_name and t.defines(lookup, flavour))
 
-    def _below_exe(self, obj: ElfFacts, rest: list[ElfFacts], rest_key: tuple[str, ...],
-                   flavour: LoaderFlavour) -> list[tuple[Lookup, tuple[str, ...]]]:
+    def _resolve(self, obj: ElfFacts, lookup: Lookup, scope: list[SymbolTable], flavour: LoaderFlavour) -> _Resolved:
+        providers = (obj.path,) if lookup.self_bound else self._providers(lookup, scope, flavour)
+        unique = bool(providers) and lookup.name in self._tables[providers[0]].unique
+        return _Resolved(obj.path, lookup, providers, unique)
+
+    def _below_exe(self, obj: ElfFacts, rest: list[SymbolTable], rest_key: tuple[str, ...],
+                   flavour: LoaderFlavour) -> list[_Resolved]:
         """Providers of each lookup of ``obj`` among the objects after the executable."""
         symbolic = flavour.honours_symbolic and obj.symbolic
         key = (obj.path, rest_key, symbolic, flavour.flavour.value)
         cached = self._scope_cache.get(key)
         if cached is None:
-            scope = ([obj] + [o for o in rest if o.path != obj.path]) if symbolic else rest
-            cached = [(lk, self._providers(lk, scope, flavour)) for lk in self.lookups(obj, flavour)]
+            scope = ([self.table(obj)] + [t for t in rest if t.facts.path != obj.path]) if symbolic else rest
+            cached = [self._resolve(obj, lk, scope, flavour) for lk in self.lookups(obj, flavour)]
             self._scope_cache[key] = cached
         return cached
 
@@ -167,38 +190,58 @@ class SymbolBinder:
         """Add the bindings, unresolved references and duplicates of one link map to ``out``."""
         flavour = self.flavours[link_map.executable]
         exe_path = link_map.executable
-        exe, rest = objects[0], objects[1:]
-        rest_key = tuple(o.path for o in rest)
-        exe_table = self.table(exe)
+        exe = objects[0]
+        tables = [self.table(o) for o in objects]
+        rest = tables[1:]
+        rest_key = tuple(o.path for o in objects[1:])
+        exe_table = tables[0]
+        exe_names = exe_table.by_name
         bindings, unresolved, duplicates = out.bindings, out.unresolved, out.duplicates
         glibc = flavour.flavour is Flavour.GLIBC
         unique: dict[str, str] = {}  # glibc's table of STB_GNU_UNIQUE symbols: name -> first provider
         for obj in relocation_order(link_map, objects):
             if obj is exe:
-                pairs = [(lk, self._providers(lk, objects, flavour)) for lk in self.lookups(exe, flavour)]
-            else:
-                pairs = self._below_exe(obj, rest, rest_key, flavour)
-            symbolic_self = flavour.honours_symbolic and obj.symbolic and obj is not exe
-            for lookup, providers in pairs:
-                if lookup.self_bound:
-                    providers = (obj.path,)
-                elif obj is not exe and not (lookup.reloc_class & RelocClass.COPY) and \
-                        lookup.name in exe_table.by_name and exe_table.defines(lookup, flavour):
-                    if symbolic_self and providers and providers[0] == obj.path:
+                entries = [self._resolve(exe, lk, tables, flavour) for lk in self.lookups(exe, flavour)]
+                for entry in entries:
+                    if entry.lookup.copy:  # a copy relocation never binds to the executable itself
+                        entry = _Resolved(exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path),
+                                          entry.unique)
+                    self._record(entry, entry.providers, exe_path, glibc, unique, out)
+                continue
+            symbolic = flavour.honours_symbolic and obj.symbolic
+            for entry in self._below_exe(obj, rest, rest_key, flavour):
+                lookup = entry.lookup
+                if lookup.name in exe_names and not lookup.copy and not lookup.self_bound and \
+                        exe_table.defines(lookup, flavour):
+                    providers = entry.providers
+                    if symbolic and providers and providers[0] == obj.path:
                         providers = (obj.path, exe_path) + providers[1:]
                     else:
                         providers = (exe_path,) + providers
-                if lookup.reloc_class & RelocClass.COPY:
-                    providers = tuple(p for p in providers if p != exe_path)
-                if not providers:
-                    _add(unresolved, (obj.path, lookup.name, lookup.version, lookup.weak), exe_path)
-                    continue
-                chosen = providers[0]
-                if glibc and not lookup.self_bound and lookup.name in self.table_of(chosen, objects).unique:
-                    chosen = unique.setdefault(lookup.name, chosen)
-                _add(bindings, (obj.path, lookup.name, lookup.version, chosen), exe_path)
-                if len(providers) > 1:
-                    _add(duplicates, (lookup.name, providers, providers[0]), exe_path)
+                    self._record(_Resolved(obj.path, lookup, providers, False), providers, exe_path, glibc,
+                                 unique, out)
+                elif glibc and entry.unique:
+                    self._record(entry, entry.providers, exe_path, glibc, unique, out)
+                else:
+                    if entry.binding is not None:
+                        _add(bindings, entry.binding, exe_path)
+                    else:
+                        _add(unresolved, entry.unresolved, exe_path)
+                    if entry.duplicate is not None:
+                        _add(duplicates, entry.duplicate, exe_path)
+
+    def _record(self, entry: _Resolved, providers: tuple[str, ...], exe_path: str, glibc: bool,
+                unique: dict[str, str], out: Resolution) -> None:
+        lookup = entry.lookup
+        if not providers:
+            _add(out.unresolved, (entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
+            return
+        chosen = providers[0]
+        if glibc and not lookup.self_bound and lookup.name in self._tables[chosen].unique:
+            chosen = unique.setdefault(lookup.name, chosen)
+        _add(out.bindings, (entry.module, lookup.name, lookup.version, chosen), exe_path)
+        if len(providers) > 1:
+            _add(out.duplicates, (lookup.name, providers, providers[0]), exe_path)
 
 
 def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFacts]:

@@ -134,11 +134,17 @@ class LdCache:
         if self.format == "uclibc":
             return [e.path for e in self.entries if e.name == name and e.flags in UCLIBC_ACCEPTED]
         ok = accepted_flags(elf_class, machine, e_flags)
-        key = _libcmp_key(name)
-        return [
-            e.path for e in self.entries
-            if e.flags in ok and not e.hwcap and _libcmp_key(e.name) == key
-        ]
+        return [e.path for e in self._by_key().get(_libcmp_key(name), ()) if e.flags in ok and not e.hwcap]
+
+    def _by_key(self) -> dict[tuple[str | int, ...], list[CacheEntry]]:
+        """Entries grouped by comparison key, in cache order (built once)."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = {}
+            for e in self.entries:
+                index.setdefault(_libcmp_key(e.name), []).append(e)
+            self.__dict__["_index"] = index
+        return index
 
 
 def _cstr(data: bytes, offset: int, what: str) -> str:
