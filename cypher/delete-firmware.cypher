@@ -3,6 +3,7 @@ MATCH (m:Module {firmware: $firmware}) DETACH DELETE m;
 MATCH (x:Missing {firmware: $firmware}) DETACH DELETE x;
 MATCH (s:Symbol {firmware: $firmware}) DETACH DELETE s;
 MATCH (l:LinkMap {firmware: $firmware}) DETACH DELETE l;
+MATCH (c:Scope {firmware: $firmware}) DETACH DELETE c;
 MATCH (d:Duplicate {firmware: $firmware}) DETACH DELETE d;
 MATCH (p:Problem {firmware: $firmware}) DETACH DELETE p;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

@@ -15,7 +15,7 @@ below the executable; only references the executable itself could satisfy are lo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .flavours import LoaderFlavour
 from .model import (
@@ -46,8 +46,7 @@ ALLOWED_TYPES = frozenset((STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_COMMON, STT_TLS
 BINDS = frozenset((STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE))
 
 
-@dataclass(frozen=True, slots=True)
-class Lookup:
+class Lookup(NamedTuple):
     """One symbol reference of one object: what the loader asks the scope for."""
 
     name: str
@@ -145,11 +144,21 @@ class _Resolved:
 class SymbolBinder:
     """Resolves the references of every object of many link maps of one root."""
 
-    def __init__(self, flavour_of_map: dict[str, LoaderFlavour]) -> None:
+    def __init__(self, flavour_of_map: dict[str, LoaderFlavour], modules: list[ElfFacts]) -> None:
         self.flavours = flavour_of_map
         self._tables: dict[str, SymbolTable] = {}
         self._lookups: dict[tuple[str, str], list[Lookup]] = {}
         self._scope_cache: dict[tuple, list[_Resolved]] = {}
+        self._by_name: dict[str, list[SymbolTable]] = {}  # every object of the root defining a name
+        self._obj_definers: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+        self._definer_cache: dict[tuple, tuple[str, ...]] = {}
+        self._uniques: set[tuple[str, str]] = set()  # (provider, name) of STB_GNU_UNIQUE definitions
+        for facts in modules:
+            if facts.dynamic:
+                table = self.table(facts)
+                for name in table.by_name:
+                    self._by_name.setdefault(name, []).append(table)
+                self._uniques.update((facts.path, name) for name in table.unique)
 
     def table(self, facts: ElfFacts) -> SymbolTable:
         table = self._tables.get(facts.path)
@@ -164,25 +173,47 @@ class SymbolBinder:
             found = self._lookups[key] = references_of(facts, flavour)
         return found
 
-    @staticmethod
-    def _providers(lookup: Lookup, scope: list[SymbolTable], flavour: LoaderFlavour) -> tuple[str, ...]:
-        name = lookup.name
-        return tuple(t.facts.path for t in scope if name in t.by_name and t.defines(lookup, flavour))
+    def _definers(self, obj: ElfFacts, flavour: LoaderFlavour) -> list[tuple[str, ...]]:
+        """For each lookup of ``obj``: every object of the root that satisfies it (worked out once;
+        a link map's scope then only picks and orders them)."""
+        key = (obj.path, flavour.flavour.value)
+        found = self._obj_definers.get(key)
+        if found is None:
+            found = self._obj_definers[key] = []
+            cache = self._definer_cache
+            for lk in self.lookups(obj, flavour):
+                lk_key = (lk.name, lk.version, lk.plt, flavour.flavour)
+                definers = cache.get(lk_key)
+                if definers is None:
+                    definers = cache[lk_key] = tuple(
+                        t.facts.path for t in self._by_name.get(lk.name, ()) if t.defines(lk, flavour))
+                found.append(definers)
+        return found
 
-    def _resolve(self, obj: ElfFacts, lookup: Lookup, scope: list[SymbolTable], flavour: LoaderFlavour) -> _Resolved:
-        providers = (obj.path,) if lookup.self_bound else self._providers(lookup, scope, flavour)
-        unique = bool(providers) and lookup.name in self._tables[providers[0]].unique
-        return _Resolved(obj.path, lookup, providers, unique)
+    def _resolve_all(self, obj: ElfFacts, scope: dict[str, int], flavour: LoaderFlavour) -> list[_Resolved]:
+        """Providers of every lookup of ``obj`` in ``scope`` (path -> search position)."""
+        out = []
+        uniques = self._uniques
+        for lookup, definers in zip(self.lookups(obj, flavour), self._definers(obj, flavour), strict=True):
+            if lookup.self_bound:
+                providers: tuple[str, ...] = (obj.path,)
+            elif len(definers) == 1:
+                providers = definers if definers[0] in scope else ()
+            else:
+                hits = sorted((scope[p], p) for p in definers if p in scope)
+                providers = tuple([p for _, p in hits])
+            unique = bool(providers) and (providers[0], lookup.name) in uniques
+            out.append(_Resolved(obj.path, lookup, providers, unique))
+        return out
 
-    def _below_exe(self, obj: ElfFacts, rest: list[SymbolTable], rest_key: tuple[str, ...],
+    def _below_exe(self, obj: ElfFacts, rest: dict[str, int], rest_key: tuple[str, ...],
                    flavour: LoaderFlavour) -> list[_Resolved]:
         """Providers of each lookup of ``obj`` among the objects after the executable."""
         symbolic = flavour.honours_symbolic and obj.symbolic
         key = (obj.path, rest_key, symbolic, flavour.flavour.value)
         cached = self._scope_cache.get(key)
         if cached is None:
-            scope = ([self.table(obj)] + [t for t in rest if t.facts.path != obj.path]) if symbolic else rest
-            cached = [self._resolve(obj, lk, scope, flavour) for lk in self.lookups(obj, flavour)]
+            cached = self._resolve_all(obj, {**rest, obj.path: -1} if symbolic else rest, flavour)
             self._scope_cache[key] = cached
         return cached
 
@@ -191,18 +222,16 @@ class SymbolBinder:
         flavour = self.flavours[link_map.executable]
         exe_path = link_map.executable
         exe = objects[0]
-        tables = [self.table(o) for o in objects]
-        rest = tables[1:]
         rest_key = tuple(o.path for o in objects[1:])
-        exe_table = tables[0]
+        rest = {path: i for i, path in enumerate(rest_key, 1)}
+        exe_table = self.table(exe)
         exe_names = exe_table.by_name
         bindings, unresolved, duplicates = out.bindings, out.unresolved, out.duplicates
         glibc = flavour.flavour is Flavour.GLIBC
         unique: dict[str, str] = {}  # glibc's table of STB_GNU_UNIQUE symbols: name -> first provider
         for obj in relocation_order(link_map, objects):
             if obj is exe:
-                entries = [self._resolve(exe, lk, tables, flavour) for lk in self.lookups(exe, flavour)]
-                for entry in entries:
+                for entry in self._resolve_all(exe, {**rest, exe_path: 0}, flavour):
                     if entry.lookup.copy:  # a copy relocation never binds to the executable itself
                         entry = _Resolved(exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path),
                                           entry.unique)
@@ -222,11 +251,16 @@ class SymbolBinder:
                                  unique, out)
                 elif glibc and entry.unique:
                     self._record(entry, entry.providers, exe_path, glibc, unique, out)
-                else:
-                    if entry.binding is not None:
-                        _add(bindings, entry.binding, exe_path)
-                    else:
-                        _add(unresolved, entry.unresolved, exe_path)
+                else:  # the common case, inlined: the same answer as under every other executable
+                    key = entry.binding
+                    table = bindings
+                    if key is None:
+                        key, table = entry.unresolved, unresolved
+                    lst = table.get(key)
+                    if lst is None:
+                        table[key] = [exe_path]
+                    elif lst[-1] != exe_path:
+                        lst.append(exe_path)
                     if entry.duplicate is not None:
                         _add(duplicates, entry.duplicate, exe_path)
 
@@ -237,7 +271,7 @@ class SymbolBinder:
             _add(out.unresolved, (entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
             return
         chosen = providers[0]
-        if glibc and not lookup.self_bound and lookup.name in self._tables[chosen].unique:
+        if glibc and not lookup.self_bound and (chosen, lookup.name) in self._uniques:
             chosen = unique.setdefault(lookup.name, chosen)
         _add(out.bindings, (entry.module, lookup.name, lookup.version, chosen), exe_path)
         if len(providers) > 1:

@@ -79,7 +79,7 @@ def main() -> None:
 @click.option("--db", "db", default="linkgraph.lbdb", show_default=True, help=DB_HELP)
 @click.option("--name", help="Name for the firmware in the graph (default: the target's file name).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
-              help="Parallel ELF parsers (default: the number of CPUs, at most 4).")
+              help="Parallel ELF parsers (default: 1 on machines with up to 2 CPUs, else up to 4).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def scan(target: str, db: str, name: str | None, jobs: int | None, quiet: bool) -> None:
     """Analyse TARGET and store its dependency graph.

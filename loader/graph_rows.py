@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .model import RelocClass, ScanResult
 
-NODE_TABLES = ("Firmware", "Module", "Missing", "Symbol", "LinkMap", "Duplicate", "Problem")
+NODE_TABLES = ("Firmware", "Module", "Missing", "Symbol", "Scope", "LinkMap", "Duplicate", "Problem")
 REL_TABLES = ("CONTAINS", "NEEDED", "RESOLVES_TO", "PROVIDES", "UNRESOLVED")
 
 
@@ -74,13 +74,23 @@ def build_rows(result: ScanResult) -> GraphRows:
         "id": f"{fw}:linkmap:{lm.executable}", "firmware": fw, "executable": lm.executable,
         "flavour": lm.flavour.value, "objects": lm.objects, "missing": lm.missing} for lm in res.link_maps]
 
+    scopes: dict[tuple[str, ...], str] = {}
+
+    def scope_of(executables: list[str]) -> str:
+        """Bindings hold in the same sets of link maps again and again: each set is stored once."""
+        key = tuple(executables)
+        sid = scopes.get(key)
+        if sid is None:
+            sid = scopes[key] = f"{fw}:scope:{len(scopes)}"
+        return sid
+
     copied = _copy_relocated(result)
     symbols: dict[str, dict] = {}
     provides: set[tuple[str, str]] = set()
     rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves = []
     for (module, name, version, provider), exes in res.bindings.items():
         resolves.append({"from": mid[module], "to": mid[provider], "symbol": name, "version": version,
-                         "copy": (provider, name) in copied and module != provider, "executables": exes})
+                         "copy": (provider, name) in copied and module != provider, "scope": scope_of(exes)})
         sid = symbol_id(fw, name, version)
         symbols.setdefault(sid, {"id": sid, "firmware": fw, "name": name, "version": version})
         provides.add((mid[provider], sid))
@@ -89,8 +99,9 @@ def build_rows(result: ScanResult) -> GraphRows:
     for (module, name, version, weak), exes in res.unresolved.items():
         sid = symbol_id(fw, name, version)
         symbols.setdefault(sid, {"id": sid, "firmware": fw, "name": name, "version": version})
-        unresolved.append({"from": mid[module], "to": sid, "weak": weak, "executables": exes})
+        unresolved.append({"from": mid[module], "to": sid, "weak": weak, "scope": scope_of(exes)})
     rows.nodes["Symbol"] = list(symbols.values())
+    rows.nodes["Scope"] = [{"id": sid, "firmware": fw, "executables": list(key)} for key, sid in scopes.items()]
     rows.nodes["Duplicate"] = [{
         "id": f"{fw}:dup:{i}", "firmware": fw, "symbol": name, "providers": list(providers),
         "chosen": chosen, "executables": exes}

@@ -115,7 +115,9 @@ def scan_root(host_dir: str, name: str | None = None, workers: int | None = None
     root = RootFS(host_dir)
     problems: list[Problem] = []
     jobs, link_paths = _candidates(root, problems)
-    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
+    if workers is None:  # sending parsed symbol tables between processes costs about what parsing does
+        cpus = os.cpu_count() or 1
+        workers = 1 if cpus <= 2 else min(4, cpus)
     modules: dict[str, ElfFacts] = {}
     for result in parse_files(jobs, workers, progress):
         if isinstance(result, Problem):
@@ -149,7 +151,7 @@ def scan_root(host_dir: str, name: str | None = None, workers: int | None = None
     world = World(root, modules, problems)
     resolution = Resolution()
     flavours = {}
-    binder = SymbolBinder(flavours)
+    binder = SymbolBinder(flavours, list(modules.values()))
     loaded: set[str] = set()
     roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE]
     for i, exe in enumerate(sorted(roots, key=lambda f: f.path)):

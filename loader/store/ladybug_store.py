@@ -31,9 +31,10 @@ COLUMNS: dict[str, dict[str, pa.DataType]] = {
     "CONTAINS": {},
     "NEEDED": {"soname": pa.string(), "position": pa.int64(), "executables": _LIST, "status": pa.string(),
                "symbols": _LIST},
-    "RESOLVES_TO": {"symbol": pa.string(), "version": pa.string(), "copy": pa.bool_(), "executables": _LIST},
+    "RESOLVES_TO": {"symbol": pa.string(), "version": pa.string(), "copy": pa.bool_(), "scope": pa.string()},
     "PROVIDES": {},
-    "UNRESOLVED": {"weak": pa.bool_(), "executables": _LIST},
+    "UNRESOLVED": {"weak": pa.bool_(), "scope": pa.string()},
+    "Scope": {"id": pa.string(), "firmware": pa.string(), "executables": _LIST},
 }
 ALL_TABLES = ("CONTAINS", "NEEDED", "HIDDEN", "RESOLVES_TO", "PROVIDES", "UNRESOLVED") + NODE_TABLES
 
