@@ -42,20 +42,21 @@ def _name(prefix: str, value: int) -> str:
     return _NAMES[prefix].get(value) or f"{prefix}_{value:#x}"
 
 
-def read_elf_facts(data: bytes, path: str) -> ElfFacts:
+def read_elf_facts(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
     """Parse one ELF image (the whole file content) whose device path is ``path``.
 
-    Raises ElfError with a one-line message for truncated, corrupt or hostile input.
+    ``digest`` is the content's sha256 when the caller has it already. Raises ElfError with a
+    one-line message for truncated, corrupt or hostile input.
     """
     try:
-        return _read(data, path)
+        return _read(data, path, digest)
     except ElfError as exc:
         raise ElfError(f"{path}: {exc}") from None
     except (struct.error, IndexError, ValueError, KeyError, OverflowError, UnicodeDecodeError) as exc:
         raise ElfError(f"{path}: corrupt ELF file ({type(exc).__name__}: {exc})") from None
 
 
-def _read(data: bytes, path: str) -> ElfFacts:
+def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
     if not is_elf(data):
         raise ElfError("not an ELF file (bad magic)")
     if len(data) < 16 or data[4] not in (1, 2) or data[5] not in (1, 2):
@@ -68,7 +69,7 @@ def _read(data: bytes, path: str) -> ElfFacts:
     facts = ElfFacts(
         path=path,
         size=len(data),
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=digest or hashlib.sha256(data).hexdigest(),
         kind=Kind.OTHER_ELF,
         elf_class=64 if is64 else 32,
         endian="little" if e == "<" else "big",

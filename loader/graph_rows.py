@@ -25,11 +25,11 @@ class GraphRows:
 
 
 def module_id(firmware: str, path: str) -> str:
-    return f"{firmware}:{path}"
+    return f"{firmware[:16]}:{path}"
 
 
 def symbol_id(firmware: str, name: str, version: str | None) -> str:
-    return f"{firmware}:{name}@{version or ''}"
+    return f"{firmware[:16]}:{name}@{version or ''}"
 
 
 def build_rows(result: ScanResult) -> GraphRows:

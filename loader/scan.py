@@ -11,7 +11,7 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from .bind_symbols import SymbolBinder
 from .elf_facts import is_elf, read_elf_facts
@@ -36,21 +36,34 @@ def _looks_like_code(path: str, mode: int) -> bool:
     return ".so" in name or name.endswith(".ko") or bool(mode & 0o111)
 
 
-def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
+def _load(job: tuple[str, str]) -> tuple[str, bytes | Problem | None, str | None]:
+    """Read one candidate file and hash it if it is an ELF file (no Python work: runs in threads)."""
     host, device = job
     try:
         with open(host, "rb") as fh:
+            if not is_elf(fh.read(4)):
+                return device, None, None
+            fh.seek(0)
             data = fh.read(MAX_ELF_SIZE + 1)
     except OSError as exc:
-        return Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}")
-    if not is_elf(data[:4]):
-        return None
+        return device, Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}"), None
     if len(data) > MAX_ELF_SIZE:
-        return Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB")
+        return device, Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB"), None
+    return device, data, hashlib.sha256(data).hexdigest()
+
+
+def _parse_loaded(loaded: tuple[str, bytes | Problem | None, str | None]) -> ElfFacts | Problem | None:
+    device, data, digest = loaded
+    if not isinstance(data, bytes):
+        return data
     try:
-        return read_elf_facts(data, device)
+        return read_elf_facts(data, device, digest)
     except ElfError as exc:
-        return Problem(device, Severity.ERROR, f"unusable ELF file: {exc}")
+        return Problem(device, Severity.ERROR, f"unusable ELF file: {str(exc).removeprefix(device + ': ')}")
+
+
+def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
+    return _parse_loaded(_load(job))
 
 
 def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -81,9 +94,10 @@ def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, 
 def parse_files(jobs: list[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
     if workers <= 1 or len(jobs) < 64:
         out = []
-        for i, job in enumerate(jobs):
-            out.append(_parse_one(job))
-            progress("parse", i + 1, len(jobs))
+        with ThreadPoolExecutor(max_workers=2) as readers:  # reading and hashing overlap the parsing
+            for i, loaded in enumerate(readers.map(_load, jobs)):
+                out.append(_parse_loaded(loaded))
+                progress("parse", i + 1, len(jobs))
         return out
     out = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
