@@ -6,20 +6,23 @@ problems (listed in the report); 2 = could not run (bad arguments, unreadable ta
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 import time
-from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from .. import __version__
+from .console import ProgressBar, print_rows, print_summary
 from .errors import LinkgraphError
-from .model import ScanResult, Severity
+from .model import Severity
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_FAILED = 0, 1, 2
-DB_HELP = "LadybugDB database file holding the graph (created if absent)."
+DEFAULT_DB = "linkgraph.lbdb"
 
 
 def _fail(message: str) -> None:
@@ -27,33 +30,37 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_FAILED)
 
 
-class _Progress:
-    """A progress bar on a terminal; silent otherwise or with --quiet."""
+def store_options(default_db: str | None) -> Callable:
+    """--db / --neo4j / --neo4j-database, turned into one ``open`` argument for the command."""
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self._bar = None
-        self._tasks: dict[str, int] = {}
+    def decorate(command: Callable) -> Callable:
+        @click.option("--neo4j-database", metavar="NAME", envvar="NEO4J_DATABASE",
+                      help="Database on the Neo4j server (default: the server's default; also NEO4J_DATABASE).")
+        @click.option("--neo4j", "neo4j", metavar="URI",
+                      help="A Neo4j server instead of the embedded store, e.g. bolt://127.0.0.1:7687 "
+                           "(also NEO4J_URI; user and password from NEO4J_USER / NEO4J_PASSWORD).")
+        @click.option("--db", "db", metavar="PATH",
+                      help="LadybugDB database file of the embedded store"
+                           + (f" [default: {default_db}]" if default_db else "") + ".")
+        @functools.wraps(command)
+        def wrapper(db: str | None, neo4j: str | None, neo4j_database: str | None, **kwargs: Any) -> Any:
+            from .store import open_store
 
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+            if not db and not neo4j:
+                neo4j = os.environ.get("NEO4J_URI") or None
+                db = None if neo4j else default_db
+            if not db and not neo4j:
+                _fail("say where the graph is: --db PATH (embedded) or --neo4j URI (server)")
+            where = neo4j or db
 
-            self._bar = Progress("[progress.description]{task.description}", BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
-            self._bar.__enter__()
-        return self
+            def open_(read_only: bool) -> Any:
+                return open_store(db=db, neo4j=neo4j, read_only=read_only, neo4j_database=neo4j_database)
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if self._bar is None:
-            return
-        if stage not in self._tasks:
-            self._tasks[stage] = self._bar.add_task(stage, total=total)
-        self._bar.update(self._tasks[stage], completed=done)
+            return command(open_=open_, where=where, **kwargs)
 
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
+        return wrapper
+
+    return decorate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -68,6 +75,7 @@ def main() -> None:
       linkgraph report --db fw.lbdb --format json > report.json
       linkgraph query --list                     # named questions to ask the graph
       linkgraph query hidden --db fw.lbdb
+      linkgraph scan ROOTFS_DIR --neo4j bolt://127.0.0.1:7687   # a shared Neo4j server
 
     Exit codes: 0 done; 1 done, but some files had errors (see the report's problems);
     2 could not run.
@@ -76,33 +84,31 @@ def main() -> None:
 
 @main.command()
 @click.argument("target", type=click.Path(exists=True, file_okay=True, dir_okay=True))
-@click.option("--db", "db", default="linkgraph.lbdb", show_default=True, help=DB_HELP)
+@store_options(DEFAULT_DB)
 @click.option("--name", help="Name for the firmware in the graph (default: the target's file name).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
               help="Parallel ELF parsers (default: 1 on machines with up to 2 CPUs, else up to 4).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-def scan(target: str, db: str, name: str | None, jobs: int | None, quiet: bool) -> None:
+def scan(target: str, open_: Callable, where: str, name: str | None, jobs: int | None, quiet: bool) -> None:
     """Analyse TARGET and store its dependency graph.
 
     TARGET is a directory holding a root filesystem (the device's "/"). Every ELF file is
     parsed; for every executable (and every library no executable loads) the device's
     loader is emulated: which file each DT_NEEDED loads, and which object each symbol
-    reference binds to. The graph goes into the database, replacing an earlier scan of the
+    reference binds to. The graph goes into the store, replacing an earlier scan of the
     same content, and every dependency is classified used, declared-unused, hidden or missing.
     """
+    from .graph_rows import build_rows
     from .scan import scan_root
-    from .store import open_store
 
     if not os.path.isdir(target):
         _fail(f"{target}: firmware images and archives are not supported yet; unpack it and scan the root folder")
     start = time.perf_counter()
     try:
-        with _Progress(not quiet) as progress:
-            result = scan_root(target, name=name, workers=jobs, progress=progress)
-        t_store = time.perf_counter()
-        from .graph_rows import build_rows
-
-        with open_store(db=db) as store:
+        with open_(False) as store:  # connect first: a wrong server fails before the work
+            with ProgressBar(not quiet) as progress:
+                result = scan_root(target, name=name, workers=jobs, progress=progress)
+            t_store = time.perf_counter()
             store.replace_firmware(build_rows(result))
             statuses = {r["status"]: r["edges"] for r in store.query("summary", {"firmware": result.firmware_sha256})}
         result.elapsed["store"] = time.perf_counter() - t_store
@@ -110,58 +116,27 @@ def scan(target: str, db: str, name: str | None, jobs: int | None, quiet: bool) 
         _fail(str(exc))
     result.elapsed["total"] = time.perf_counter() - start
     if not quiet:
-        _print_summary(result, statuses, db)
+        print_summary(result, statuses, where)
     sys.exit(EXIT_PROBLEMS if any(p.severity is Severity.ERROR for p in result.problems) else EXIT_OK)
 
 
-def _print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    res = result.resolution
-    from rich.markup import escape
-
-    table = Table(title=escape(f"{result.firmware_name}  ({result.firmware_sha256[:12]})"), show_header=False)
-    table.add_column("what")
-    table.add_column("count", justify="right")
-    kinds = Counter(m.facts.kind.value for m in result.modules)
-    for kind in ("executable", "library", "kernel-module", "other-elf"):
-        table.add_row(f"modules: {kind}", str(kinds.get(kind, 0)))
-    table.add_row("link maps", str(len(res.link_maps)))
-    for status in ("used", "declared-unused", "hidden", "missing"):
-        table.add_row(f"dependencies: {status}", str(statuses.get(status, 0)))
-    table.add_row("bindings (distinct)", str(len(res.bindings)))
-    strong = sum(1 for k in res.unresolved if not k[3])
-    table.add_row("unresolved symbols (strong / weak)", f"{strong} / {len(res.unresolved) - strong}")
-    table.add_row("duplicate providers", str(len({k[0] for k in res.duplicates})))
-    sev = Counter(p.severity.value for p in result.problems)
-    table.add_row("problems (errors / warnings)", f"{sev.get('error', 0)} / {sev.get('warning', 0)}")
-    times = result.elapsed
-    table.add_row("elapsed", f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "
-                  f"resolve {times.get('resolve', 0):.1f}s, store {times.get('store', 0):.1f}s)")
-    console = Console(stderr=True)
-    console.print(table)
-    console.print(escape(f"graph stored in {db}; next: linkgraph report --db {db} --format json"))
-
-
 @main.command()
-@click.option("--db", "db", required=True, help=DB_HELP)
+@store_options(None)
 @click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True,
               help="Report format (schema linkgraph-report/1, see docs/report.md).")
-@click.option("--firmware", help="Which firmware (id prefix or name), when the database holds several.")
+@click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
-def report(db: str, fmt: str, firmware: str | None, output: str | None) -> None:
+def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: str | None) -> None:
     """Print the whole analysis of one firmware as one JSON document.
 
     Modules, dependency edges with status and symbols, link maps, every binding, unresolved
     references, duplicate providers and problems (see docs/report.md and
-    docs/report.schema.json).
+    docs/report.schema.json). The same scan gives the same report from either store.
     """
     from .report import build_report
-    from .store import open_store
 
     try:
-        with open_store(db=db, read_only=True) as store:
+        with open_(True) as store:
             doc = build_report(store, store.resolve_firmware(firmware))
     except LinkgraphError as exc:
         _fail(str(exc))
@@ -175,30 +150,27 @@ def report(db: str, fmt: str, firmware: str | None, output: str | None) -> None:
 
 @main.command()
 @click.argument("name", required=False)
-@click.option("--db", "db", help=DB_HELP)
+@store_options(None)
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE",
               help="A query parameter (repeatable), e.g. --param path=/bin/busybox.")
-@click.option("--firmware", help="Which firmware (id prefix or name), when the database holds several.")
+@click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON instead of a table.")
 @click.option("--list", "list_them", is_flag=True, help="List the named queries with their descriptions.")
-def query(name: str | None, db: str | None, params: tuple[str, ...], firmware: str | None,
+def query(name: str | None, open_: Callable, where: str, params: tuple[str, ...], firmware: str | None,
           as_json: bool, list_them: bool) -> None:
     """Run the named query NAME from linkgraph's Cypher folder and print its rows.
 
     `linkgraph query --list` shows every query, its description and its parameters.
-    $firmware is filled in for you.
+    $firmware is filled in for you (with --firmware when the store holds several).
     """
     from .queries import list_queries, load_query
-    from .store import open_store
 
     if list_them or not name:
         for q in list_queries():
             extra = [p for p in q.parameters if p != "firmware"]
             suffix = f"  [--param {' --param '.join(p + '=…' for p in extra)}]" if extra else ""
-            click.echo(f"{q.name:18} {q.description}{suffix}")
+            click.echo(f"{q.name:20} {q.description}{suffix}")
         return
-    if not db:
-        _fail("say which database to ask: --db PATH")
     values = {}
     for item in params:
         key, sep, value = item.partition("=")
@@ -209,7 +181,7 @@ def query(name: str | None, db: str | None, params: tuple[str, ...], firmware: s
         named = load_query(name)
         if named.internal:
             _fail(f"{name} is an internal query of the pipeline; `linkgraph query --list` shows the others")
-        with open_store(db=db, read_only=True) as store:
+        with open_(True) as store:
             if "firmware" in named.parameters and "firmware" not in values:
                 values["firmware"] = store.resolve_firmware(firmware)
             rows = store.run_query(load_query(name, store.engine), values)
@@ -218,18 +190,31 @@ def query(name: str | None, db: str | None, params: tuple[str, ...], firmware: s
     if as_json:
         click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
-    _print_rows(rows)
+    print_rows(rows)
 
 
-def _print_rows(rows: list[dict]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+@main.command()
+@click.option("--db", "db", required=True, metavar="PATH", help="The embedded database to copy from.")
+@click.option("--neo4j", "neo4j", required=True, envvar="NEO4J_URI", metavar="URI",
+              help="The Neo4j server to copy to (also NEO4J_URI; NEO4J_USER / NEO4J_PASSWORD).")
+@click.option("--neo4j-database", metavar="NAME", envvar="NEO4J_DATABASE", help="Database on the server.")
+@click.option("--firmware", help="Copy only this firmware (id prefix or name); default: all of them.")
+def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) -> None:
+    """Copy firmware graphs from an embedded database into a Neo4j server, without scanning again.
 
-    if not rows:
-        click.echo("(no rows)")
-        return
-    table = Table(*rows[0].keys())
-    for row in rows:
-        table.add_row(*(", ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else str(v))
-                        for v in row.values()))
-    Console(markup=False, highlight=False).print(table)
+    Each firmware replaces the one with the same content hash on the server; the others there
+    stay as they are.
+    """
+    from .store import open_store
+    from .transfer import copy_firmware
+
+    try:
+        with open_store(db=db, read_only=True) as source, \
+                open_store(neo4j=neo4j, neo4j_database=neo4j_database) as target:
+            ids = [source.resolve_firmware(firmware)] if firmware else [f["id"] for f in source.firmware_ids()]
+            for fw in ids:
+                copied = copy_firmware(source, target, fw)
+                click.echo(f"copied {copied['name']} ({fw[:12]}): {copied['modules']} modules, "
+                           f"{copied['edges']} edges", err=True)
+    except LinkgraphError as exc:
+        _fail(str(exc))

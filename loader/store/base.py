@@ -66,12 +66,17 @@ class GraphStore(abc.ABC):
         self.close()
 
 
-def open_store(db: str | None = None, neo4j: str | None = None, read_only: bool = False) -> GraphStore:
-    """The store for ``--db PATH`` (LadybugDB, embedded) or ``--neo4j URI``."""
+def open_store(db: str | None = None, neo4j: str | None = None, read_only: bool = False,
+               neo4j_database: str | None = None) -> GraphStore:
+    """The store for ``--db PATH`` (LadybugDB, embedded) or ``--neo4j URI`` (a Neo4j server)."""
+    if db and neo4j:
+        raise StoreError("give either --db PATH or --neo4j URI, not both")
     if neo4j:
-        raise StoreError("the Neo4j store is not available in this version; use --db PATH")
+        from .neo4j_store import Neo4jStore
+
+        return Neo4jStore(neo4j, database=neo4j_database, read_only=read_only)
     if not db:
-        raise StoreError("say where the graph is: --db PATH")
+        raise StoreError("say where the graph is: --db PATH (embedded) or --neo4j URI (server)")
     from .ladybug_store import LadybugStore
 
     return LadybugStore(db, read_only=read_only)

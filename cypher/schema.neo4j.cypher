@@ -1,0 +1,20 @@
+// Neo4j only: Neo4j has no table declarations; uniqueness constraints and indexes make the MERGE/MATCH on ids fast.
+CREATE CONSTRAINT firmware_id IF NOT EXISTS FOR (n:Firmware) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT module_id IF NOT EXISTS FOR (n:Module) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT missing_id IF NOT EXISTS FOR (n:Missing) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT symbol_id IF NOT EXISTS FOR (n:Symbol) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT scope_id IF NOT EXISTS FOR (n:Scope) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT linkmap_id IF NOT EXISTS FOR (n:LinkMap) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT duplicate_id IF NOT EXISTS FOR (n:Duplicate) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT problem_id IF NOT EXISTS FOR (n:Problem) REQUIRE n.id IS UNIQUE;
+CREATE INDEX module_firmware IF NOT EXISTS FOR (n:Module) ON (n.firmware);
+CREATE INDEX module_path IF NOT EXISTS FOR (n:Module) ON (n.path);
+CREATE INDEX module_soname IF NOT EXISTS FOR (n:Module) ON (n.soname);
+CREATE INDEX module_sha256 IF NOT EXISTS FOR (n:Module) ON (n.sha256);
+CREATE INDEX missing_firmware IF NOT EXISTS FOR (n:Missing) ON (n.firmware);
+CREATE INDEX symbol_firmware IF NOT EXISTS FOR (n:Symbol) ON (n.firmware);
+CREATE INDEX symbol_name IF NOT EXISTS FOR (n:Symbol) ON (n.name);
+CREATE INDEX scope_firmware IF NOT EXISTS FOR (n:Scope) ON (n.firmware);
+CREATE INDEX linkmap_firmware IF NOT EXISTS FOR (n:LinkMap) ON (n.firmware);
+CREATE INDEX duplicate_firmware IF NOT EXISTS FOR (n:Duplicate) ON (n.firmware);
+CREATE INDEX problem_firmware IF NOT EXISTS FOR (n:Problem) ON (n.firmware);

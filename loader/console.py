@@ -1,0 +1,83 @@
+"""What the command line shows a person: a progress bar, the scan summary, tables of rows."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+from .model import ScanResult
+
+
+class ProgressBar:
+    """A progress bar on a terminal; silent otherwise or with --quiet."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._bar = None
+        self._tasks: dict[str, int] = {}
+
+    def __enter__(self) -> ProgressBar:
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self._bar = Progress("[progress.description]{task.description}", BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+            self._bar.__enter__()
+        return self
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self._bar is None:
+            return
+        if stage not in self._tasks:
+            self._tasks[stage] = self._bar.add_task(stage, total=total)
+        self._bar.update(self._tasks[stage], completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+
+def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    res = result.resolution
+    from rich.markup import escape
+
+    table = Table(title=escape(f"{result.firmware_name}  ({result.firmware_sha256[:12]})"), show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    kinds = Counter(m.facts.kind.value for m in result.modules)
+    for kind in ("executable", "library", "kernel-module", "other-elf"):
+        table.add_row(f"modules: {kind}", str(kinds.get(kind, 0)))
+    table.add_row("link maps", str(len(res.link_maps)))
+    for status in ("used", "declared-unused", "hidden", "missing"):
+        table.add_row(f"dependencies: {status}", str(statuses.get(status, 0)))
+    table.add_row("bindings (distinct)", str(len(res.bindings)))
+    strong = sum(1 for k in res.unresolved if not k[3])
+    table.add_row("unresolved symbols (strong / weak)", f"{strong} / {len(res.unresolved) - strong}")
+    table.add_row("duplicate providers", str(len({k[0] for k in res.duplicates})))
+    sev = Counter(p.severity.value for p in result.problems)
+    table.add_row("problems (errors / warnings)", f"{sev.get('error', 0)} / {sev.get('warning', 0)}")
+    times = result.elapsed
+    table.add_row("elapsed", f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "
+                  f"resolve {times.get('resolve', 0):.1f}s, store {times.get('store', 0):.1f}s)")
+    console = Console(stderr=True)
+    console.print(table)
+    console.print(escape(f"graph stored in {db}; next: linkgraph report --db {db} --format json"))
+
+
+
+def print_rows(rows: list[dict]) -> None:
+    import click
+    from rich.console import Console
+    from rich.table import Table
+
+    if not rows:
+        click.echo("(no rows)")
+        return
+    table = Table(*rows[0].keys())
+    for row in rows:
+        table.add_row(*(", ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else str(v))
+                        for v in row.values()))
+    Console(markup=False, highlight=False).print(table)
