@@ -22,10 +22,13 @@ def linkgraph_cmd() -> list[str]:
     return [sys.executable, "-c", "import sys; from linkgraph.loader.cli import main; sys.exit(main())"]
 
 
-def linkgraph(*args: str, check: bool = True, timeout: int = 600) -> subprocess.CompletedProcess:
-    """Run the installed ``linkgraph`` command."""
+def linkgraph(*args: str, check: bool = True, timeout: int = 600,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the installed ``linkgraph`` command (``env`` adds to the environment)."""
     cmd = [*linkgraph_cmd(), *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"})
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env={**environ, "COLUMNS": "200", **(env or {})})
     if check and proc.returncode not in (0, 1):
         raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
     return proc
@@ -41,3 +44,28 @@ def report_of(tmp_path: Path):
     def run(root: Path) -> dict:
         return scan_and_report(root, tmp_path / "graph.lbdb")
     return run
+
+
+@pytest.fixture(scope="session")
+def neo4j_server():
+    """A real Neo4j server: the one NEO4J_URI names, else a Neo4j 5.26 started for this run.
+
+    A server that cannot be had is a test failure, never a skip."""
+    from neo4j_server import Neo4jServer, server_from_env
+
+    server = server_from_env()
+    if server is not None:
+        yield server
+        return
+    server = Neo4jServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def neo4j_env(neo4j_server) -> dict[str, str]:
+    """Environment that points the CLI at the test server (user and password; URI given by flag)."""
+    return {"NEO4J_USER": neo4j_server.user, "NEO4J_PASSWORD": neo4j_server.password}

@@ -1,0 +1,122 @@
+"""The embedded store and a real Neo4j server give the same answers to every query.
+
+Each fixture root is scanned twice, into LadybugDB and into Neo4j, through the CLI; then every
+named query and the JSON report are compared (rows order-normalised, list values sorted).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import linkgraph
+from test_article_case import build_article_root
+from test_cli import HOST_PROGRAM, _copy_with_libraries
+
+QUERY_PARAMS = {"used-by": ["--param", "path=/lib/libutility.so"], "providers": ["--param", "symbol=util_bar"]}
+
+
+def _normalise(rows: list[dict[str, Any]]) -> list[str]:
+    def norm(value: Any) -> Any:
+        return sorted(map(json.dumps, value)) if isinstance(value, list) else value
+    return sorted(json.dumps({k: norm(v) for k, v in row.items()}, sort_keys=True) for row in rows)
+
+
+def _named_queries() -> list[str]:
+    listing = linkgraph("query", "--list").stdout
+    return [line.split()[0] for line in listing.splitlines() if line.strip()]
+
+
+def _answers(store: list[str], env: dict[str, str], firmware: str | None = None) -> dict[str, list[str]]:
+    chosen = ["--firmware", firmware] if firmware else []
+    out = {}
+    for name in _named_queries():
+        if name == "firmware":
+            continue
+        proc = linkgraph("query", name, *store, *chosen, "--json", *QUERY_PARAMS.get(name, []), env=env)
+        assert proc.returncode == 0, f"{name}: {proc.stderr}"
+        out[name] = _normalise(json.loads(proc.stdout))
+    return out
+
+
+def _report(store: list[str], env: dict[str, str], firmware: str | None = None) -> dict:
+    chosen = ["--firmware", firmware] if firmware else []
+    proc = linkgraph("report", *store, *chosen, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _wipe(server: Any) -> None:
+    from neo4j import GraphDatabase
+
+    with GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
+        driver.execute_query("MATCH (n) DETACH DELETE n")
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("stores")
+    article = build_article_root(base / "article").path
+    host = base / "host"
+    _copy_with_libraries(HOST_PROGRAM, host)
+    return {"article": article, "host": host}
+
+
+@pytest.mark.parametrize("which", ["article", "host"])
+def test_every_query_and_the_report_agree(which: str, roots: dict[str, Path], neo4j_server: Any,
+                                         neo4j_env: dict[str, str], tmp_path: Path) -> None:
+    _wipe(neo4j_server)
+    embedded = ["--db", str(tmp_path / "graph.lbdb")]
+    server = ["--neo4j", neo4j_server.uri]
+    for store in (embedded, server):
+        proc = linkgraph("scan", str(roots[which]), *store, "--quiet", env=neo4j_env)
+        assert proc.returncode in (0, 1), proc.stderr
+    ours, theirs = _answers(embedded, neo4j_env), _answers(server, neo4j_env)
+    assert ours.keys() == theirs.keys()
+    for name in ours:
+        assert ours[name] == theirs[name], f"query {name} differs between the stores"
+    assert sum(len(v) for v in ours.values()) > 0
+    assert _report(embedded, neo4j_env) == _report(server, neo4j_env)
+
+
+def test_two_firmware_in_one_server(roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str],
+                                   tmp_path: Path) -> None:
+    _wipe(neo4j_server)
+    server = ["--neo4j", neo4j_server.uri]
+    separate = {}
+    for which, root in roots.items():
+        db = ["--db", str(tmp_path / f"{which}.lbdb")]
+        linkgraph("scan", str(root), *db, "--name", which, "--quiet")
+        separate[which] = _report(db, {})
+        linkgraph("scan", str(root), *server, "--name", which, "--quiet", env=neo4j_env)
+    for which in roots:
+        shared = _report(server, neo4j_env, which)
+        assert shared == separate[which], f"{which}: the shared server answers differently"
+    # Re-scanning one image replaces it and leaves the other one alone.
+    linkgraph("scan", str(roots["article"]), *server, "--name", "article", "--quiet", env=neo4j_env)
+    assert _report(server, neo4j_env, "article") == separate["article"]
+    assert _report(server, neo4j_env, "host") == separate["host"]
+    listing = json.loads(linkgraph("query", "firmware", *server, "--json", env=neo4j_env).stdout)
+    assert sorted(f["name"] for f in listing) == ["article", "host"]
+
+
+def test_push_copies_the_embedded_graph(roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str],
+                                        tmp_path: Path) -> None:
+    _wipe(neo4j_server)
+    db = ["--db", str(tmp_path / "graph.lbdb")]
+    linkgraph("scan", str(roots["article"]), *db, "--quiet")
+    proc = linkgraph("push", *db, "--neo4j", neo4j_server.uri, env=neo4j_env)
+    assert proc.returncode == 0, proc.stderr
+    assert _report(["--neo4j", neo4j_server.uri], neo4j_env) == _report(db, {})
+
+
+def test_server_failures_are_one_line_and_exit_2(roots: dict[str, Path], neo4j_server: Any) -> None:
+    proc = linkgraph("scan", str(roots["host"]), "--neo4j", "bolt://127.0.0.1:1", "--quiet",
+                     env={"NEO4J_PASSWORD": "x"})
+    assert proc.returncode == 2 and "no Neo4j server answers" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    proc = linkgraph("report", "--neo4j", neo4j_server.uri, env={"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "wrong"})
+    assert proc.returncode == 2 and "password" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
