@@ -99,7 +99,7 @@ def scan(target: str, open_: Callable, where: str, name: str | None, jobs: int |
     same content, and every dependency is classified used, declared-unused, hidden or missing.
     """
     from .graph_rows import build_rows
-    from .scan import scan_root
+    from .scan import paused_gc, scan_root
 
     if not os.path.isdir(target):
         _fail(f"{target}: firmware images and archives are not supported yet; unpack it and scan the root folder")
@@ -109,7 +109,8 @@ def scan(target: str, open_: Callable, where: str, name: str | None, jobs: int |
             with ProgressBar(not quiet) as progress:
                 result = scan_root(target, name=name, workers=jobs, progress=progress)
             t_store = time.perf_counter()
-            store.replace_firmware(build_rows(result))
+            with paused_gc():
+                store.replace_firmware(build_rows(result))
             statuses = {r["status"]: r["edges"] for r in store.query("summary", {"firmware": result.firmware_sha256})}
         result.elapsed["store"] = time.perf_counter() - t_store
     except LinkgraphError as exc:

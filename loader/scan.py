@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from .bind_symbols import SymbolBinder
@@ -121,9 +123,27 @@ def firmware_hash(modules: dict[str, ElfFacts], links: dict[str, str], root: Roo
     return h.hexdigest()
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cycle collector: a scan makes millions of small acyclic objects, and the
+    collector would walk them again and again (about a quarter of the scan's time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def scan_root(host_dir: str, name: str | None = None, workers: int | None = None,
               progress: Progress = _no_progress) -> ScanResult:
     """Scan one root filesystem folder: every ELF file, every link map, every binding."""
+    with paused_gc():
+        return _scan_root(host_dir, name, workers, progress)
+
+
+def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: Progress) -> ScanResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     root = RootFS(host_dir)
