@@ -49,11 +49,11 @@ def store_options(default_db: str | None) -> Callable:
             if not db and not neo4j:
                 neo4j = os.environ.get("NEO4J_URI") or None
                 db = None if neo4j else default_db
-            if not db and not neo4j:
-                _fail("say where the graph is: --db PATH (embedded) or --neo4j URI (server)")
-            where = neo4j or db
+            where = neo4j or db or ""
 
             def open_(read_only: bool) -> Any:
+                if not db and not neo4j:
+                    _fail("say where the graph is: --db PATH (embedded) or --neo4j URI (server)")
                 return open_store(db=db, neo4j=neo4j, read_only=read_only, neo4j_database=neo4j_database)
 
             return command(open_=open_, where=where, **kwargs)

@@ -91,9 +91,11 @@ def build_rows(result: ScanResult) -> GraphRows:
     for (module, name, version, provider), exes in res.bindings.items():
         resolves.append({"from": mid[module], "to": mid[provider], "symbol": name, "version": version,
                          "copy": (provider, name) in copied and module != provider, "scope": scope_of(exes)})
-        sid = symbol_id(fw, name, version)
-        symbols.setdefault(sid, {"id": sid, "firmware": fw, "name": name, "version": version})
-        provides.add((mid[provider], sid))
+        if module != provider:  # PROVIDES: what an object offers others (self-use is no dependency)
+            sid = symbol_id(fw, name, version)
+            if sid not in symbols:
+                symbols[sid] = {"id": sid, "firmware": fw, "name": name, "version": version}
+            provides.add((mid[provider], sid))
     rows.rels[("PROVIDES", "Module", "Symbol")] = [{"from": f, "to": t} for f, t in sorted(provides)]
     rows.rels[("UNRESOLVED", "Module", "Symbol")] = unresolved = []
     for (module, name, version, weak), exes in res.unresolved.items():
@@ -130,7 +132,7 @@ def _copy_relocated(result: ScanResult) -> set[tuple[str, str]]:
     for m in result.modules:
         syms = m.facts.symbols
         addresses = {syms[r.symbol_index].value for r in m.facts.references
-                     if r.reloc_class & RelocClass.COPY and r.symbol_index < len(syms)}
+                     if r.reloc_class == RelocClass.COPY and r.symbol_index < len(syms)}
         if addresses:
             out.update((m.path, s.name) for s in syms if s.defined and s.value in addresses)
     return out

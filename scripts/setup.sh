@@ -13,7 +13,8 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 debs=(binutils python3-venv)
 if [[ $want_tests -eq 1 ]]; then
-    debs+=(gcc libc6-dev musl-tools)
+    # compilers for the fixtures, musl for its loader, Java and Maven for the Neo4j test server
+    debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven)
 fi
 missing=()
 for pkg in "${debs[@]}"; do
@@ -31,6 +32,8 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 if [[ $want_tests -eq 1 ]]; then
     .venv/bin/python -m pip install -q -e ".[test]"
+    echo "setup: fetching Neo4j Community for the tests (cached after the first run)"
+    .venv/bin/python tests/neo4j_server.py fetch >/dev/null
 else
     .venv/bin/python -m pip install -q .
 fi

@@ -114,9 +114,10 @@ def test_push_copies_the_embedded_graph(roots: dict[str, Path], neo4j_server: An
 
 def test_server_failures_are_one_line_and_exit_2(roots: dict[str, Path], neo4j_server: Any) -> None:
     proc = linkgraph("scan", str(roots["host"]), "--neo4j", "bolt://127.0.0.1:1", "--quiet",
-                     env={"NEO4J_PASSWORD": "x"})
+                     env={"NEO4J_PASSWORD": "x"}, check=False)
     assert proc.returncode == 2 and "no Neo4j server answers" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
-    proc = linkgraph("report", "--neo4j", neo4j_server.uri, env={"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "wrong"})
+    proc = linkgraph("report", "--neo4j", neo4j_server.uri, env={"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "wrong"},
+                     check=False)
     assert proc.returncode == 2 and "password" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
