@@ -56,7 +56,8 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
     for line in listing.splitlines():
         assert len(line.split(maxsplit=1)) == 2, f"query without description: {line}"
     params = {"used-by": ["--param", f"path={report['link_maps'][0]['objects'][-1]}"],
-              "providers": ["--param", "symbol=malloc"]}
+              "providers": ["--param", "symbol=malloc"], "images-shipping": ["--param", "library=libc.so.6"],
+              "images-using": ["--param", "library=libc.so.6"]}
     for name in names:
         proc = linkgraph("query", name, "--db", str(db), "--json", *params.get(name, []))
         assert proc.returncode == 0, proc.stderr

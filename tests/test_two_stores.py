@@ -15,7 +15,9 @@ from conftest import linkgraph
 from test_article_case import build_article_root
 from test_cli import HOST_PROGRAM, _copy_with_libraries
 
-QUERY_PARAMS = {"used-by": ["--param", "path=/lib/libutility.so"], "providers": ["--param", "symbol=util_bar"]}
+QUERY_PARAMS = {"used-by": ["--param", "path=/lib/libutility.so"], "providers": ["--param", "symbol=util_bar"],
+                "images-shipping": ["--param", "library=libc.so.6"],
+                "images-using": ["--param", "library=libutility.so"]}
 
 
 def _normalise(rows: list[dict[str, Any]]) -> list[str]:
@@ -33,7 +35,7 @@ def _answers(store: list[str], env: dict[str, str], firmware: str | None = None)
     chosen = ["--firmware", firmware] if firmware else []
     out = {}
     for name in _named_queries():
-        if name == "firmware":
+        if name == "firmware":  # holds the scan time, which differs
             continue
         proc = linkgraph("query", name, *store, *chosen, "--json", *QUERY_PARAMS.get(name, []), env=env)
         assert proc.returncode == 0, f"{name}: {proc.stderr}"
