@@ -64,7 +64,8 @@ def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None
                   f"resolve {times.get('resolve', 0):.1f}s, store {times.get('store', 0):.1f}s)")
     console = Console(stderr=True)
     console.print(table)
-    console.print(escape(f"graph stored in {db}; next: linkgraph report --db {db} --format json"))
+    flag = "--neo4j" if "://" in db else "--db"
+    console.print(escape(f"graph stored in {db}; next: linkgraph report {flag} {db} --format json"))
 
 
 

@@ -44,7 +44,8 @@ class Neo4jStore(GraphStore):
         user = user or os.environ.get("NEO4J_USER", "neo4j")
         password = password if password is not None else os.environ.get("NEO4J_PASSWORD", "")
         try:
-            self._driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10)
+            self._driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10,
+                                                notifications_min_severity="OFF")
             self._driver.verify_connectivity()
             self._check_version()
         except StoreError:
@@ -97,12 +98,22 @@ class Neo4jStore(GraphStore):
             for i in range(0, len(data), BATCH):
                 tx.run(f"UNWIND $rows AS r CREATE (n:{label}) SET n = r", rows=data[i:i + BATCH]).consume()
         for (rel, src, dst), data in rows.rels.items():
+            # One row per pair of end nodes with all its edges: each node is looked up once per pair.
             statement = (f"UNWIND $rows AS r MATCH (a:{src} {{id: r.from}}) MATCH (b:{dst} {{id: r.to}}) "
-                         f"CREATE (a)-[e:{rel}]->(b) SET e = r.props")
-            for i in range(0, len(data), BATCH):
-                batch = [{"from": r["from"], "to": r["to"],
-                          "props": {k: v for k, v in r.items() if k not in ("from", "to")}}
-                         for r in data[i:i + BATCH]]
+                         f"UNWIND r.edges AS props CREATE (a)-[e:{rel}]->(b) SET e = props")
+            pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for r in data:
+                pairs.setdefault((r["from"], r["to"]), []).append(
+                    {k: v for k, v in r.items() if k != "from" and k != "to"})
+            grouped = [{"from": f, "to": t, "edges": edges} for (f, t), edges in pairs.items()]
+            batch, size = [], 0
+            for row in grouped:
+                batch.append(row)
+                size += len(row["edges"])
+                if size >= BATCH:
+                    tx.run(statement, rows=batch).consume()
+                    batch, size = [], 0
+            if batch:
                 tx.run(statement, rows=batch).consume()
         self._run_all(tx, "classify", fw)
 
