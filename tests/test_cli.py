@@ -69,7 +69,7 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
 def test_commands_are_documented() -> None:
     top = linkgraph("--help").stdout
     readme = (REPO / "README.md").read_text()
-    for command in ("scan", "report", "query"):
+    for command in ("scan", "report", "query", "push"):
         assert command in top
         assert f"linkgraph {command}" in readme
         text = linkgraph(command, "--help").stdout

@@ -123,3 +123,53 @@ def test_server_failures_are_one_line_and_exit_2(roots: dict[str, Path], neo4j_s
                      check=False)
     assert proc.returncode == 2 and "password" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_an_interrupted_write_leaves_the_old_graph(neo4j_server: Any, neo4j_env: dict[str, str]) -> None:
+    """Kill the writer in the middle of its transaction: readers still see the whole old graph."""
+    import os
+    import subprocess
+    import time
+
+    import hostroot
+    from conftest import linkgraph_cmd
+    from neo4j import GraphDatabase
+
+    _wipe(neo4j_server)
+    root = hostroot.cached_host_root(limit=150)
+    server = ["--neo4j", neo4j_server.uri]
+    linkgraph("scan", str(root), *server, "--name", "old", "--quiet", env=neo4j_env)
+    before = _report(server, neo4j_env)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}, **neo4j_env}
+    writer = subprocess.Popen([*linkgraph_cmd(), "scan", str(root), *server, "--name", "new", "--quiet"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen_write = False
+    with GraphDatabase.driver(neo4j_server.uri, auth=(neo4j_server.user, neo4j_server.password)) as driver:
+        deadline = time.monotonic() + 300
+        while writer.poll() is None and time.monotonic() < deadline:
+            records, _, _ = driver.execute_query("SHOW TRANSACTIONS YIELD currentQuery RETURN currentQuery")
+            if any("UNWIND $rows" in (r["currentQuery"] or "") for r in records):
+                seen_write = True
+                writer.kill()
+                break
+            time.sleep(0.05)
+        writer.wait()
+        assert seen_write, "the write transaction was never seen running (the writer finished first)"
+        for _ in range(200):  # the server ends the orphaned transaction when the connection drops
+            records, _, _ = driver.execute_query("SHOW TRANSACTIONS YIELD currentQuery RETURN currentQuery")
+            if not any("UNWIND $rows" in (r["currentQuery"] or "") for r in records):
+                break
+            time.sleep(0.1)
+    after = _report(server, neo4j_env)
+    assert after["firmware"]["name"] == "old"
+    assert after == before
+
+
+@pytest.mark.parametrize("agent", ["Neo4j/4.4.30", "Neo4j/3.5.0", "Memgraph", ""])
+def test_old_or_foreign_servers_are_refused(agent: str) -> None:
+    from linkgraph.loader.errors import StoreError
+    from linkgraph.loader.store.neo4j_store import check_server_version
+
+    with pytest.raises(StoreError, match="needs Neo4j 5 or newer"):
+        check_server_version("bolt://x", agent)
+    check_server_version("bolt://x", "Neo4j/5.26.30")

@@ -32,6 +32,17 @@ def _explain(exc: Exception, uri: str) -> str:
     return f"{uri}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
+def check_server_version(uri: str, agent: str) -> None:
+    """Refuse servers older than Neo4j 5 (``agent`` is what the server calls itself, ``Neo4j/5.26.0``)."""
+    try:
+        version = tuple(int(x) for x in agent.split("/")[1].split(".")[:2])
+    except (IndexError, ValueError):
+        version = (0, 0)
+    if version < MIN_VERSION:
+        raise StoreError(f"{uri}: {agent or 'the server'} is not supported: linkgraph needs Neo4j 5 or newer "
+                         "(docker-compose.yml starts Neo4j 5.26)")
+
+
 class Neo4jStore(GraphStore):
     engine = "neo4j"
 
@@ -56,14 +67,7 @@ class Neo4jStore(GraphStore):
             self._create_schema()
 
     def _check_version(self) -> None:
-        info = self._driver.get_server_info()
-        agent = info.agent or ""
-        try:
-            version = tuple(int(x) for x in agent.split("/")[1].split(".")[:2])
-        except (IndexError, ValueError):
-            version = (0, 0)
-        if version < MIN_VERSION:
-            raise StoreError(f"{self.uri}: {agent or 'the server'} is too old: linkgraph needs Neo4j 5 or newer")
+        check_server_version(self.uri, self._driver.get_server_info().agent or "")
 
     def _create_schema(self) -> None:
         for stmt in load_query("schema", self.engine).statements:
