@@ -109,51 +109,41 @@ class RootFS:
             current = candidate
         return current
 
-    def is_file(self, device_path: str) -> bool:
+    def _entry(self, device_path: str) -> tuple[str, os.stat_result] | None:
+        """Canonical path and lstat of what ``device_path`` names inside the root (None: nothing)."""
         try:
             canonical = self.resolve(device_path)
         except RootfsError:
-            return False
-        if canonical is None:
-            return False
-        st = self._lstat(canonical)
-        return st is not None and stat.S_ISREG(st.st_mode)
+            return None
+        st = self._lstat(canonical) if canonical is not None else None
+        return (canonical, st) if canonical is not None and st is not None else None
+
+    def is_file(self, device_path: str) -> bool:
+        found = self._entry(device_path)
+        return found is not None and stat.S_ISREG(found[1].st_mode)
 
     def is_dir(self, device_path: str) -> bool:
-        try:
-            canonical = self.resolve(device_path)
-        except RootfsError:
-            return False
-        st = self._lstat(canonical) if canonical else None
-        return st is not None and stat.S_ISDIR(st.st_mode)
+        found = self._entry(device_path)
+        return found is not None and stat.S_ISDIR(found[1].st_mode)
 
     def read_bytes(self, device_path: str, limit: int | None = None) -> bytes | None:
         """Content of a regular file inside the root (None if absent or not a regular file)."""
-        try:
-            canonical = self.resolve(device_path)
-        except RootfsError:
-            return None
-        if canonical is None:
-            return None
-        st = self._lstat(canonical)
-        if st is None or not stat.S_ISREG(st.st_mode):
+        found = self._entry(device_path)
+        if found is None or not stat.S_ISREG(found[1].st_mode):
             return None
         try:
-            with open(self.host_path(canonical), "rb") as fh:
+            with open(self.host_path(found[0]), "rb") as fh:
                 return fh.read() if limit is None else fh.read(limit)
         except OSError:
             return None
 
     def listdir(self, device_path: str) -> list[str]:
         """Names in a directory inside the root (empty if it is not one)."""
-        try:
-            canonical = self.resolve(device_path)
-        except RootfsError:
-            return []
-        if canonical is None:
+        found = self._entry(device_path)
+        if found is None or not stat.S_ISDIR(found[1].st_mode):
             return []
         try:
-            return sorted(os.listdir(self.host_path(canonical)))
+            return sorted(os.listdir(self.host_path(found[0])))
         except OSError:
             return []
 

@@ -93,6 +93,7 @@ def extract_cpio(path: Path, tree: SafeTree) -> int:
             if entry is None or entry.name == TRAILER:
                 break
             count += 1
+            data_start = fh.tell()
             try:
                 _entry(fh, entry, tree, first_name, waiting)
             except EOFError as exc:
@@ -100,7 +101,7 @@ def extract_cpio(path: Path, tree: SafeTree) -> int:
                 break
             except Exception as exc:  # noqa: BLE001 - hostile input: one bad entry never stops the rest
                 tree.problem(entry.name, f"cannot be extracted: {type(exc).__name__}: {exc}")
-            fh.read(-entry.size % entry.data_align)
+            fh.seek(data_start + entry.size + -entry.size % entry.data_align)  # whatever _entry read
     for names in waiting.values():  # links whose data never came: empty files
         for name in names:
             tree.write_file(name, (), 0o644)
@@ -128,4 +129,3 @@ def _entry(fh: IO[bytes], entry: Entry, tree: SafeTree, first_name: dict[tuple[i
                     tree.make_hardlink(name, entry.name)
     else:
         tree.skip_special(entry.name)
-        fh.read(entry.size)
