@@ -160,7 +160,11 @@ def _read_dynamic(img: t.Image, dynamic: tuple[int, int], machine: int, facts: E
     facts.has_versym = t.DT_VERSYM in tags
     if t.DT_SYMTAB in tags:
         facts.symbols = t.read_symbols(img, tags, strings, machine)
-        facts.references = t.read_references(img, tags, machine, facts.elf_class, facts.symbols)
+        try:
+            facts.references = t.read_references(img, tags, machine, facts.elf_class, facts.symbols)
+        except t.SymbolsBeyondCount as short:
+            facts.symbols = t.read_symbols(img, tags, strings, machine, at_least=short.needed)
+            facts.references = t.read_references(img, tags, machine, facts.elf_class, facts.symbols)
 
 
 class _Sections:

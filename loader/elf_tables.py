@@ -189,15 +189,29 @@ def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tu
     return result
 
 
-def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: int) -> list[DynSymbol]:
-    """The whole dynamic symbol table, index 0 included, with versions resolved."""
+class SymbolsBeyondCount(ElfError):
+    """A relocation names a symbol past the count the hash table gives (``needed`` symbols)."""
+
+    def __init__(self, needed: int, count: int) -> None:
+        super().__init__(f"relocation names symbol {needed - 1} beyond the {count} dynamic symbols")
+        self.needed = needed
+
+
+def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: int,
+                 at_least: int = 0) -> list[DynSymbol]:
+    """The whole dynamic symbol table, index 0 included, with versions resolved.
+
+    The hash table gives the count; ``at_least`` raises it when relocations name later symbols
+    (a GNU hash table counts only the symbols it hashes: binutils writes an empty one for an
+    executable that exports nothing, whatever it imports). glibc itself never needs the count.
+    """
     data, e, is64 = img.data, img.e, img.is64
     base = 24 if is64 else 16
     entsize = tags.get(DT_SYMENT, base)
     if entsize < base:
         raise ElfError(f"DT_SYMENT {entsize} is smaller than a symbol ({base} bytes)")
     pos = img.offset(tags[DT_SYMTAB], 0, "DT_SYMTAB")
-    count = min(symbol_count(img, tags, machine), (len(data) - pos) // entsize)
+    count = min(max(symbol_count(img, tags, machine), at_least), (len(data) - pos) // entsize)
     pad = "x" * (entsize - base)
     fmt = e + ("IBBHQ8x" if is64 else "IIxxxxBBH") + pad
     records = list(struct.iter_unpack(fmt, data[pos : pos + count * entsize]))
@@ -270,10 +284,11 @@ def read_references(
     mips64 = machine in MIPS_MACHINES and img.is64
     folded: dict[int, int] = {}
     nsyms = len(symbols)
-    for start, size, ent, rela in tables:
-        pairs = _reloc_pairs(img, start, size, ent, rela, mips64)
-        if pairs and max(pairs)[0] >= nsyms:
-            raise ElfError(f"relocation names symbol {max(pairs)[0]} beyond the {nsyms} dynamic symbols")
+    all_pairs = [_reloc_pairs(img, start, size, ent, rela, mips64) for start, size, ent, rela in tables]
+    highest = max((max(pairs)[0] for pairs in all_pairs if pairs), default=0)
+    if highest >= nsyms:
+        raise SymbolsBeyondCount(highest + 1, nsyms)
+    for pairs in all_pairs:
         for sym, rtype in pairs:
             folded[sym] = folded.get(sym, 0) | flags.get(rtype, _NORMAL)
     if machine in MIPS_MACHINES and DT_MIPS_GOTSYM in tags:

@@ -14,8 +14,8 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 debs=(binutils python3-venv)
 if [[ $want_tests -eq 1 ]]; then
     # compilers for the fixtures, musl for its loader, Java and Maven for the Neo4j test server,
-    # docker-compose to check docker-compose.yml
-    debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose)
+    # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders
+    debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose qemu-user qemu-user-static)
 fi
 missing=()
 for pkg in "${debs[@]}"; do

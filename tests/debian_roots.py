@@ -166,7 +166,7 @@ def _closure_names(arch: str, packages: list[str]) -> list[str]:
         if not line or line[0].isspace() or line.startswith("<"):
             continue  # dependency lines, virtual packages
         names.setdefault(line.strip(), None)
-    missing = [p for p in packages if f"{p}:{arch}" not in names]
+    missing = [p for p in packages if f"{p}:{arch}" not in names and p not in names]
     if missing:
         raise DebianRootError(f"apt-cache knows no {', '.join(m + ':' + arch for m in missing)}")
     return list(names)

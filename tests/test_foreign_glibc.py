@@ -41,7 +41,7 @@ EXPECTED_PROGRAMS = [
     "/usr/bin/busybox", "/usr/bin/curl", "/usr/bin/openssl", "/usr/sbin/dropbear", "/usr/bin/dbclient",
     "/usr/sbin/xtables-legacy-multi", "/usr/sbin/xtables-nft-multi", "/usr/bin/getent",
 ]  # fmt: skip
-MIN_ORACLE_BINDINGS = 10_000
+MIN_ORACLE_BINDINGS = 5_000  # about 9,500 per architecture with Debian 12 (curl alone: 3,800)
 
 
 @dataclass

@@ -13,7 +13,7 @@ ARCHIVES = ("tar", "zip", "cpio")
 STREAMS = ("gzip", "xz", "lzma", "bzip2", "zstd")
 # formats whose extracted top folder is a file system tree: its top may be a root as it is
 FILESYSTEMS = frozenset({"squashfs", "cramfs", "jffs2", "ubifs", "ext", "yaffs", "romfs", "erofs", "cpio",
-                         "minixfs", "iso9660", "fat", "ntfs", "ufs", "btrfs"})
+                         "minix-fs", "iso9660", "fat", "ntfs", "ufs"})
 
 HEAD_SIZE = 512
 
@@ -24,7 +24,8 @@ class NotThisFormat(Exception):
 
 # unblob handler name -> our format name, where stripping versions and byte orders is not enough
 _HANDLER_NAMES = {"extfs": "ext", "jffs2_new": "jffs2", "jffs2_old": "jffs2", "elf32": "elf", "elf64": "elf",
-                  "trx_v1": "trx", "trx_v2": "trx", "sevenzip": "7z", "unix_compress": "compress"}
+                  "trx_v1": "trx", "trx_v2": "trx", "sevenzip": "7z",
+                  "ufs1": "ufs", "ufs2": "ufs", "solaris_ufs1": "ufs"}
 _SUFFIXES = re.compile(r"(_v\d+)?(_(le|be|ddwrt|broadcom|nonstandard|ns))?$")
 
 

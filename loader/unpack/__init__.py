@@ -1,0 +1,43 @@
+"""Unpack: a directory, an archive or a raw firmware image in, root filesystems out.
+
+>>> result = unpack(Path("firmware.bin"), Path("work"))
+>>> [(root.name, root.path) for root in result.roots]
+[('squashfs@0x133444', PosixPath('work/.../1258564-3477664.squashfs_v4_le_extract'))]
+
+Archives (tar, cpio, zip) and compressed streams (gzip, xz, lzma, bzip2, zstd) are
+extracted by this package's own guarded code; images go through unblob, used as a library,
+with squashfs extracted by Debian's ``unsquashfs``. Everything is written below ``workdir``;
+a bad archive member, a failing extractor or a damaged chunk becomes a ``Problem``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import Problem, Severity
+from .driver import Unpacker
+from .records import ARCHIVE, DIRECTORY, IMAGE, Carved, FoundRoot, Progress, Unpacked
+
+__all__ = ["ARCHIVE", "DIRECTORY", "IMAGE", "Carved", "FoundRoot", "Unpacked", "unpack"]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+def unpack(target: Path, workdir: Path, progress: Progress | None = None) -> Unpacked:
+    """Find the root filesystems in ``target``, extracting into ``workdir`` when needed.
+
+    A directory is its own single root (nothing is extracted). Anything else is unpacked into
+    new folders below ``workdir`` (created if missing), recursively: archives in archives,
+    images in archives, file systems in images. ``progress(stage, done, total)`` is called as
+    files are unpacked.
+    """
+    target = Path(target)
+    if target.is_dir():
+        return Unpacked(kind=DIRECTORY, roots=[FoundRoot(target.resolve().name or "/", target, [])])
+    if not target.is_file():
+        return Unpacked(kind=IMAGE, problems=[Problem(str(target), Severity.ERROR, "not a file or a directory")])
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    return Unpacker(workdir.resolve(), progress or _no_progress).run(target.resolve())

@@ -1,0 +1,160 @@
+"""The unpacking walk: files in, extracted trees out, roots found, nested files followed.
+
+Every file to look at is a ``Job``. An archive or compressed stream (by its first bytes) is
+extracted by our own code; anything else, or an archive that turns out not to be one, goes
+through unblob. Each extracted tree is searched for roots; the files outside roots are new
+jobs. Inside a root only files that start like another image (a recovery system, a second
+file system) are followed, and their output goes to a folder of its own, so a root always
+holds exactly what the file system held.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model import Problem, Severity
+from .archives import extract_archive
+from .formats import FILESYSTEMS, STREAMS, NotThisFormat, read_head, sniff
+from .records import ARCHIVE, IMAGE, Carved, FoundRoot, Progress, Unpacked
+from .roots import find_roots, regular_files
+from .safe_tree import SafeTree
+from .streams import TooLarge, decompress, output_name
+from .unblob_run import unblob_file
+
+MAX_DEPTH = 16  # files nested deeper are not unpacked
+MAX_JOBS = 100_000  # files looked at in one unpack
+NESTED_MIN_SIZE = 64 << 10  # files inside a root smaller than this are not followed
+# images inside a root worth following, by their first bytes (archives: see formats.sniff)
+NESTED_MAGICS = (b"hsqs", b"sqsh", b"\x45\x3d\xcd\x28", b"\x28\xcd\x3d\x45", b"UBI#", b"\x27\x05\x19\x56",
+                 b"HDR0", b"\x01\x00\x00\x00OpenWrt", b"\x01\x00\x00\x00TP-LINK")
+NESTED_ARCHIVES = ("tar", "cpio", "gzip", "xz", "bzip2", "zstd")
+SYNTHETIC_NAMES = ("carved.elf",)  # files that unblob names itself, left out of root names
+
+
+def _join(*steps: str) -> str:
+    return "/".join(s for s in steps if s and s != ".")
+
+
+def _name_steps(rel: str) -> str:
+    """A path inside an extracted tree as part of a root name: unblob's made-up names left out."""
+    return _join(*(p for p in rel.split("/") if not p.endswith(".uncompressed") and p not in SYNTHETIC_NAMES))
+
+
+def _nested_image(path: str, size: int) -> bool:
+    if size < NESTED_MIN_SIZE:
+        return False
+    try:
+        head = read_head(Path(path), 0x440)
+    except OSError:
+        return False
+    return head.startswith(NESTED_MAGICS) or head[0x438:0x43A] == b"\x53\xef" or sniff(head) in NESTED_ARCHIVES
+
+
+@dataclass(slots=True)
+class Job:
+    path: Path  # the file on the host
+    source: str  # the file relative to the input, e.g. "image.bin/0x200.lzma/lzma.uncompressed"
+    name: str  # the root names' prefix, e.g. "lzma@0x200" ("" for the input)
+    origin: list[Carved] = field(default_factory=list)
+    depth: int = 0
+
+
+class Unpacker:
+    def __init__(self, workdir: Path, progress: Progress) -> None:
+        self.workdir = workdir
+        self.progress = progress
+        self.result = Unpacked(kind=IMAGE)
+        self.queue: deque[Job] = deque()
+        self.jobs = 0
+
+    def problem(self, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
+        self.result.problems.append(Problem(path, severity, message))
+
+    def run(self, target: Path) -> Unpacked:
+        self.result.kind = self._process(Job(target, target.name, ""))
+        done = 1
+        while self.queue:
+            self.progress("unpack", done, done + len(self.queue))
+            self._process(self.queue.popleft())
+            done += 1
+        self.progress("unpack", done, done)
+        names: dict[str, int] = {}
+        for root in self.result.roots:  # two roots from the same place: "name", "name#2"
+            names[root.name] = names.get(root.name, 0) + 1
+            if names[root.name] > 1:
+                root.name = f"{root.name}#{names[root.name]}"
+        return self.result
+
+    def _process(self, job: Job) -> str:
+        """Unpack one file; returns what it was handled as (ARCHIVE or IMAGE)."""
+        try:
+            fmt = sniff(read_head(job.path))
+        except OSError as exc:
+            self.problem(job.source, f"cannot be read: {exc.strerror}")
+            return IMAGE
+        if fmt is not None and self._unarchive(job, fmt):
+            return ARCHIVE
+        out = self._new_folder()
+        image = unblob_file(job.path, out, job.source)
+        self.result.problems += image.problems
+        for chunk in image.chunks:
+            self.result.carved.append(chunk.carved)
+            if chunk.extracted is not None:
+                self._explore(chunk.extracted, chunk.carved, job)
+        return IMAGE
+
+    def _unarchive(self, job: Job, fmt: str) -> bool:
+        """Extract an archive or stream with our own code; False if it is not one after all."""
+        out = self._new_folder()
+        carved = Carved(0, job.path.stat().st_size, fmt, job.source)
+        tree = SafeTree(out, job.source)
+        try:
+            if fmt in STREAMS:
+                decompress(fmt, job.path, out / output_name(fmt))
+            else:
+                extract_archive(fmt, job.path, tree)
+        except TooLarge as exc:
+            self.problem(job.source, str(exc))
+        except Exception as exc:  # noqa: BLE001 - hostile input
+            if isinstance(exc, NotThisFormat) or fmt in STREAMS:
+                shutil.rmtree(out, ignore_errors=True)
+                return False  # not a (valid) archive or stream: unblob looks at it as an image
+            self.problem(job.source, f"{fmt} archive cannot be extracted completely: {type(exc).__name__}: {exc}")
+        self.result.problems += tree.problems
+        self.result.carved.append(carved)
+        self._explore(out, carved, job)
+        return True
+
+    def _explore(self, top: Path, carved: Carved, job: Job) -> None:
+        """Find the roots in an extracted tree and queue the files to look at next."""
+        name = _join(job.name, carved.label)
+        origin = [*job.origin, carved]
+        roots = find_roots(top, carved.format in FILESYSTEMS)
+        for root in roots:
+            self.result.roots.append(FoundRoot(_join(name, root.relative_to(top).as_posix()), root, origin))
+        root_prefixes = tuple(os.fspath(r) + os.sep for r in roots)
+        for path, st in regular_files(top):
+            if st.st_size == 0:
+                continue
+            if path.startswith(root_prefixes) and not _nested_image(path, st.st_size):
+                continue
+            rel = os.path.relpath(path, top).replace(os.sep, "/")
+            shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+            if job.depth + 1 > MAX_DEPTH:
+                self.problem(f"{carved.inner_source}/{shown}", f"nested deeper than {MAX_DEPTH} levels: not unpacked",
+                             Severity.WARNING)
+            elif self.jobs >= MAX_JOBS:
+                self.problem(f"{carved.inner_source}/{shown}", f"more than {MAX_JOBS} files: not unpacked",
+                             Severity.WARNING)
+            else:
+                self.jobs += 1
+                self.queue.append(Job(Path(path), f"{carved.inner_source}/{shown}", _join(name, _name_steps(shown)),
+                                      origin, job.depth + 1))
+
+    def _new_folder(self) -> Path:
+        return Path(tempfile.mkdtemp(prefix=f"{self.jobs:04d}-", dir=self.workdir))

@@ -1,0 +1,149 @@
+"""One file through unblob, used as a library: its chunks found, carved and extracted, one level.
+
+unblob would go on into everything it extracted, root filesystems included, and leave its
+``*_extract`` folders inside them; here it runs with ``max_depth=1`` in one process and the
+caller decides what to look into next. The run is confined by unblob's Landlock sandbox to
+its output folder where the kernel supports it. unblob logs through structlog: unless the
+application configured structlog itself, those messages go to the standard ``logging``
+logger ``unblob``, which is silent until the application gives it a handler.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import multiprocessing
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from ..model import Problem, Severity
+from .formats import format_of_handler
+from .links import KeptLinks, MemberProblems, restore_links
+from .records import Carved
+
+
+@dataclass(slots=True)
+class Chunk:
+    carved: Carved
+    extracted: Path | None  # the chunk's extracted tree, if anything was extracted
+
+
+@dataclass(slots=True)
+class ImageResult:
+    chunks: list[Chunk] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+@functools.cache
+def _unblob() -> ModuleType:
+    """Import unblob's processing without letting it change how this process starts children.
+
+    unblob sets the multiprocessing start method to "fork" on import (and fails if another one
+    was chosen); we run it in one process, so the choice made before is put back.
+    """
+    import structlog
+
+    before = multiprocessing.get_start_method(allow_none=True)
+    if before is not None:
+        multiprocessing.set_start_method(None, force=True)
+    import unblob.processing
+
+    multiprocessing.set_start_method(before, force=True)
+    if not structlog.is_configured():
+        structlog.configure(
+            processors=[structlog.processors.add_log_level, structlog.processors.KeyValueRenderer()],
+            wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+            logger_factory=structlog.stdlib.LoggerFactory(),
+        )
+        logging.getLogger("unblob").addHandler(logging.NullHandler())
+    return unblob.processing
+
+
+def _last_line(text: str | bytes) -> str:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def describe(report: object) -> str | None:
+    """A one-line message for an unblob error report; None for reports that are not problems."""
+    from unblob import report as r
+
+    match report:
+        case r.ExtractCommandFailedReport():
+            detail = _last_line(report.stderr) or _last_line(report.stdout)
+            return f"{report.command.split()[0]} failed (exit code {report.exit_code}): {detail}"
+        case r.ExtractorDependencyNotFoundReport():
+            return f"extractor not installed: {', '.join(report.dependencies)}"
+        case r.ExtractorTimedOut():
+            return f"extractor timed out after {report.timeout:.0f}s: {report.cmd}"
+        case r.MaliciousSymlinkRemoved():
+            return None  # unblob's tidying; the link is put back as the file system had it
+        case r.CalculateChunkExceptionReport():
+            return f"{report.handler} at 0x{report.start_offset:x}: {_last_line(str(report.exception))}"
+        case r.UnknownError():
+            return f"unblob: {_last_line(str(report.exception))}"
+        case r.ErrorReport():
+            return f"unblob: {type(report).__name__}"
+        case r.ExtractionProblem():
+            where = f" ({report.path})" if report.path else ""
+            return f"{report.problem} {report.resolution}{where}"
+    return None
+
+
+def _problem(report: object, path: str) -> Problem | None:
+    from unblob import report as r
+
+    message = describe(report)
+    if message is None:
+        return None
+    error = isinstance(report, r.ErrorReport) and report.severity is r.Severity.ERROR
+    return Problem(path, Severity.ERROR if error else Severity.WARNING, message)
+
+
+def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
+    """Run unblob on ``path`` with its output in ``out``; ``source`` is ``path`` relative to the input."""
+    processing = _unblob()
+    from unblob.report import CarveDirectoryReport, ChunkReport
+    from unblob.sandbox import Sandbox
+
+    from .handlers import unpack_handlers
+
+    out.mkdir(parents=True, exist_ok=True)
+    config = processing.ExtractionConfig(extract_root=out, randomness_depth=0, max_depth=1, process_num=1,
+                                         handlers=unpack_handlers(), dir_handlers=(), verbose=0)
+    found = ImageResult()
+    try:
+        outcome = Sandbox(config, out, None).run(processing.process_file, config, path)
+    except Exception as exc:  # noqa: BLE001 - unblob failing on one file never stops the rest
+        found.problems.append(Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}"))
+        return found
+    tops = [result for result in outcome.results if result.task.depth == 0]
+    if not tops:
+        return found
+    reports = tops[0].reports
+    carve_dirs = [r.carve_dir for r in reports if isinstance(r, CarveDirectoryReport)]
+    for report in reports:
+        if not isinstance(report, ChunkReport):
+            if (problem := _problem(report, source)) is not None:
+                found.problems.append(problem)
+            continue
+        if report.handler_name == "padding":
+            continue
+        carved = Carved(report.start_offset, report.size, format_of_handler(report.handler_name), source)
+        if carve_dirs:
+            tree = carve_dirs[0] / f"{report.start_offset}-{report.end_offset}.{report.handler_name}_extract"
+        else:
+            tree = config.get_extract_dir_for(path)
+        for sub in report.extraction_reports:
+            if isinstance(sub, KeptLinks):
+                restore_links(tree, sub)
+            elif isinstance(sub, MemberProblems):
+                severities = {s.value: s for s in Severity}
+                found.problems += [Problem(carved.inner_source, severities[s], m) for s, m in sub.problems]
+            elif (problem := _problem(sub, carved.inner_source)) is not None:
+                found.problems.append(problem)
+        found.chunks.append(Chunk(carved, tree if tree.is_dir() else None))
+    return found
