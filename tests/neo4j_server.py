@@ -398,7 +398,7 @@ class Neo4jServer:
         self.http_port = free_port() if self.http else None
         while self.http_port == self.bolt_port:
             self.http_port = free_port()
-        self.password = secrets.token_urlsafe(18)
+        self.password = "lg" + secrets.token_hex(16)  # never starts with "-" (read as an option)
         self.uri = f"bolt://127.0.0.1:{self.bolt_port}"
         self.http_uri = f"http://127.0.0.1:{self.http_port}" if self.http_port else None
         (run_dir / "conf" / "neo4j.conf").write_text(self._conf(run_dir))
