@@ -63,10 +63,14 @@ def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     article = build_article_root(base / "article").path
     host = base / "host"
     _copy_with_libraries(HOST_PROGRAM, host)
-    return {"article": article, "host": host}
+    from test_musl import ROOT_KINDS, build_all, make_root
+
+    build_all(base / "musl-build")
+    make_root(base / "musl", base / "musl-build", ROOT_KINDS[0])
+    return {"article": article, "host": host, "musl": base / "musl"}
 
 
-@pytest.mark.parametrize("which", ["article", "host"])
+@pytest.mark.parametrize("which", ["article", "host", "musl"])
 def test_every_query_and_the_report_agree(which: str, roots: dict[str, Path], neo4j_server: Any,
                                          neo4j_env: dict[str, str], tmp_path: Path) -> None:
     _wipe(neo4j_server)
@@ -89,11 +93,13 @@ def test_two_firmware_in_one_server(roots: dict[str, Path], neo4j_server: Any, n
     server = ["--neo4j", neo4j_server.uri]
     separate = {}
     for which, root in roots.items():
+        if which == "musl":
+            continue  # two images are the point here
         db = ["--db", str(tmp_path / f"{which}.lbdb")]
         linkgraph("scan", str(root), *db, "--name", which, "--quiet")
         separate[which] = _report(db, {})
         linkgraph("scan", str(root), *server, "--name", which, "--quiet", env=neo4j_env)
-    for which in roots:
+    for which in separate:
         shared = _report(server, neo4j_env, which)
         assert shared == separate[which], f"{which}: the shared server answers differently"
     # Re-scanning one image replaces it and leaves the other one alone.
