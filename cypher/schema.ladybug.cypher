@@ -1,5 +1,5 @@
 // LadybugDB only: node and relationship tables must be declared with typed properties (Neo4j uses constraints instead).
-CREATE NODE TABLE IF NOT EXISTS Firmware(id STRING, name STRING, sha256 STRING, scanned_at STRING, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Firmware(id STRING, name STRING, sha256 STRING, scanned_at STRING, source STRING, PRIMARY KEY(id));
 CREATE NODE TABLE IF NOT EXISTS Module(id STRING, firmware STRING, path STRING, name STRING, root STRING, kind STRING, soname STRING, machine STRING, class INT64, endian STRING, osabi STRING, interpreter STRING, needed STRING[], aliases STRING[], size INT64, sha256 STRING, PRIMARY KEY(id));
 CREATE NODE TABLE IF NOT EXISTS Missing(id STRING, firmware STRING, soname STRING, PRIMARY KEY(id));
 CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, firmware STRING, name STRING, version STRING, PRIMARY KEY(id));

@@ -12,12 +12,13 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
 from .. import __version__
-from .console import ProgressBar, print_rows, print_summary
+from .console import ProgressBar, print_found, print_rows, print_summary
 from .errors import LinkgraphError
 from .model import Severity
 
@@ -86,39 +87,51 @@ def main() -> None:
 @click.argument("target", type=click.Path(exists=True, file_okay=True, dir_okay=True))
 @store_options(DEFAULT_DB)
 @click.option("--name", help="Name for the firmware in the graph (default: the target's file name).")
+@click.option("--workdir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Unpack images here and keep the result (default: a temporary folder, removed afterwards).")
+@click.option("--keep-workdir", is_flag=True, help="Keep the temporary unpack folder (its path is printed).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
               help="Parallel ELF parsers (default: 1 on machines with up to 2 CPUs, else up to 4).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-def scan(target: str, open_: Callable, where: str, name: str | None, jobs: int | None, quiet: bool) -> None:
+def scan(target: str, open_: Callable, where: str, name: str | None, workdir: str | None, keep_workdir: bool,
+         jobs: int | None, quiet: bool) -> None:
     """Analyse TARGET and store its dependency graph.
 
-    TARGET is a directory holding a root filesystem (the device's "/"). Every ELF file is
-    parsed; for every executable (and every library no executable loads) the device's
-    loader is emulated: which file each DT_NEEDED loads, and which object each symbol
-    reference binds to. The graph goes into the store, replacing an earlier scan of the
-    same content, and every dependency is classified used, declared-unused, hidden or missing.
+    TARGET is a directory holding a root filesystem (the device's "/"), an archive (tar, cpio,
+    zip, compressed or not) or a firmware image (vendor headers, squashfs, cramfs, jffs2,
+    ubifs, ext, initramfs, nested). Images are unpacked with unblob and Debian's tools; every
+    root filesystem found is scanned and stored as its own firmware graph. For every
+    executable (and every library no executable loads) the device's loader is emulated:
+    which file each DT_NEEDED loads, and which object each symbol reference binds to. A
+    re-scan of the same content replaces the earlier graph; every dependency is classified
+    used, declared-unused, hidden or missing.
     """
+    from .firmware import scan_target, work_folder
     from .graph_rows import build_rows
-    from .scan import paused_gc, scan_root
+    from .scan import paused_gc
 
-    if not os.path.isdir(target):
-        _fail(f"{target}: firmware images and archives are not supported yet; unpack it and scan the root folder")
     start = time.perf_counter()
+    results = []
     try:
-        with open_(False) as store:  # connect first: a wrong server fails before the work
+        with open_(False) as store, work_folder(workdir, keep_workdir) as folder:
             with ProgressBar(not quiet) as progress:
-                result = scan_root(target, name=name, workers=jobs, progress=progress)
-            t_store = time.perf_counter()
-            with paused_gc():
-                store.replace_firmware(build_rows(result))
-            statuses = {r["status"]: r["edges"] for r in store.query("summary", {"firmware": result.firmware_sha256})}
-        result.elapsed["store"] = time.perf_counter() - t_store
+                unpacked, results = scan_target(Path(target), folder, name, jobs, progress)
+            if not quiet:
+                print_found(unpacked, target, folder if (workdir or keep_workdir) else None)
+            for result in results:
+                t_store = time.perf_counter()
+                with paused_gc():
+                    store.replace_firmware(build_rows(result))
+                fw = {"firmware": result.firmware_sha256}
+                statuses = {r["status"]: r["edges"] for r in store.query("summary", fw)}
+                result.elapsed["store"] = time.perf_counter() - t_store
+                result.elapsed["total"] = time.perf_counter() - start
+                if not quiet:
+                    print_summary(result, statuses, where)
     except LinkgraphError as exc:
         _fail(str(exc))
-    result.elapsed["total"] = time.perf_counter() - start
-    if not quiet:
-        print_summary(result, statuses, where)
-    sys.exit(EXIT_PROBLEMS if any(p.severity is Severity.ERROR for p in result.problems) else EXIT_OK)
+    failed = any(p.severity is Severity.ERROR for r in results for p in r.problems)
+    sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)
 
 
 @main.command()

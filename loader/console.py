@@ -82,3 +82,19 @@ def print_rows(rows: list[dict]) -> None:
         table.add_row(*(", ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else str(v))
                         for v in row.values()))
     Console(markup=False, highlight=False).print(table)
+
+
+def print_found(unpacked: object, target: str, kept: object) -> None:
+    """What the target was, and the roots found in it (with the chunks they were carved from)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True)
+    kind = getattr(unpacked, "kind", "?")
+    roots = getattr(unpacked, "roots", [])
+    console.print(escape(f"{target}: {kind}, {len(roots)} root filesystem(s)"))
+    for root in roots:
+        chain = " > ".join(f"{c.format}@{c.offset:#x}" for c in root.origin) or "as given"
+        console.print(escape(f"  root {root.name}: {chain}"))
+    if kept:
+        console.print(escape(f"  unpacked into {kept}"))

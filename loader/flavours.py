@@ -8,13 +8,19 @@ Sources for each rule are the loaders themselves: glibc ``elf/dl-load.c`` (``_dl
 (``load_library``, ``find_sym2``, ``path_open``); uClibc-ng ``ldso/ldso/dl-elf.c``
 (``_dl_load_shared_library``) and ``ldso/ldso/dl-hash.c`` (``_dl_find_hash``).
 See ``docs/loaders.md``.
+
+Some rules depend on how the device's loader was *built* (uClibc's configuration options, musl's
+architecture name); those are read from the loader file in the root (``UclibcBuild``,
+``musl_arch_of_loader``), never assumed from the ELF machine alone.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
+from dataclasses import dataclass
 
-from .model import ElfFacts, Flavour
+from .model import SHN_UNDEF, ElfFacts, Flavour
 
 # Debian multiarch triplets by (machine, class, endian).
 MULTIARCH = {
@@ -62,6 +68,11 @@ class LoaderFlavour:
     match_soname = True
     #: Files of the wrong class / machine / endianness are skipped and the search goes on.
     skip_mismatched = True
+    #: ABI flags (MIPS ABI, ARM float ABI) must match too; uClibc compares only e_machine.
+    checks_abi_flags = True
+    #: ELF types accepted as a library (None: not checked here); uClibc without standalone
+    #: support skips anything but ET_DYN ("is not an ELF executable for ...") and searches on.
+    library_types: tuple[str, ...] | None = None
     #: Symbol versions select among definitions (glibc); others only skip hidden ones or ignore them.
     versioned_lookup = True
     skip_hidden_versions = True
@@ -71,6 +82,20 @@ class LoaderFlavour:
     honours_visibility = True
     #: Names with these prefixes resolve to the loader itself (musl's libc is its loader).
     builtin_names: tuple[str, ...] = ()
+    #: A NEEDED name equal to a name an object was loaded under (its path, the requested name, or
+    #: its DT_SONAME where ``match_soname``) reuses that object without a search.  uClibc never
+    #: compares names: it searches every time and reuses an object only when the search finds
+    #: the same file (st_dev/st_ino).
+    reuse_by_name = True
+    #: A NEEDED name whose last path component is the loader's own name (uClibc's compiled-in
+    #: ``UCLIBC_LDSO``) is the loader, wherever it is asked for.
+    loader_by_basename = False
+    #: A NEEDED name containing ``/`` that cannot be opened is searched by its last component
+    #: (uClibc); glibc and musl report it missing.
+    slash_name_falls_back = False
+    #: The interpreter is in the link map even when no object names it: it goes last (glibc's
+    #: rtld map, uClibc's ``add_ldso`` after the walk).  musl's loader joins only when named.
+    interpreter_always_loaded = True
 
     def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001 - callable
         return ["/lib", "/usr/lib"]
@@ -120,6 +145,7 @@ class Musl(LoaderFlavour):
     honours_symbolic = False
     honours_visibility = False
     builtin_names = ("libc.", "libpthread.", "librt.", "libm.", "libdl.", "libutil.", "libxnet.")
+    interpreter_always_loaded = False  # __dls3: the list starts with the program alone
 
     def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
         return ["/lib", "/usr/local/lib", "/usr/lib"]
@@ -128,12 +154,53 @@ class Musl(LoaderFlavour):
 class UClibc(LoaderFlavour):
     flavour = Flavour.UCLIBC
     rpath_chain = False  # only the requesting object's DT_RPATH
+    match_soname = False
+    reuse_by_name = False  # _dl_load_elf_shared_library: same st_dev/st_ino, nothing else
+    loader_by_basename = True  # _dl_get_ready_to_run: _dl_strcmp(last component, UCLIBC_LDSO)
+    slash_name_falls_back = True  # _dl_load_shared_library goes on with the last component
+    checks_abi_flags = False  # _dl_load_elf_shared_library: e_machine (MAGIC1/MAGIC2) only
+    library_types = ("ET_DYN",)  # ET_EXEC only with LDSO_STANDALONE_SUPPORT (off by default)
     versioned_lookup = False
     skip_hidden_versions = False
     honours_symbolic = False
 
     def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
         return ["/lib", "/usr/lib"]
+
+
+@dataclass(frozen=True)
+class UclibcBuild:
+    """What a uClibc loader was built with, as far as its search order depends on it.
+
+    The loader exports its global variables, so its dynamic symbol table shows the options
+    (``extra/Configs/Config.in``; OpenWrt's ``toolchain/uClibc/config/common`` turns
+    ``LDSO_SEARCH_INTERP_PATH`` off, uClibc's default is on):
+
+    * ``_dl_ldsopath`` exists only with ``LDSO_SEARCH_INTERP_PATH``: the folder of the
+      interpreter, as PT_INTERP names it, is searched before /lib:/usr/lib;
+    * ``_dl_map_cache`` exists only with ``LDSO_CACHE_SUPPORT``: /etc/ld.so.cache is read;
+      without it the default list is /lib:/usr/lib:/usr/X11R6/lib;
+    * uClibc-ng (loader ABI 1, ``ld-uClibc.so.1``; ``$ORIGIN`` support since 1.0.0) expands a
+      leading ``$ORIGIN`` in RPATH entries; uClibc 0.9.x (``ld-uClibc.so.0``) takes RPATH
+      entries literally.
+
+    When the loader is not in the root, uClibc's defaults are assumed.
+    """
+
+    searches_interp_dir: bool = True
+    cache: bool = True
+    rpath_origin: bool = False
+    name: str = "ld-uClibc.so.0"  # UCLIBC_LDSO: the NEEDED name that means the loader itself
+
+    @classmethod
+    def of(cls, interpreter: str | None, loader: ElfFacts | None) -> UclibcBuild:
+        name = (loader.soname if loader is not None and loader.soname else None) or \
+            posixpath.basename(interpreter or "") or cls.name
+        ng = not name.endswith(".so.0")
+        if loader is None or not loader.symbols:
+            return cls(rpath_origin=ng, name=name)
+        defined = {s.name for s in loader.symbols if s.shndx != SHN_UNDEF}
+        return cls("_dl_ldsopath" in defined, "_dl_map_cache" in defined, ng, name)
 
 
 FLAVOURS: dict[Flavour, LoaderFlavour] = {f.flavour: f for f in (Glibc(), Musl(), UClibc())}
@@ -149,7 +216,25 @@ def flavour_of(interpreter: str | None) -> LoaderFlavour:
     return FLAVOURS[Flavour.GLIBC]
 
 
+_MUSL_PATH_FILE = re.compile(rb"/etc/ld-musl-([A-Za-z0-9_+.-]+?)\.path\x00")
+_MUSL_INTERP = re.compile(r"^ld-musl-([A-Za-z0-9_+.-]+)\.so\.1$")
+
+
+def musl_arch_of_loader(loader_bytes: bytes | None, interpreter: str | None) -> str | None:
+    """musl's ``LDSO_ARCH`` as the device's loader was built: the name in the format string
+    ``"%.*s/etc/ld-musl-" LDSO_ARCH ".path"`` compiled into it (``mips-sf`` for soft-float MIPS,
+    which the ELF header does not tell), else the one in the interpreter's file name
+    (``ld-musl-$(ARCH)$(SUBARCH).so.1``, the same string in musl's build)."""
+    if loader_bytes:
+        found = _MUSL_PATH_FILE.search(loader_bytes)
+        if found:
+            return found.group(1).decode("ascii")
+    found_name = _MUSL_INTERP.match(posixpath.basename(interpreter or ""))
+    return found_name.group(1) if found_name else None
+
+
 def musl_arch(facts: ElfFacts) -> str | None:
+    """musl's ``LDSO_ARCH`` guessed from the ELF header alone (when the loader cannot be read)."""
     arch = MUSL_ARCH.get((facts.machine, facts.elf_class, facts.endian))
     if arch and facts.machine == "EM_MIPS" and facts.flags & 0x20 and facts.elf_class == 32:  # EF_MIPS_ABI2
         arch = arch.replace("mips", "mipsn32", 1)

@@ -7,6 +7,7 @@ so the two graphs are the same by construction.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import posixpath
 from dataclasses import dataclass, field
 
@@ -38,7 +39,8 @@ def build_rows(result: ScanResult) -> GraphRows:
     mid = {m.path: module_id(fw, m.path) for m in result.modules}
     rows.nodes["Firmware"] = [{
         "id": fw, "name": result.firmware_name, "sha256": fw,
-        "scanned_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}]
+        "scanned_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "source": json.dumps(result.source, sort_keys=True) if result.source else None}]
     rows.nodes["Module"] = [{
         "id": mid[m.path], "firmware": fw, "path": m.path, "name": posixpath.basename(m.path),
         "root": m.root, "kind": m.facts.kind.value, "soname": m.facts.soname,

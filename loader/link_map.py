@@ -4,12 +4,17 @@
 ``_dl_get_ready_to_run`` (uClibc): every object's DT_NEEDED entries are mapped in order, a new
 object goes to the end of the list, an already loaded one (same requested name, same DT_SONAME
 where the flavour matches sonames, or the same file) is reused, and the interpreter counts as
-loaded from the start.
+loaded from the start.  Where the interpreter sits in the list is flavour-specific: glibc and
+uClibc place it where an object first names it, else last; musl only where a reserved name or
+its own name is first met.
 """
 
 from __future__ import annotations
 
+import copy
+import posixpath
 from collections import Counter
+from collections.abc import Iterator
 
 from .errors import RootfsError
 from .flavours import LoaderFlavour, flavour_of
@@ -23,10 +28,12 @@ EF_ARM_ABI_FLOAT_HARD = 0x400
 EF_ARM_ABI_FLOAT_SOFT = 0x200
 
 
-def abi_compatible(exe: ElfFacts, lib: ElfFacts) -> bool:
+def abi_compatible(exe: ElfFacts, lib: ElfFacts, abi_flags: bool = True) -> bool:
     """Would the loader of ``exe`` accept ``lib`` (class, byte order, machine, ABI flags)?"""
     if exe.abi_key() != lib.abi_key():
         return False
+    if not abi_flags:
+        return True
     if exe.machine == "EM_MIPS":
         if (exe.flags & EF_MIPS_ABI2) != (lib.flags & EF_MIPS_ABI2):
             return False
@@ -73,6 +80,13 @@ class World:
                 return path, self.modules[canonical]
         return candidates[0], None
 
+    def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
+        """The PT_INTERP most executables of this flavour use (the loader of a library no
+        executable loads is the one that would dlopen it)."""
+        counts = Counter(f.interpreter for f in self.modules.values()
+                         if f.interpreter and f.kind.value == "executable" and flavour_of(f.interpreter) is flavour)
+        return counts.most_common(1)[0][0] if counts else None
+
     def default_flavour(self) -> LoaderFlavour:
         """The loader most executables of this root use (for libraries no executable loads)."""
         counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
@@ -89,7 +103,11 @@ class _Loader:
         self.exe = LoadedObject(exe, exe.path, None, {exe.path})
         self.order: list[LoadedObject] = [self.exe]
         self.by_path: dict[str, LoadedObject] = {exe.path: self.exe}
-        interp_path, interp = world.interpreter(exe)
+        if exe.interpreter or flavour.flavour is Flavour.GLIBC:
+            interp_path, interp = world.interpreter(exe)
+        else:  # a library no program loads: under the loader of the root's programs
+            default = world.default_interpreter(flavour)
+            interp_path, interp = world.interpreter(_with_interpreter(exe, default)) if default else (None, None)
         self.interp_path = interp_path
         self.interp: LoadedObject | None = None
         if interp is not None and interp.path != exe.path:
@@ -98,7 +116,7 @@ class _Loader:
                 names.add(interp.soname)
             self.interp = LoadedObject(interp, interp_path or interp.path, None, names)
             self.by_path[interp.path] = self.interp
-        self.search = SearchPath(flavour, world.config, self.exe, interp_path, world.has_dir)
+        self.search = SearchPath(flavour, world.config, self.exe, interp_path, world.has_dir, interp)
         self.in_order: set[str] = {exe.path}
 
     def _enlist(self, obj: LoadedObject) -> LoadedObject:
@@ -114,22 +132,34 @@ class _Loader:
                 return obj
         return None
 
+    def _candidates(self, name: str, requester: LoadedObject) -> Iterator[str]:
+        if "/" not in name:
+            yield from self.search.candidates(name, requester)
+            return
+        yield name if name.startswith("/") else "/" + name  # relative: from the cwd, / at boot
+        base = posixpath.basename(name)
+        if self.flavour.slash_name_falls_back and base:
+            yield from self.search.candidates(base, requester)
+
     def map_object(self, name: str, requester: LoadedObject) -> LoadedObject | None:
-        if self.flavour.builtin_names and self.interp and name.startswith(self.flavour.builtin_names):
-            return self._enlist(self.interp)
-        found = self._already_loaded(name)
-        if found is not None:
-            return self._enlist(found)
-        if "/" in name:
-            candidates = [name if name.startswith("/") else "/" + name]
-        else:
-            candidates = self.search.candidates(name, requester)
-        for path in candidates:
+        flavour = self.flavour
+        if self.interp is not None:
+            if flavour.builtin_names and name.startswith(flavour.builtin_names):
+                return self._enlist(self.interp)
+            if flavour.loader_by_basename and posixpath.basename(name) == self.search.uclibc.name:
+                return self._enlist(self.interp)
+        if flavour.reuse_by_name:
+            found = self._already_loaded(name)
+            if found is not None:
+                return self._enlist(found)
+        for path in self._candidates(name, requester):
             canonical = self.world.canonical(path)
             if canonical is None:
                 continue
             facts = self.world.modules.get(canonical)
-            suitable = facts is not None and facts.dynamic and abi_compatible(self.exe.facts, facts)
+            suitable = facts is not None and facts.dynamic and \
+                abi_compatible(self.exe.facts, facts, flavour.checks_abi_flags) and \
+                (flavour.library_types is None or facts.elf_type in flavour.library_types)
             if not suitable:
                 if not self.flavour.skip_mismatched and self.world.root.is_file(canonical):
                     return None  # musl opens the first file it finds and fails on a wrong one
@@ -154,10 +184,16 @@ class _Loader:
                 link_map.needed.append(NeededEdge(obj.facts.path, name, target.facts.path if target else None))
                 if target is None and name not in link_map.missing:
                     link_map.missing.append(name)
-        if self.interp is not None and self.flavour.flavour is Flavour.GLIBC:
-            self._enlist(self.interp)  # rtld's own map goes last when nobody needs it by name
+        if self.interp is not None and self.flavour.interpreter_always_loaded:
+            self._enlist(self.interp)  # rtld's own map / uClibc's add_ldso: last when nobody names it
         link_map.objects = [o.facts.path for o in self.order]
         return link_map
+
+
+def _with_interpreter(facts: ElfFacts, interpreter: str) -> ElfFacts:
+    clone = copy.copy(facts)
+    clone.interpreter = interpreter
+    return clone
 
 
 def build_link_map(root_object: ElfFacts, world: World,

@@ -181,3 +181,5 @@ class ScanResult:
     resolution: Resolution
     problems: list[Problem]
     elapsed: dict[str, float] = field(default_factory=dict)
+    # where the root came from: {"kind", "target", "target_sha256", "root", "carved": [...]}
+    source: dict = field(default_factory=dict)

@@ -6,6 +6,7 @@ Lists are sorted, so two stores holding the same graph give byte-identical repor
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .store.base import GraphStore
@@ -44,7 +45,8 @@ def build_report(store: GraphStore, firmware: str) -> dict[str, Any]:
                 for x in store.query("problems", p)]
     return {
         "schema": SCHEMA,
-        "firmware": {"name": info["name"], "sha256": info["sha256"]},
+        "firmware": {"name": info["name"], "sha256": info["sha256"],
+                     **({"source": json.loads(info["source"])} if info.get("source") else {})},
         "modules": modules, "dependencies": dependencies, "link_maps": link_maps,
         "bindings": bindings, "unresolved": unresolved, "duplicates": duplicates, "problems": problems,
     }

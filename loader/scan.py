@@ -137,16 +137,17 @@ def paused_gc() -> Iterator[None]:
 
 
 def scan_root(host_dir: str, name: str | None = None, workers: int | None = None,
-              progress: Progress = _no_progress) -> ScanResult:
+              progress: Progress = _no_progress, root_name: str = "/") -> ScanResult:
     """Scan one root filesystem folder: every ELF file, every link map, every binding."""
     with paused_gc():
-        return _scan_root(host_dir, name, workers, progress)
+        return _scan_root(host_dir, name, workers, progress, root_name)
 
 
-def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: Progress) -> ScanResult:
+def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: Progress,
+               root_name: str) -> ScanResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    root = RootFS(host_dir)
+    root = RootFS(host_dir, root_name)
     problems: list[Problem] = []
     jobs, link_paths = _candidates(root, problems)
     if workers is None:  # sending parsed symbol tables between processes costs about what parsing does

@@ -12,8 +12,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .errors import LdconfigError
-from .flavours import PLATFORM, LoaderFlavour, musl_arch
-from .ldconfig import LdCache, read_ld_so_cache, read_ld_so_conf, read_musl_path_file
+from .flavours import PLATFORM, LoaderFlavour, UclibcBuild, musl_arch, musl_arch_of_loader
+from .ldconfig import (
+    OLD_MAGIC,
+    UCLIBC_ACCEPTED,
+    LdCache,
+    read_ld_so_cache,
+    read_ld_so_conf,
+    read_musl_path_file,
+)
 from .model import ElfFacts, Flavour, Problem, Severity
 from .rootfs import RootFS
 
@@ -39,7 +46,8 @@ class LoaderConfig:
         self.problems = problems
         self._glibc_cache: LdCache | None | bool = False
         self._musl_paths: dict[str, list[str] | None] = {}
-        self._uclibc_cache: LdCache | None | bool = False
+        self._musl_arch: dict[str | None, str | None] = {}
+        self._uclibc_cache: dict[str, LdCache | None] = {}
 
     def glibc_cache(self) -> LdCache | None:
         if self._glibc_cache is False:
@@ -69,13 +77,34 @@ class LoaderConfig:
             f"({len(dirs)} directories)"))
         return _DirCache(dirs, self.root)  # type: ignore[return-value]
 
-    def uclibc_cache(self) -> LdCache | None:
-        if self._uclibc_cache is False:
-            self._uclibc_cache = self._read_cache("/etc/ld.so.cache")
-        return self._uclibc_cache  # type: ignore[return-value]
+    def uclibc_cache(self, byteorder: str) -> LdCache | None:
+        """/etc/ld.so.cache as uClibc's ``_dl_map_cache`` accepts it, for a loader of this byte
+        order: magic ``ld.so-`` + version ``1.7.0`` (glibc's new format is "corrupt" to it), a
+        table in the loader's own byte order, every offset inside the strings, a final NUL.
+        Anything else is ignored by the loader ("cache '/etc/ld.so.cache' is corrupt")."""
+        if byteorder not in self._uclibc_cache:
+            data = self.root.read_bytes("/etc/ld.so.cache")
+            cache = None
+            if data is not None:
+                cache = self._read_cache("/etc/ld.so.cache")
+                usable = data.startswith(OLD_MAGIC) and data.endswith(b"\0") and cache is not None \
+                    and not cache.format.startswith("glibc-old+new") and cache.byteorder == byteorder
+                if not usable:
+                    self.problems.append(Problem("/etc/ld.so.cache", Severity.WARNING,
+                                                 "ignored: not a uClibc cache for this loader (it says 'corrupt')"))
+                    cache = None
+            self._uclibc_cache[byteorder] = cache
+        return self._uclibc_cache[byteorder]
+
+    def musl_arch(self, exe: ElfFacts, interpreter: str | None) -> str | None:
+        """musl's LDSO_ARCH: from the loader file in the root, its name, else the ELF header."""
+        if interpreter not in self._musl_arch:
+            data = self.root.read_bytes(interpreter) if interpreter else None
+            self._musl_arch[interpreter] = musl_arch_of_loader(data, interpreter)
+        return self._musl_arch[interpreter] or musl_arch(exe)
 
     def musl_paths(self, exe: ElfFacts, interpreter: str | None) -> list[str] | None:
-        arch = musl_arch(exe)
+        arch = self.musl_arch(exe, interpreter)
         prefix = posixpath.dirname(posixpath.dirname(interpreter or "/lib/x"))
         key = f"{prefix}|{arch}"
         if key not in self._musl_paths:
@@ -119,7 +148,8 @@ class SearchPath:
     """The directories one flavour's loader searches for a name requested by one object."""
 
     def __init__(self, flavour: LoaderFlavour, config: LoaderConfig, exe: LoadedObject,
-                 interpreter: str | None, has_dir: Callable[[str], bool]) -> None:
+                 interpreter: str | None, has_dir: Callable[[str], bool],
+                 loader: ElfFacts | None = None) -> None:
         self.flavour = flavour
         self.config = config
         self.exe = exe
@@ -127,6 +157,9 @@ class SearchPath:
         self.has_dir = has_dir
         self.lib_token = flavour.lib_token(exe.facts, has_dir)
         self.defaults = flavour.default_dirs(exe.facts, has_dir)
+        self.uclibc = UclibcBuild.of(exe.facts.interpreter or interpreter, loader)
+        if flavour.flavour is Flavour.UCLIBC and not self.uclibc.cache:
+            self.defaults = [*self.defaults, "/usr/X11R6/lib"]  # dl-elf.c: #ifndef __LDSO_CACHE_SUPPORT__
 
     def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
         if entries and self.flavour.flavour is Flavour.MUSL and any(
@@ -187,18 +220,38 @@ class SearchPath:
         for d in paths if paths is not None else self.defaults:
             yield posixpath.join(d, name)
 
+    def _uclibc_dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
+        """``search_for_named_library``: entries are taken literally (uClibc 0.9.x); uClibc-ng
+        replaces a leading ``$ORIGIN`` of an RPATH entry by the folder of the object's path and
+        skips such RUNPATH entries (it passes no origin for them).  A relative entry is relative
+        to the working directory, ``/`` on a device at boot."""
+        out = []
+        for entry in entries or ():
+            if entry.startswith("$ORIGIN") and self.uclibc.rpath_origin:
+                cut = obj.opened_as.rfind("/")
+                if entries is not obj.facts.rpath or cut <= 0:
+                    continue
+                entry = obj.opened_as[:cut] + entry[len("$ORIGIN"):]
+            out.append(entry if entry.startswith("/") else "/" + entry)
+        return out
+
     def _uclibc(self, name: str, requester: LoadedObject) -> Iterator[str]:
+        """``_dl_load_shared_library``: the requester's own DT_RPATH (dropped when it has
+        DT_RUNPATH), (LD_LIBRARY_PATH,) its DT_RUNPATH, ld.so.cache, the interpreter's folder
+        if the loader was built to search it, /lib:/usr/lib.  Every hit is only a candidate:
+        a file that is not a loadable ELF object for this machine is skipped."""
         facts = requester.facts
         if facts.runpath is None:
-            for d in self._dirs(facts.rpath, requester):
+            for d in self._uclibc_dirs(facts.rpath, requester):
                 yield posixpath.join(d, name)
-        for d in self._dirs(facts.runpath, requester):
+        for d in self._uclibc_dirs(facts.runpath, requester):
             yield posixpath.join(d, name)
-        cache = self.config.uclibc_cache()
+        cache = self.config.uclibc_cache(self.exe.facts.endian) if self.uclibc.cache else None
         if cache is not None:
-            yield from cache.lookup(name, self.exe.facts.elf_class, self.exe.facts.machine)
-        if self.interpreter:
-            yield posixpath.join(posixpath.dirname(self.interpreter), name)
+            yield from (e.path for e in cache.entries if e.name == name and e.flags in UCLIBC_ACCEPTED)
+        raw = self.exe.facts.interpreter or self.interpreter
+        if raw and self.uclibc.searches_interp_dir:
+            yield posixpath.join("/", posixpath.dirname(raw), name)  # relative: from the cwd, /
         for d in self.defaults:
             yield posixpath.join(d, name)
 

@@ -12,6 +12,10 @@ want_tests=0
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 debs=(binutils python3-venv)
+# the unpackers firmware images need (one package a line; see the comments in the file)
+while read -r pkg; do
+    [[ -n "$pkg" && "$pkg" != \#* ]] && debs+=("$pkg")
+done < scripts/debian-packages.txt
 if [[ $want_tests -eq 1 ]]; then
     # compilers for the fixtures, musl for its loader, Java and Maven for the Neo4j test server,
     # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders

@@ -15,7 +15,8 @@ from .base import GraphStore
 # Column types of each table, for Arrow (the schema file is the truth; these must match it).
 _LIST = pa.list_(pa.string())
 COLUMNS: dict[str, dict[str, pa.DataType]] = {
-    "Firmware": {"id": pa.string(), "name": pa.string(), "sha256": pa.string(), "scanned_at": pa.string()},
+    "Firmware": {"id": pa.string(), "name": pa.string(), "sha256": pa.string(), "scanned_at": pa.string(),
+                 "source": pa.string()},
     "Module": {"id": pa.string(), "firmware": pa.string(), "path": pa.string(), "name": pa.string(),
                "root": pa.string(), "kind": pa.string(), "soname": pa.string(), "machine": pa.string(),
                "class": pa.int64(), "endian": pa.string(), "osabi": pa.string(), "interpreter": pa.string(),

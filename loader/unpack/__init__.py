@@ -1,8 +1,10 @@
 """Unpack: a directory, an archive or a raw firmware image in, root filesystems out.
 
->>> result = unpack(Path("firmware.bin"), Path("work"))
->>> [(root.name, root.path) for root in result.roots]
-[('squashfs@0x133444', PosixPath('work/.../1258564-3477664.squashfs_v4_le_extract'))]
+    result = unpack(Path("lede-...-sysupgrade.bin"), Path("work"))
+    result.kind                      # "image"
+    [r.name for r in result.roots]   # ["squashfs@0x133444"]
+    result.roots[0].path             # work/0001-.../1258564-3477664.squashfs_v4_le_extract
+    result.carved                    # tplink@0x0, lzma@0x200, squashfs@0x133444, jffs2-placeholder@0x360000, ...
 
 Archives (tar, cpio, zip) and compressed streams (gzip, xz, lzma, bzip2, zstd) are
 extracted by this package's own guarded code; images go through unblob, used as a library,
@@ -15,7 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..model import Problem, Severity
-from .driver import Unpacker
 from .records import ARCHIVE, DIRECTORY, IMAGE, Carved, FoundRoot, Progress, Unpacked
 
 __all__ = ["ARCHIVE", "DIRECTORY", "IMAGE", "Carved", "FoundRoot", "Unpacked", "unpack"]
@@ -38,6 +39,8 @@ def unpack(target: Path, workdir: Path, progress: Progress | None = None) -> Unp
         return Unpacked(kind=DIRECTORY, roots=[FoundRoot(target.resolve().name or "/", target, [])])
     if not target.is_file():
         return Unpacked(kind=IMAGE, problems=[Problem(str(target), Severity.ERROR, "not a file or a directory")])
+    from .driver import Unpacker  # imports unblob (slow): only when there is something to unpack
+
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     return Unpacker(workdir.resolve(), progress or _no_progress).run(target.resolve())

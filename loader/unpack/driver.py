@@ -28,11 +28,14 @@ from .unblob_run import unblob_file
 
 MAX_DEPTH = 16  # files nested deeper are not unpacked
 MAX_JOBS = 100_000  # files looked at in one unpack
-NESTED_MIN_SIZE = 64 << 10  # files inside a root smaller than this are not followed
-# images inside a root worth following, by their first bytes (archives: see formats.sniff)
+# Inside a root only these files are followed, by their first bytes: file system images and
+# firmware headers from 4 KiB, archives and compressed streams (man pages, packed web pages...)
+# from 64 KiB.
 NESTED_MAGICS = (b"hsqs", b"sqsh", b"\x45\x3d\xcd\x28", b"\x28\xcd\x3d\x45", b"UBI#", b"\x27\x05\x19\x56",
                  b"HDR0", b"\x01\x00\x00\x00OpenWrt", b"\x01\x00\x00\x00TP-LINK")
+NESTED_IMAGE_MIN_SIZE = 4 << 10
 NESTED_ARCHIVES = ("tar", "cpio", "gzip", "xz", "bzip2", "zstd")
+NESTED_ARCHIVE_MIN_SIZE = 64 << 10
 SYNTHETIC_NAMES = ("carved.elf",)  # files that unblob names itself, left out of root names
 
 
@@ -46,13 +49,22 @@ def _name_steps(rel: str) -> str:
 
 
 def _nested_image(path: str, size: int) -> bool:
-    if size < NESTED_MIN_SIZE:
+    """Is this file inside a root another image to unpack (a recovery system, a second file system)?"""
+    if size < NESTED_IMAGE_MIN_SIZE:
         return False
     try:
         head = read_head(Path(path), 0x440)
     except OSError:
         return False
-    return head.startswith(NESTED_MAGICS) or head[0x438:0x43A] == b"\x53\xef" or sniff(head) in NESTED_ARCHIVES
+    if head.startswith(NESTED_MAGICS) or head[0x438:0x43A] == b"\x53\xef":
+        return True
+    return size >= NESTED_ARCHIVE_MIN_SIZE and sniff(head) in NESTED_ARCHIVES
+
+
+def _seen_again(carved: Carved, job: Job) -> bool:
+    """unblob copies a chunk it carved to be looked at whole (``carved.elf``): not a new find."""
+    last = job.origin[-1] if job.origin else None
+    return last is not None and carved.offset == 0 and (carved.format, carved.size) == (last.format, last.size)
 
 
 @dataclass(slots=True)
@@ -70,7 +82,8 @@ class Unpacker:
         self.progress = progress
         self.result = Unpacked(kind=IMAGE)
         self.queue: deque[Job] = deque()
-        self.jobs = 0
+        self.jobs = 0  # files queued
+        self.folders = 0  # output folders made
 
     def problem(self, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
         self.result.problems.append(Problem(path, severity, message))
@@ -83,6 +96,8 @@ class Unpacker:
             self._process(self.queue.popleft())
             done += 1
         self.progress("unpack", done, done)
+        if not self.result.roots:
+            self.problem(target.name, "no root filesystem found", Severity.WARNING)
         names: dict[str, int] = {}
         for root in self.result.roots:  # two roots from the same place: "name", "name#2"
             names[root.name] = names.get(root.name, 0) + 1
@@ -102,8 +117,9 @@ class Unpacker:
         out = self._new_folder()
         image = unblob_file(job.path, out, job.source)
         self.result.problems += image.problems
-        for chunk in image.chunks:
-            self.result.carved.append(chunk.carved)
+        for chunk in sorted(image.chunks, key=lambda c: c.carved.offset):
+            if not _seen_again(chunk.carved, job):
+                self.result.carved.append(chunk.carved)
             if chunk.extracted is not None:
                 self._explore(chunk.extracted, chunk.carved, job)
         return IMAGE
@@ -157,4 +173,5 @@ class Unpacker:
                                       origin, job.depth + 1))
 
     def _new_folder(self) -> Path:
-        return Path(tempfile.mkdtemp(prefix=f"{self.jobs:04d}-", dir=self.workdir))
+        self.folders += 1
+        return Path(tempfile.mkdtemp(prefix=f"{self.folders:04d}-", dir=self.workdir))

@@ -18,6 +18,8 @@ from pathlib import Path
 from ..model import Problem, Severity
 from ..rootfs import display_path
 
+MAX_TREE_BYTES = 16 << 30  # an archive expanding past this (a zip bomb) stops being written
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -50,6 +52,7 @@ class SafeTree:
         self.source = source  # the archive, as a path relative to the input, for problems
         self.problems: list[Problem] = []
         self.skipped_special = 0
+        self.written = 0
         top.mkdir(parents=True, exist_ok=True)
 
     def problem(self, member: str, message: str, severity: Severity = Severity.ERROR) -> None:
@@ -131,6 +134,9 @@ class SafeTree:
             fd = os.open(leaf, _NEW_FILE_FLAGS, 0o600, dir_fd=parent)
             with os.fdopen(fd, "wb") as out:
                 for chunk in chunks:
+                    self.written += len(chunk)
+                    if self.written > MAX_TREE_BYTES:
+                        raise OSError(f"the archive expands past {MAX_TREE_BYTES >> 30} GiB; the rest is not written")
                     out.write(chunk)
                 os.fchmod(out.fileno(), file_mode(mode))
         finally:

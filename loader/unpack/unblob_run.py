@@ -74,7 +74,8 @@ def describe(report: object) -> str | None:
     match report:
         case r.ExtractCommandFailedReport():
             detail = _last_line(report.stderr) or _last_line(report.stdout)
-            return f"{report.command.split()[0]} failed (exit code {report.exit_code}): {detail}"
+            program = (report.command.split() or ["extractor"])[0]
+            return f"{program} failed (exit code {report.exit_code}): {detail}"
         case r.ExtractorDependencyNotFoundReport():
             return f"extractor not installed: {', '.join(report.dependencies)}"
         case r.ExtractorTimedOut():

@@ -1,0 +1,75 @@
+"""From what the user hands over (a root folder, an archive, a firmware image) to scanned roots.
+
+An image can hold several root filesystems; each is scanned on its own (link maps never cross
+roots) and stored as its own firmware graph, named after the image and the place it came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import LinkgraphError
+from .model import ScanResult
+from .scan import Progress, _no_progress, scan_root
+from .unpack import Unpacked, unpack
+
+
+class NoRootFound(LinkgraphError):
+    """Nothing that looks like a root filesystem came out of the target."""
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@contextmanager
+def work_folder(chosen: str | None, keep: bool) -> Iterator[Path]:
+    """Where images are unpacked: the chosen folder (kept), or a temporary one (removed unless kept)."""
+    if chosen:
+        os.makedirs(chosen, exist_ok=True)
+        yield Path(chosen)
+        return
+    path = Path(tempfile.mkdtemp(prefix="linkgraph-unpack-"))
+    try:
+        yield path
+    finally:
+        if not keep:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def scan_target(target: Path, workdir: Path, name: str | None = None, workers: int | None = None,
+                progress: Progress = _no_progress) -> tuple[Unpacked, list[ScanResult]]:
+    """Unpack ``target`` (if it is not a folder) and scan every root filesystem found in it."""
+    unpacked = unpack(target, workdir, progress)
+    if not unpacked.roots:
+        formats = ", ".join(f"{c.format}@{c.offset:#x}" for c in unpacked.carved) or "nothing recognised"
+        raise NoRootFound(f"{target}: no root filesystem found ({formats}); scan an unpacked root folder instead")
+    base = name or target.name
+    target_sha = None if unpacked.kind == "directory" else _file_sha256(target)
+    results = []
+    for index, root in enumerate(unpacked.roots):
+        label = base if len(unpacked.roots) == 1 else f"{base} [{root.name}]"
+        result = scan_root(str(root.path), name=label, workers=workers, progress=progress,
+                           root_name=root.name if unpacked.kind != "directory" else "/")
+        if target_sha is not None:  # the same image gives the same ids, root by root
+            result.firmware_sha256 = hashlib.sha256(f"{target_sha}\0{root.name}".encode()).hexdigest()
+        result.source = {
+            "kind": unpacked.kind, "target": target.name, "target_sha256": target_sha,
+            "root": root.name if unpacked.kind != "directory" else "/",
+            "carved": [{"offset": c.offset, "size": c.size, "format": c.format, "source": c.source}
+                       for c in unpacked.carved],
+        }
+        if index == 0:
+            result.problems[:0] = unpacked.problems
+        results.append(result)
+    return unpacked, results
