@@ -122,15 +122,17 @@ def _extract_with_unsquashfs(image: Path, dest: Path) -> list[Path]:
 
 
 def _extract_with_linkgraph(image: Path, dest: Path) -> list[Path]:
-    """linkgraph's own unpacker (``linkgraph.loader.unpack``), once it exists."""
-    from linkgraph.loader.unpack import unpack  # type: ignore[import-not-found]
+    """linkgraph's own unpacker (``linkgraph.loader.unpack``: unblob, squashfs by unsquashfs)."""
+    from linkgraph.loader.unpack import unpack
 
-    found = unpack(image, dest)
-    return [Path(p) for p in (found if isinstance(found, list | tuple) else [found])]
+    result = unpack(image, dest)
+    if result.problems:
+        raise OracleError(f"unpacking {image.name}: {result.problems}")
+    return [root.path for root in result.roots]
 
 
-# The one line to switch to linkgraph's unpacker: EXTRACT = _extract_with_linkgraph
-EXTRACT: Callable[[Path, Path], list[Path]] = _extract_with_unsquashfs
+# The one line that picks the unpacker (_extract_with_unsquashfs needs only squashfs-tools).
+EXTRACT: Callable[[Path, Path], list[Path]] = _extract_with_linkgraph
 
 
 def extract_root(image: Path, dest: Path) -> Path:
@@ -271,8 +273,9 @@ _NOT_FOUND = re.compile(r"^\t(?P<name>.+?) => not found$")
 _MUSL_LDSO = re.compile(r"^\t(?P<path>[^\t]+) \((?P<addr>0x[0-9a-f]+)\)$")
 _MUSL_MISSING = re.compile(r"^Error loading shared library (?P<name>.+?): .* \(needed by (?P<by>.+)\)$")
 _MUSL_UNDEFINED = re.compile(r"^Error relocating (?P<module>.+?): (?P<symbol>[^:]+): symbol not found$")
-# Harmless stderr lines: uClibc names each file it opened and rejected while searching.
-_UCLIBC_NOTICE = re.compile(r"^.+: '.+' is not an ELF (file|executable for \S+)$")
+# Harmless uClibc stderr lines: each file it opened and rejected while searching, and an
+# /etc/ld.so.cache it does not accept (then it searches without one).
+_UCLIBC_NOTICE = re.compile(r"^.+: ('.+' is not an ELF (file|executable for \S+)|cache '.+' is corrupt)$")
 
 
 class DeviceLoader:
