@@ -61,6 +61,7 @@ class Lookup(NamedTuple):
 def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
     """The distinct lookups an object's relocations cause, in order of first appearance."""
     seen: dict[tuple[str, str | None, int], Lookup] = {}
+    got_is_plt = flavour.mips_got_needs_definition and facts.machine == "EM_MIPS"
     for ref in facts.references:
         if ref.symbol_index >= len(facts.symbols):
             continue
@@ -74,8 +75,8 @@ def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
         key = (sym.name, version, int(ref.reloc_class))
         if key not in seen:
             cls = ref.reloc_class
-            seen[key] = Lookup(sym.name, version, sym.bind == STB_WEAK, cls, self_bound,
-                               cls == RelocClass.PLT, cls == RelocClass.COPY)
+            plt = cls == RelocClass.PLT or (got_is_plt and cls == RelocClass.NORMAL)
+            seen[key] = Lookup(sym.name, version, sym.bind == STB_WEAK, cls, self_bound, plt, cls == RelocClass.COPY)
     return list(seen.values())
 
 
@@ -106,6 +107,9 @@ class SymbolTable:
         versioned_seen = 0
         for sym in candidates:
             if sym.shndx == SHN_UNDEF and (plt or (mips and not sym.mips_plt)):
+                continue
+            if (sym.type == STT_GNU_IFUNC and not flavour.accepts_ifunc) or \
+                    (sym.value == 0 and sym.type != STT_TLS and not flavour.accepts_zero_abs):
                 continue
             if not flavour.versioned_lookup:
                 if flavour.skip_hidden_versions and sym.version_hidden:

@@ -80,6 +80,19 @@ class LoaderFlavour:
     honours_symbolic = True
     #: Hidden/internal and protected symbols bind inside the object.
     honours_visibility = True
+    #: STT_GNU_IFUNC definitions satisfy lookups (glibc); musl's OK_TYPES and uClibc's
+    #: check_match accept only NOTYPE/OBJECT/FUNC/COMMON/TLS.
+    accepts_ifunc = True
+    #: An SHN_ABS definition with value 0 satisfies lookups (glibc's do_lookup_x); musl and
+    #: uClibc skip every definition whose value is 0 unless it is TLS.
+    accepts_zero_abs = True
+    #: MIPS global GOT entries (relocated without relocation records) are looked up as PLT
+    #: slots: a program's undefined STO_MIPS_PLT entry does not satisfy them (musl's
+    #: do_mips_relocs uses R_MIPS_JUMP_SLOT, uClibc's _dl_perform_mips_global_got_relocations
+    #: ELF_RTYPE_CLASS_PLT); glibc resolves them as R_MIPS_32 (class normal).  The ELF facts
+    #: fold a symbol's GOT entry and its R_MIPS_REL32 relocations into one normal reference,
+    #: which is then treated as a GOT lookup (the common case by far).
+    mips_got_needs_definition = False
     #: Names with these prefixes resolve to the loader itself (musl's libc is its loader).
     builtin_names: tuple[str, ...] = ()
     #: A NEEDED name equal to a name an object was loaded under (its path, the requested name, or
@@ -146,6 +159,9 @@ class Musl(LoaderFlavour):
     honours_visibility = False
     builtin_names = ("libc.", "libpthread.", "librt.", "libm.", "libdl.", "libutil.", "libxnet.")
     interpreter_always_loaded = False  # __dls3: the list starts with the program alone
+    accepts_ifunc = False
+    accepts_zero_abs = False
+    mips_got_needs_definition = True
 
     def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
         return ["/lib", "/usr/local/lib", "/usr/lib"]
@@ -163,6 +179,9 @@ class UClibc(LoaderFlavour):
     versioned_lookup = False
     skip_hidden_versions = False
     honours_symbolic = False
+    accepts_ifunc = False
+    accepts_zero_abs = False
+    mips_got_needs_definition = True
 
     def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
         return ["/lib", "/usr/lib"]

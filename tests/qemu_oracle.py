@@ -21,9 +21,9 @@ How the oracle runs (checked with the two MIPS images in ``../shared/firmware``)
   (``ld-uClibc.so.0``) is the loader: it joins the list there and is printed as
   ``ld-uClibc.so.0 => PT_INTERP``; if no object needs it, the loader appends itself after the
   walk (``add_ldso``) *without* printing it, so the parser puts it last.  The build has no
-  ``LD_DEBUG`` (it is a non-debug build: no debug strings in the loader, no output) and no
-  standalone mode (``ld-uClibc.so.0 EXE`` says "Standalone execution is not enabled"), so only
-  executables can be traced and no bindings can be observed.
+  ``LD_DEBUG`` (``SUPPORT_LD_DEBUG`` is off: ``LD_DEBUG=all`` changes nothing, see the tests)
+  and no standalone mode (``ld-uClibc.so.0 EXE`` says "Standalone execution is not enabled"),
+  so only executables can be traced and no bindings can be observed.
 * **musl** (1.1.16 in the LEDE image; ``ldso/dynlink.c``): ``qemu-mips-static INTERP --list
   EXE`` with INTERP the program's own ``PT_INTERP``.  The first line is ``\\tLDSO (ADDR)`` where
   LDSO is the program's ``PT_INTERP`` string (the loader's own path when the object has none,
@@ -336,8 +336,9 @@ class DeviceLoader:
             raise OracleError("no dynamic program in the root")
         return counts.most_common(1)[0][0] or ""
 
-    def trace(self, path: str) -> Trace:
-        """The device loader's list for the program (or, musl only, library) at device path ``path``."""
+    def trace(self, path: str, extra_env: dict[str, str] | None = None) -> Trace:
+        """The device loader's list for the program (or, musl only, library) at device path
+        ``path``; ``extra_env`` is added to the guest's (otherwise empty) environment."""
         info = self.elves.get(self.canonical(path))
         if info is None:
             raise OracleError(f"{path}: not an ELF file of the root")
@@ -352,7 +353,7 @@ class DeviceLoader:
             argv, env = [qemu, interpreter, "--list", path], {}
         else:
             raise OracleError(f"{path}: {interpreter} is not a uClibc or musl loader")
-        proc = self._run(argv, env)
+        proc = self._run(argv, {**env, **(extra_env or {})})
         trace = Trace(self.canonical(path), kind, [CHROOT, str(self.tree), *argv], proc.returncode,
                       proc.stdout, proc.stderr)
         if kind == "uclibc":
