@@ -157,8 +157,9 @@ class SearchPath:
         self.has_dir = has_dir
         self.lib_token = flavour.lib_token(exe.facts, has_dir)
         self.defaults = flavour.default_dirs(exe.facts, has_dir)
-        self.uclibc = UclibcBuild.of(exe.facts.interpreter or interpreter, loader)
-        if flavour.flavour is Flavour.UCLIBC and not self.uclibc.cache:
+        uclibc = flavour.flavour is Flavour.UCLIBC
+        self.uclibc = UclibcBuild.of(exe.facts.interpreter or interpreter, loader) if uclibc else UclibcBuild()
+        if uclibc and not self.uclibc.cache:
             self.defaults = [*self.defaults, "/usr/X11R6/lib"]  # dl-elf.c: #ifndef __LDSO_CACHE_SUPPORT__
 
     def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
+export PATH="$PWD/.venv/bin:$PATH"
 exec .venv/bin/python -m pytest -q "$@"

@@ -14,6 +14,8 @@ a bad archive member, a failing extractor or a damaged chunk becomes a ``Problem
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from ..model import Problem, Severity
@@ -40,6 +42,12 @@ def unpack(target: Path, workdir: Path, progress: Progress | None = None) -> Unp
     if not target.is_file():
         return Unpacked(kind=IMAGE, problems=[Problem(str(target), Severity.ERROR, "not a file or a directory")])
     from .driver import Unpacker  # imports unblob (slow): only when there is something to unpack
+
+    # unblob runs helper commands installed beside this Python (jefferson, ubireader_*): make sure
+    # they are found even when the virtual environment is not activated.
+    scripts = os.path.dirname(sys.executable)
+    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
 
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
