@@ -24,7 +24,8 @@ class NoRootFound(LinkgraphError):
     """Nothing that looks like a root filesystem came out of the target."""
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -55,7 +56,7 @@ def scan_target(target: Path, workdir: Path, name: str | None = None, workers: i
         formats = ", ".join(f"{c.format}@{c.offset:#x}" for c in unpacked.carved) or "nothing recognised"
         raise NoRootFound(f"{target}: no root filesystem found ({formats}); scan an unpacked root folder instead")
     base = name or target.name
-    target_sha = None if unpacked.kind == "directory" else _file_sha256(target)
+    target_sha = None if unpacked.kind == "directory" else file_sha256(target)
     results = []
     for index, root in enumerate(unpacked.roots):
         label = base if len(unpacked.roots) == 1 else f"{base} [{root.name}]"

@@ -44,6 +44,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from linkgraph.loader.firmware import file_sha256
+
 try:
     from hostroot import cache_dir
 except ImportError:  # imported as tests.debian_roots
@@ -199,12 +201,6 @@ def resolve_packages(arch: str, packages: list[str] | None = None) -> tuple[list
     return kept, dropped
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def download(debs: list[DebFile], into: Path) -> list[Path]:
@@ -222,7 +218,7 @@ def download(debs: list[DebFile], into: Path) -> list[Path]:
     paths = []
     for d in debs:
         path = into / d.filename
-        if _sha256(path) != d.sha256:
+        if file_sha256(path) != d.sha256:
             path.unlink()
             raise DebianRootError(f"{d.filename}: SHA256 differs from the archive's (removed, try again)")
         paths.append(path)
@@ -243,7 +239,8 @@ def _merge_into(src: Path, dst: Path) -> None:
             _merge_into(s, d)
         elif s.is_symlink() and d.is_symlink() and os.readlink(s) == os.readlink(d):
             s.unlink()
-        elif s.is_file() and d.is_file() and not s.is_symlink() and not d.is_symlink() and _sha256(s) == _sha256(d):
+        elif (s.is_file() and d.is_file() and not s.is_symlink() and not d.is_symlink()
+              and file_sha256(s) == file_sha256(d)):
             s.unlink()
         else:
             raise DebianRootError(f"usrmerge conflict: /{s} and /{d} differ")

@@ -34,7 +34,6 @@ normal symbol `S' [V]`` line per lookup on stderr, no code of the program run.  
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -44,22 +43,35 @@ from elftools.elf.elffile import ELFFile
 
 try:
     import debian_roots
-    from oracle import BindingKey, GlibcTrace, OracleError, PathMapper, parse_bindings, parse_trace_list
+    import oracle
+    from oracle import (
+        BindingKey,
+        GlibcTrace,
+        OracleError,
+        PathMapper,
+        add_debug_output,
+        parse_bindings,
+        parse_trace_list,
+    )
 except ImportError:  # imported as tests.foreign_oracle
-    from tests import debian_roots
-    from tests.oracle import BindingKey, GlibcTrace, OracleError, PathMapper, parse_bindings, parse_trace_list
+    from tests import debian_roots, oracle
+    from tests.oracle import (
+        BindingKey,
+        GlibcTrace,
+        OracleError,
+        PathMapper,
+        add_debug_output,
+        parse_bindings,
+        parse_trace_list,
+    )
 
 TIMEOUT = 300.0
 BIN_DIRS = ["/usr/bin", "/usr/sbin", "/bin", "/sbin"]
 TRACE_ENV = {"LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "yes", "LD_BIND_NOW": "yes", "LD_DEBUG": "bindings"}
 UNUSED_ENV = {"LD_TRACE_LOADED_OBJECTS": "1", "LD_DEBUG": "unused"}  # what ldd -u sets (empty = unset)
 
-_UNDEFINED_RE = re.compile(r"^undefined symbol: (?P<symbol>[^,\t]+)(?:, version (?P<version>\S+))?\t\((?P<path>.*)\)$")
-_DEBUG_LINE_RE = re.compile(r"^\s*\d+:\s")
-
-
-def _is_vdso(printed: str) -> bool:
-    return "/" not in printed and printed.startswith("linux-")
+_DEBUG_LINE_RE = oracle._DEBUG_LINE_RE
+_is_vdso = oracle._is_vdso
 
 
 # --------------------------------------------------------------------------- the root's executables
@@ -155,20 +167,7 @@ def foreign_trace(arch: str, root: str | os.PathLike[str], executable: str, time
         )
     missing = [t.name for t in lines if t.path is None]
     trace = GlibcTrace(exe_dev, mapper(interp), objects, missing, static=static, raw_list=lines)
-    for module, symbol, version, provider, protected in parse_bindings(proc.stderr):
-        if _is_vdso(module) or _is_vdso(provider):
-            continue
-        key: BindingKey = (mapper(module), symbol, version, mapper(provider))
-        trace.bindings.add(key)
-        if protected:
-            trace.protected.add(key)
-    for raw in proc.stderr.splitlines():
-        m = _UNDEFINED_RE.match(raw)
-        if m:
-            trace.undefined.append((m["symbol"], m["version"], mapper(m["path"]) if m["path"] else exe_dev))
-        elif not _DEBUG_LINE_RE.match(raw) and ("version `" in raw or "no version information" in raw):
-            trace.version_errors.append(raw)
-    return trace
+    return add_debug_output(trace, proc.stderr, mapper, exe_dev)
 
 
 def foreign_unused(arch: str, root: str | os.PathLike[str], executable: str, timeout: float = TIMEOUT) -> list[str]:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -265,14 +265,19 @@ def glibc_trace(
     missing = [t.name for t in lines if t.path is None]
     # In direct invocation ld.so names itself by its argv[0], i.e. LD_SO.
     trace = GlibcTrace(exe_dev, mapper(LD_SO), objects, missing, static=static, raw_list=lines)
-    for module, symbol, version, provider, protected in parse_bindings(proc.stderr):
+    return add_debug_output(trace, proc.stderr, mapper, exe_dev)
+
+
+def add_debug_output(trace: GlibcTrace, stderr: str, mapper: Callable[[str], str], exe_dev: str) -> GlibcTrace:
+    """Add what ld.so printed on stderr (bindings, undefined symbols, version errors) to ``trace``."""
+    for module, symbol, version, provider, protected in parse_bindings(stderr):
         if _is_vdso(module) or _is_vdso(provider):
             continue
         key = (mapper(module), symbol, version, mapper(provider))
         trace.bindings.add(key)
         if protected:
             trace.protected.add(key)
-    for raw in proc.stderr.splitlines():
+    for raw in stderr.splitlines():
         m = _UNDEFINED_RE.match(raw)
         if m:
             trace.undefined.append((m["symbol"], m["version"], mapper(m["path"]) if m["path"] else exe_dev))
