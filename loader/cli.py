@@ -166,7 +166,8 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
 @click.argument("name", required=False)
 @store_options(None)
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE",
-              help="A query parameter (repeatable), e.g. --param path=/bin/busybox.")
+              help="A query parameter (repeatable), e.g. --param path=/bin/busybox; "
+                   "a list as JSON, e.g. --param 'paths=[\"/bin/sh\"]'.")
 @click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON instead of a table.")
 @click.option("--list", "list_them", is_flag=True, help="List the named queries with their descriptions.")
@@ -190,7 +191,7 @@ def query(name: str | None, open_: Callable, where: str, params: tuple[str, ...]
         key, sep, value = item.partition("=")
         if not sep:
             _fail(f"--param {item!r}: write it as KEY=VALUE")
-        values[key] = value
+        values[key] = json.loads(value) if value.startswith("[") else value
     try:
         named = load_query(name)
         if named.internal:

@@ -11,15 +11,18 @@ want_tests=0
 
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
-debs=(binutils python3-venv)
+# graphviz draws the diagrams (with a font for its labels)
+debs=(binutils python3-venv graphviz fonts-dejavu-core)
 # the unpackers firmware images need (one package a line; see the comments in the file)
 while read -r pkg; do
     [[ -n "$pkg" && "$pkg" != \#* ]] && debs+=("$pkg")
 done < scripts/debian-packages.txt
 if [[ $want_tests -eq 1 ]]; then
     # compilers for the fixtures, musl for its loader, Java and Maven for the Neo4j test server,
-    # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders
-    debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose qemu-user qemu-user-static)
+    # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders,
+    # Chromium for the viewer's browser tests, poppler-utils to look at rendered PDF pages
+    debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose qemu-user qemu-user-static
+           chromium poppler-utils)
 fi
 missing=()
 for pkg in "${debs[@]}"; do

@@ -17,7 +17,12 @@ from test_cli import HOST_PROGRAM, _copy_with_libraries
 
 QUERY_PARAMS = {"used-by": ["--param", "path=/lib/libutility.so"], "providers": ["--param", "symbol=util_bar"],
                 "images-shipping": ["--param", "library=libc.so.6"],
-                "images-using": ["--param", "library=libutility.so"]}
+                "images-using": ["--param", "library=libutility.so"],
+                "module": ["--param", "path=/bin/sh"], "link-map": ["--param", "path=/bin/busybox"],
+                "module-unresolved": ["--param", "path=/lib/libtrapundef.so"],
+                "module-duplicates": ["--param", "path=/usr/bin/trap_dup"],
+                "edges-from": ["--param", 'paths=["/bin/busybox", "/lib/libapcfg.so", "/usr/bin/trap_missing"]'],
+                "edge": ["--param", "from=/lib/libapcfg.so", "--param", "to=/lib/libutility.so"]}
 
 
 def _normalise(rows: list[dict[str, Any]]) -> list[str]:

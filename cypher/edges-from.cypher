@@ -1,0 +1,6 @@
+// Dependency edges (declared and hidden) out of the modules whose paths are in the list $paths, with status and symbols.
+MATCH (m:Module {firmware: $firmware})-[n:NEEDED|HIDDEN]->(t)
+WHERE m.path IN $paths
+RETURN m.path AS from, n.soname AS soname, n.position AS position, t.path AS to, t.kind AS kind,
+       n.status AS status, n.symbols AS symbols, n.executables AS executables
+ORDER BY from, soname, status, to;

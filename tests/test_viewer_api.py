@@ -1,0 +1,171 @@
+"""The viewer's JSON API, through Flask's test client, on the article fixture in a real LadybugDB.
+
+The expected busybox picture is the article's (tests/test_article_case.py checks the same edges
+against the real loader); here the question is whether the API hands it over exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import linkgraph
+from test_article_case import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, LIBC, LDSO, NVRAM, UTIL, build_article_root
+
+from linkgraph.viewer import create_app
+
+VENDOR_EDGES = {
+    (BUSYBOX, UTIL): ("used", ["util_foo"]),
+    (BUSYBOX, APCFG): ("used", ["apcfg_get"]),
+    (BUSYBOX, NVRAM): ("declared-unused", []),
+    (BUSYBOX, APLOG): ("declared-unused", []),
+    (BUSYBOX, CRYPT): ("declared-unused", []),
+    (BUSYBOX, GCC_S): ("declared-unused", []),
+    (APCFG, NVRAM): ("used", ["nvram_get"]),
+    (APCFG, UTIL): ("hidden", ["util_bar"]),
+    (APCFG, APLOG): ("hidden", ["aplog_write"]),
+}
+
+
+@pytest.fixture(scope="module")
+def article_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("viewer-api")
+    root = build_article_root(base / "root")
+    db = base / "graph.lbdb"
+    linkgraph("scan", str(root.path), "--db", str(db), "--quiet")
+    return db
+
+
+@pytest.fixture(scope="module")
+def client(article_db: Path) -> Any:
+    app = create_app({"LINKGRAPH_DB": str(article_db), "TESTING": True})
+    return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def fw(client: Any) -> str:
+    listing = client.get("/api/firmware").get_json()
+    assert [f["name"] for f in listing] == ["root"]
+    assert listing[0]["modules"] == 18
+    return listing[0]["id"]
+
+
+def _named_edges(graph: dict) -> dict[tuple[str, str], tuple[str, list[str]]]:
+    name = {n["id"]: n["path"] or n["label"] for n in graph["nodes"]}
+    return {(name[e["from"]], name[e["to"]]): (e["status"], e["symbols"]) for e in graph["edges"]}
+
+
+def test_busybox_graph_is_the_article_picture(client: Any, fw: str) -> None:
+    graph = client.get(f"/api/firmware/{fw}/graph", query_string={"path": BUSYBOX}).get_json()
+    assert graph["root"] == BUSYBOX and graph["nodes"][0] == {
+        "id": "n0", "path": BUSYBOX, "label": "busybox", "kind": "executable", "soname": None, "missing": False}
+    assert {n["path"] for n in graph["nodes"]} == {BUSYBOX, UTIL, NVRAM, APCFG, APLOG, CRYPT, GCC_S, LIBC, LDSO}
+    edges = _named_edges(graph)
+    assert {k: v for k, v in edges.items() if k[1] not in (LIBC, LDSO)} == VENDOR_EDGES
+    # the rest is the C library: every module uses libc, libc uses ld.so, ld.so hides back into libc
+    rest = {k: v[0] for k, v in edges.items() if k[1] in (LIBC, LDSO)}
+    assert rest == {**{(m, LIBC): "used" for m in [BUSYBOX, UTIL, NVRAM, APCFG, APLOG, CRYPT, GCC_S]},
+                    (LIBC, LDSO): "used", (LDSO, LIBC): "hidden"}
+    assert all(e["count"] == len(e["symbols"]) for e in graph["edges"])
+
+
+def test_a_symlink_means_the_file_it_leads_to(client: Any, fw: str) -> None:
+    via_link = client.get(f"/api/firmware/{fw}/graph", query_string={"path": "/bin/sh"}).get_json()
+    direct = client.get(f"/api/firmware/{fw}/graph", query_string={"path": BUSYBOX}).get_json()
+    assert via_link == direct
+
+
+def test_file_analysis_sections(client: Any, fw: str) -> None:
+    busybox = client.get(f"/api/firmware/{fw}/file", query_string={"path": BUSYBOX}).get_json()
+    assert busybox["module"]["kind"] == "executable" and sorted(busybox["module"]["aliases"]) == ["/bin/sh",
+                                                                                                    "/sbin/init"]
+    assert [d["soname"] for d in busybox["declared"]] == ["libutility.so", "libnvram.so", "libapcfg.so",
+                                                          "libaplog.so", "libcrypt.so.0", "libgcc_s.so.1",
+                                                          "libc.so.6"]
+    assert [u["to"] for u in busybox["used"]] == [UTIL, APCFG, LIBC]
+    assert [u["to"] for u in busybox["declared_unused"]] == [NVRAM, APLOG, CRYPT, GCC_S]
+    assert busybox["hidden"] == [] and busybox["missing"] == []
+    apcfg = client.get(f"/api/firmware/{fw}/file", query_string={"path": APCFG}).get_json()
+    assert [(h["to"], h["symbols"]) for h in apcfg["hidden"]] == [(APLOG, ["aplog_write"]), (UTIL, ["util_bar"])]
+    utility = client.get(f"/api/firmware/{fw}/file", query_string={"path": UTIL}).get_json()
+    assert utility["used_by"] == [{"module": BUSYBOX, "status": "used", "symbols": ["util_foo"]},
+                                  {"module": APCFG, "status": "hidden", "symbols": ["util_bar"]}]
+
+
+def test_traps_show_in_the_analysis(client: Any, fw: str) -> None:
+    undef = client.get(f"/api/firmware/{fw}/file", query_string={"path": "/lib/libtrapundef.so"}).get_json()
+    strong = [u["symbol"] for u in undef["unresolved"] if not u["weak"]]
+    assert strong == ["vendor_missing_fn"]
+    dup = client.get(f"/api/firmware/{fw}/file", query_string={"path": "/usr/bin/trap_dup"}).get_json()
+    vendor = [d for d in dup["duplicates"] if not d["chosen"].startswith(LIBC.rsplit("/", 1)[0])]
+    assert vendor == [{"symbol": "dup_fn", "providers": ["/lib/libdupa.so", "/lib/libdupb.so"],
+                       "chosen": "/lib/libdupa.so", "executables": ["/usr/bin/trap_dup"]}]
+    gone = client.get(f"/api/firmware/{fw}/file", query_string={"path": "/usr/bin/trap_missing"}).get_json()
+    assert gone["missing"] == [{"soname": "libgone.so.1"}]
+
+
+def test_tree_marks_kinds_links_ghosts_and_flags(client: Any, fw: str) -> None:
+    tree = client.get(f"/api/firmware/{fw}/tree").get_json()
+    entries = {e["path"]: e for e in tree["entries"]}
+    assert entries["/bin/sh"]["kind"] == "symlink" and entries["/bin/sh"]["target"] == BUSYBOX
+    assert entries[BUSYBOX]["kind"] == "executable" and entries[UTIL]["kind"] == "library"
+    assert entries[BUSYBOX]["flags"] == {"hidden": 0, "declared_unused": 4, "missing": 0, "unresolved": 0}
+    assert entries[APCFG]["flags"]["hidden"] == 2
+    assert entries["/lib/libtrapundef.so"]["flags"]["unresolved"] == 1
+    assert tree["missing"] == [{"soname": "libgone.so.1", "needed_by": ["/usr/bin/trap_missing"]}]
+
+
+def test_edge_symbols(client: Any, fw: str) -> None:
+    edge = client.get(f"/api/firmware/{fw}/edge", query_string={"from": APCFG, "to": UTIL}).get_json()
+    assert edge == {"from": APCFG, "to": UTIL, "soname": "libutility.so", "status": "hidden",
+                    "symbols": ["util_bar"]}
+    gone = client.get(f"/api/firmware/{fw}/edge",
+                      query_string={"from": "/usr/bin/trap_missing", "to": "libgone.so.1"}).get_json()
+    assert gone["status"] == "missing" and gone["symbols"] == []
+
+
+def test_whole_firmware_holds_every_module_and_edge(client: Any, fw: str) -> None:
+    whole = client.get(f"/api/firmware/{fw}/whole").get_json()
+    tree = client.get(f"/api/firmware/{fw}/tree").get_json()
+    modules = [e for e in tree["entries"] if e["kind"] != "symlink"]
+    assert len(whole["nodes"]) == len(modules) + len(tree["missing"])
+    edges = linkgraph("query", "dependencies", "--db", str(client.application.config["LINKGRAPH_DB"]),
+                      "--json").stdout
+    import json
+
+    assert len(whole["edges"]) == len(json.loads(edges))
+    place = {n["path"] or n["label"]: n for n in whole["nodes"]}
+    # programs in the first layer, each library right of everything that depends on it
+    assert place[BUSYBOX]["layer"] == 0 and place[APCFG]["layer"] < place[UTIL]["layer"]
+    by_id = {n["id"]: n for n in whole["nodes"]}
+    forward = [e for e in whole["edges"] if by_id[e["to"]]["layer"] > by_id[e["from"]]["layer"]]
+    assert len(forward) >= len(whole["edges"]) - 1  # only the ld.so -> libc cycle may point back
+    assert len({(n["x"], n["y"]) for n in whole["nodes"]}) == len(whole["nodes"])
+
+
+@pytest.mark.parametrize(("url", "params", "code", "words"), [
+    ("/api/firmware/{fw}/file", {"path": "/bin/nope"}, 404, "no ELF file '/bin/nope'"),
+    ("/api/firmware/{fw}/graph", {"path": "/lib"}, 404, "no ELF file"),
+    ("/api/firmware/{fw}/edge", {"from": BUSYBOX, "to": "/lib/libnope.so"}, 404, "no dependency edge"),
+    ("/api/firmware/{fw}/file", {}, 400, "path="),
+    ("/api/firmware/0123abc/tree", {}, 404, "no firmware '0123abc'"),
+    ("/api/firmware/{fw}/nothing-here", {}, 404, ""),
+])
+def test_bad_requests_say_what_is_wrong(client: Any, fw: str, url: str, params: dict, code: int,
+                                        words: str) -> None:
+    answer = client.get(url.format(fw=fw), query_string=params)
+    assert answer.status_code == code and answer.is_json
+    assert words in answer.get_json()["error"]
+
+
+def test_the_viewer_never_writes(article_db: Path, client: Any, fw: str) -> None:
+    before = hashlib.sha256(article_db.read_bytes()).hexdigest()
+    for path in (BUSYBOX, APCFG, "/bin/sh"):
+        for call in ("file", "graph"):
+            assert client.get(f"/api/firmware/{fw}/{call}", query_string={"path": path}).status_code == 200
+    client.get(f"/api/firmware/{fw}/whole")
+    client.get(f"/api/firmware/{fw}/tree")
+    assert hashlib.sha256(article_db.read_bytes()).hexdigest() == before
+    assert not Path(str(article_db) + ".wal").exists() or Path(str(article_db) + ".wal").stat().st_size == 0

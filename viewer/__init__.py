@@ -1,0 +1,49 @@
+"""The web viewer: a Flask app over one graph store (read only).
+
+``create_app(config)`` builds it; ``linkgraph serve`` runs it. Pages live in ``pages``, the JSON
+API in ``api``, the exports (diagrams, CSV) in ``exports``; all of them read the store through
+``store_access.current_store()`` and the named queries of ``linkgraph.cypher``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """The viewer app. Config: ``LINKGRAPH_STORE`` (an open store) or ``LINKGRAPH_DB`` (LadybugDB file)
+    or ``LINKGRAPH_NEO4J`` (URI, with ``LINKGRAPH_NEO4J_DATABASE``; user and password from NEO4J_USER /
+    NEO4J_PASSWORD)."""
+    from flask import Flask, jsonify, request
+    from werkzeug.exceptions import HTTPException
+
+    app = Flask(__name__)
+    app.config.from_mapping(LINKGRAPH_STORE=None, LINKGRAPH_DB=None, LINKGRAPH_NEO4J=None,
+                            LINKGRAPH_NEO4J_DATABASE=None)
+    if test_config:
+        app.config.from_mapping(test_config)
+    app.json.sort_keys = False
+
+    from . import api, exports, pages, store_access
+
+    store_access.init_app(app)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(exports.bp)
+    app.register_blueprint(pages.bp)
+
+    @app.context_processor
+    def _version() -> dict[str, str]:
+        return {"linkgraph_version": __version__}
+
+    @app.errorhandler(HTTPException)
+    def _error(exc: HTTPException) -> Any:
+        if request.path.startswith("/api/"):
+            return jsonify(error=exc.description), exc.code
+        return exc
+
+    return app

@@ -1,0 +1,69 @@
+"""The JSON API behind the pages (documented in docs/viewer.md); other tools may use it too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, jsonify, request
+
+from . import analysis, whole_firmware
+from .store_access import current_store, firmware_or_404
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def required_arg(name: str) -> str:
+    """A query-string parameter the call cannot do without (400 when absent)."""
+    value = request.args.get(name)
+    if not value:
+        abort(400, f"give the parameter {name}=… (see docs/viewer.md)")
+    return value
+
+
+def _firmware(firmware_id: str) -> dict[str, Any]:
+    row = firmware_or_404(firmware_id)
+    return {"id": row["id"], "name": row["name"]}
+
+
+@bp.get("/firmware")
+def firmware_list() -> Any:
+    store = current_store()
+    out = []
+    for row in store.query("firmware"):
+        count = store.query("summary-modules", {"firmware": row["id"]})
+        out.append({"id": row["id"], "name": row["name"], "scanned_at": row["scanned_at"],
+                    "modules": count[0]["modules"] if count else 0})
+    return jsonify(out)
+
+
+@bp.get("/firmware/<firmware_id>/tree")
+def tree(firmware_id: str) -> Any:
+    firmware = _firmware(firmware_id)
+    return jsonify({"firmware": firmware, **analysis.file_tree(current_store(), firmware["id"])})
+
+
+@bp.get("/firmware/<firmware_id>/file")
+def file(firmware_id: str) -> Any:
+    firmware = _firmware(firmware_id)
+    found = analysis.file_analysis(current_store(), firmware["id"], required_arg("path"))
+    return jsonify({"firmware": firmware, **found})
+
+
+@bp.get("/firmware/<firmware_id>/graph")
+def graph(firmware_id: str) -> Any:
+    firmware = _firmware(firmware_id)
+    found = analysis.dependency_graph(current_store(), firmware["id"], required_arg("path"))
+    return jsonify({"firmware": firmware, **found})
+
+
+@bp.get("/firmware/<firmware_id>/edge")
+def edge(firmware_id: str) -> Any:
+    firmware = _firmware(firmware_id)
+    found = analysis.edge_symbols(current_store(), firmware["id"], required_arg("from"), required_arg("to"))
+    return jsonify(found)
+
+
+@bp.get("/firmware/<firmware_id>/whole")
+def whole(firmware_id: str) -> Any:
+    firmware = _firmware(firmware_id)
+    return jsonify({"firmware": firmware, **whole_firmware.whole_graph(current_store(), firmware["id"])})

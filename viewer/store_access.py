@@ -1,0 +1,60 @@
+"""One read-only store per app, shared by the requests (LadybugDB connections are not thread-safe,
+so every query holds the app's lock)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from flask import Flask, abort, current_app
+
+from ..loader.errors import StoreError
+from ..loader.store import GraphStore, open_store
+
+_EXTENSION = "linkgraph_store"
+
+
+class LockedStore:
+    """The store with a lock around each query, as the viewer uses it."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self.engine = store.engine
+        self._lock = threading.Lock()
+
+    def query(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            return self.store.query(name, params)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def init_app(app: Flask) -> None:
+    app.extensions[_EXTENSION] = None
+
+
+def current_store() -> LockedStore:
+    """The app's store: the one ``LINKGRAPH_STORE`` holds, else opened read-only on first use."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    store = app.extensions.get(_EXTENSION)
+    if store is None and app.config.get("LINKGRAPH_STORE") is not None:
+        store = LockedStore(app.config["LINKGRAPH_STORE"])
+        app.extensions[_EXTENSION] = store
+    if store is None:
+        store = LockedStore(open_store(db=app.config["LINKGRAPH_DB"], neo4j=app.config["LINKGRAPH_NEO4J"],
+                                       read_only=True, neo4j_database=app.config["LINKGRAPH_NEO4J_DATABASE"]))
+        app.extensions[_EXTENSION] = store
+    return store
+
+
+def firmware_or_404(firmware_id: str) -> dict[str, Any]:
+    """The firmware row for an id (or unique id prefix); 404 with a message otherwise."""
+    try:
+        rows = current_store().query("firmware")
+    except StoreError as exc:
+        abort(503, str(exc))
+    hits = [f for f in rows if f["id"] == firmware_id] or [f for f in rows if f["id"].startswith(firmware_id)]
+    if len(hits) != 1:
+        abort(404, f"no firmware {firmware_id!r} in this store (GET /api/firmware lists them)")
+    return hits[0]
