@@ -233,3 +233,13 @@ def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) 
                            f"{copied['edges']} edges", err=True)
     except LinkgraphError as exc:
         _fail(str(exc))
+
+
+def _add_viewer_commands() -> None:
+    from ..viewer.commands import diagram, serve
+
+    main.add_command(serve)
+    main.add_command(diagram)
+
+
+_add_viewer_commands()

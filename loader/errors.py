@@ -27,3 +27,7 @@ class StoreError(LinkgraphError):
 
 class QueryError(LinkgraphError):
     """An unknown named query or a bad query parameter."""
+
+
+class DiagramError(LinkgraphError):
+    """A diagram cannot be drawn: Graphviz is missing, refuses the DOT or takes too long."""

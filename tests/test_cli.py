@@ -58,6 +58,11 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
     params = {"used-by": ["--param", f"path={report['link_maps'][0]['objects'][-1]}"],
               "providers": ["--param", "symbol=malloc"], "images-shipping": ["--param", "library=libc.so.6"],
               "images-using": ["--param", "library=libc.so.6"]}
+    program = report["link_maps"][0]["executable"]
+    for name in ("module", "link-map", "module-unresolved", "module-duplicates"):
+        params[name] = ["--param", f"path={program}"]
+    params["edges-from"] = ["--param", f"paths={json.dumps([program])}"]
+    params["edge"] = ["--param", f"from={program}", "--param", f"to={report['link_maps'][0]['objects'][-1]}"]
     for name in names:
         proc = linkgraph("query", name, "--db", str(db), "--json", *params.get(name, []))
         assert proc.returncode == 0, proc.stderr
@@ -69,7 +74,7 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
 def test_commands_are_documented() -> None:
     top = linkgraph("--help").stdout
     readme = (REPO / "README.md").read_text()
-    for command in ("scan", "report", "query", "push"):
+    for command in ("scan", "report", "query", "push", "serve", "diagram"):
         assert command in top
         assert f"linkgraph {command}" in readme
         text = linkgraph(command, "--help").stdout

@@ -7,14 +7,14 @@ against the real loader); here the question is whether the API hands it over exa
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import linkgraph
-from test_article_case import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, LIBC, LDSO, NVRAM, UTIL, build_article_root
-
+from conftest import REPO, linkgraph
 from linkgraph.viewer import create_app
+from test_article_case import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, LDSO, LIBC, NVRAM, UTIL, build_article_root
 
 VENDOR_EDGES = {
     (BUSYBOX, UTIL): ("used", ["util_foo"]),
@@ -158,6 +158,15 @@ def test_bad_requests_say_what_is_wrong(client: Any, fw: str, url: str, params: 
     answer = client.get(url.format(fw=fw), query_string=params)
     assert answer.status_code == code and answer.is_json
     assert words in answer.get_json()["error"]
+
+
+def test_every_api_route_is_documented(client: Any) -> None:
+    documented = (REPO / "docs" / "viewer.md").read_text()
+    routes = [r.rule for r in client.application.url_map.iter_rules() if r.rule.startswith("/api/")]
+    assert len(routes) >= 8
+    for rule in routes:
+        shown = re.sub(r"<any\([^)]*\):fmt>", "svg", rule.replace("<firmware_id>", "<id>"))
+        assert f"GET {shown}" in documented, f"{rule} is not documented in docs/viewer.md"
 
 
 def test_the_viewer_never_writes(article_db: Path, client: Any, fw: str) -> None:

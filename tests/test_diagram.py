@@ -1,0 +1,418 @@
+"""The Graphviz exports: the per-file diagram (DOT, SVG, PDF, PNG), ``linkgraph diagram``, and the
+viewer's diagram and CSV downloads.
+
+Hand-built graphs check the drawing conventions, the ids and classes a browser looks for, the legend,
+the title block and the escaping of hostile names (rendered by the real Graphviz and read back with
+xml.etree); the article fixture checks the whole way from a scan to the busybox picture.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import linkgraph
+from linkgraph.loader.errors import DiagramError
+from linkgraph.viewer.diagram import LABEL_LIMIT, TitleBlock, display_text, label_text, render, shorten, to_dot
+from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
+from test_article_case import APCFG, APLOG, BUSYBOX, NVRAM, UTIL, build_article_root
+
+from linkgraph import __version__
+
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
+BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+TITLE = TitleBlock(firmware_name="TEW-636APB", firmware_sha256="ab" * 32, path="/bin/busybox", date="2025-12-03",
+                   version="9.8.7")
+
+HOSTILE = [
+    "<img src=x onerror=alert(1)>",
+    "]]><script>alert(1)</script>",
+    "<b>bold</b>",
+    "quote\"and'apostrophe",
+    "back\\slash\\",
+    "\\",
+    "\\N\\G\\E\\T\\H\\L\\l\\r\\n",
+    '"]; evil [label="pwned"]; n0 -> evil; x="',
+    "{}[];,=-><>",
+    "&amp;&#65;&lt;",
+    "\\xff\\xfe",
+    "é漢字🙂",
+    "x" * 1000,
+]
+
+
+def node(index: int, path: str | None, kind: str = "library", missing: bool = False) -> dict[str, Any]:
+    label = path.rsplit("/", 1)[-1] if path and not missing else path
+    return {"id": f"n{index}", "path": None if missing else path, "label": label, "kind": kind,
+            "soname": None, "missing": missing}
+
+
+def edge(index: int, tail: int, head: int, status: str, symbols: list[str]) -> dict[str, Any]:
+    return {"id": f"e{index}", "from": f"n{tail}", "to": f"n{head}", "status": status, "soname": f"lib{head}.so",
+            "symbols": symbols, "count": len(symbols)}
+
+
+def sample_graph() -> dict[str, Any]:
+    """busybox with one edge of every status, a kernel module and a missing soname."""
+    nodes = [node(0, "/bin/busybox", "executable"), node(1, "/lib/libutility.so"), node(2, "/lib/libnvram.so"),
+             node(3, "/lib/libapcfg.so"), node(4, "/lib/modules/wifi.ko", "kernel-module"),
+             node(5, "libgone.so.1", missing=True)]
+    edges = [edge(0, 0, 1, "used", ["util_foo"]), edge(1, 0, 2, "declared-unused", []),
+             edge(2, 0, 3, "used", ["apcfg_get", "apcfg_set"]),
+             edge(3, 3, 1, "hidden", [f"s{i:02}" for i in range(25)]),
+             edge(4, 0, 5, "missing", []), edge(5, 0, 4, "used", ["wifi_up"])]
+    return {"firmware": {"id": "ab" * 32, "name": "TEW-636APB"}, "root": "/bin/busybox", "nodes": nodes,
+            "edges": edges}
+
+
+def svg_of(graph: dict[str, Any], title: TitleBlock | None = TITLE) -> ET.Element:
+    return ET.fromstring(render(to_dot(graph, title), "svg"))
+
+
+def by_id(svg: ET.Element) -> dict[str, ET.Element]:
+    return {el.get("id"): el for el in svg.iter() if el.get("id")}
+
+
+def classes(element: ET.Element) -> set[str]:
+    return set((element.get("class") or "").split())
+
+
+def texts(element: ET.Element) -> list[str]:
+    """The <text> elements' strings (Graphviz keeps a second adjacent space as U+00A0)."""
+    return ["".join(t.itertext()).replace("\xa0", " ") for t in element.iter(f"{SVG}text")]
+
+
+def tooltip(element: ET.Element) -> str:
+    return next(a.get(XLINK_TITLE) for a in element.iter(f"{SVG}a"))
+
+
+def stroke_of(group: ET.Element) -> tuple[str | None, str | None]:
+    """Colour and dash pattern of an edge's line."""
+    path = next(group.iter(f"{SVG}path"))
+    return path.get("stroke"), path.get("stroke-dasharray")
+
+
+def edge_ends(group: ET.Element) -> tuple[str, str]:
+    tail, _, head = group.find(f"{SVG}title").text.partition("->")
+    return tail, head
+
+
+# --- drawing conventions ---------------------------------------------------------------------------
+
+
+def test_every_status_is_drawn_in_its_style() -> None:
+    ids = by_id(svg_of(sample_graph()))
+    expected = {"e0": ("used", "black", None, ["1"]), "e1": ("declared-unused", BLUE, "5,2", []),
+                "e2": ("used", "black", None, ["2"]), "e3": ("hidden", RED, None, ["25"]),
+                "e4": ("missing", GREY, "1,5", [])}
+    for edge_id, (status, colour, dashes, label) in expected.items():
+        group = ids[edge_id]
+        assert classes(group) == {"edge", status}, edge_id
+        assert stroke_of(group) == (colour, dashes), edge_id
+        assert texts(group) == label, edge_id
+    assert edge_ends(ids["e3"]) == ("n3", "n1")
+
+
+def test_nodes_have_ids_classes_and_shapes() -> None:
+    ids = by_id(svg_of(sample_graph()))
+    assert classes(ids["n0"]) == {"node", "executable", "root"}
+    assert ids["n0"].find(f".//{SVG}polygon") is not None  # a box
+    assert next(ids["n0"].iter(f"{SVG}text")).get("font-weight") == "bold"
+    assert classes(ids["n1"]) == {"node", "library"} and ids["n1"].find(f".//{SVG}ellipse") is not None
+    hexagon = ids["n4"].find(f".//{SVG}polygon")
+    assert classes(ids["n4"]) == {"node", "kernel-module"} and len(hexagon.get("points").split()) == 7
+    missing = ids["n5"].find(f".//{SVG}ellipse")
+    assert classes(ids["n5"]) == {"node", "missing"}
+    assert (missing.get("stroke"), missing.get("stroke-dasharray")) == (GREY, "5,2")
+    assert texts(ids["n5"]) == ["libgone.so.1"]
+    # the ids are the graph JSON's, and nothing else a browser would look for is made up
+    wanted = {f"n{i}" for i in range(6)} | {f"e{i}" for i in range(6)}
+    assert wanted <= set(ids)
+
+
+def test_tooltips_give_the_path_and_the_symbols() -> None:
+    ids = by_id(svg_of(sample_graph()))
+    assert tooltip(ids["n3"]).split("\n") == ["/lib/libapcfg.so", "library"]
+    assert tooltip(ids["n5"]).startswith("missing: libgone.so.1")
+    lines = tooltip(ids["e3"]).split("\n")
+    assert lines[0] == "hidden: /lib/libapcfg.so → /lib/libutility.so"
+    assert lines[2:] == ["25 symbols:", *[f"s{i:02}" for i in range(20)], "… 5 more"]
+    assert tooltip(ids["e2"]).split("\n")[-3:] == ["2 symbols:", "apcfg_get", "apcfg_set"]
+
+
+def test_legend_has_one_sample_edge_per_status() -> None:
+    ids = by_id(svg_of(sample_graph(), title=None))
+    legend = ids["legend"]
+    assert classes(legend) == {"cluster", "legend"}
+    all_text = texts(svg_of(sample_graph(), title=None))
+    for text in ["Legend", "used (N symbols)", "declared-unused", "hidden", "missing"]:
+        assert text in all_text
+    assert stroke_of(ids["legend_used"]) == ("black", None)
+    assert stroke_of(ids["legend_declared-unused"]) == (BLUE, "5,2")
+    assert stroke_of(ids["legend_hidden"]) == (RED, None)
+    assert stroke_of(ids["legend_missing"]) == (GREY, "1,5")
+    assert "title" not in ids  # no title block unless asked for
+
+
+def test_title_block() -> None:
+    ids = by_id(svg_of(sample_graph()))
+    block = ids["title"]
+    assert classes(block) == {"node", "title-block"}
+    assert texts(block) == ["Firmware", "TEW-636APB", "SHA-256", "ab" * 32, "File", "/bin/busybox", "Date",
+                            "2025-12-03", "linkgraph 9.8.7"]
+
+
+def test_a_graph_without_edges_still_draws() -> None:
+    ids = by_id(svg_of({"nodes": [node(0, "/bin/static", "executable")], "edges": []}))
+    assert texts(ids["n0"]) == ["static"] and "legend" in ids and "title" in ids
+
+
+# --- hostile names ---------------------------------------------------------------------------------
+
+
+def hostile_graph() -> dict[str, Any]:
+    nodes = [node(0, "/bin/" + HOSTILE[0], "executable")]
+    nodes += [{"id": f"n{i}", "path": f"/lib/{name}", "label": name, "kind": "library", "soname": name,
+               "missing": False} for i, name in enumerate(HOSTILE[1:], 1)]
+    nodes.append({"id": f"n{len(HOSTILE)}", "path": None, "label": HOSTILE[7], "kind": "", "soname": HOSTILE[7],
+                  "missing": True})
+    edges = [{"id": f"e{i}", "from": "n0", "to": f"n{i}", "status": "hidden" if i % 2 else "used",
+              "soname": name, "symbols": [name, name + "2"], "count": 2} for i, name in enumerate(HOSTILE)]
+    return {"nodes": nodes, "edges": edges}
+
+
+HOSTILE_TITLE = TitleBlock(firmware_name=HOSTILE[0], firmware_sha256=HOSTILE[7], path=HOSTILE[6],
+                           date=HOSTILE[4], version=HOSTILE[1])
+
+
+def test_hostile_names_are_only_text() -> None:
+    svg = svg_of(hostile_graph(), HOSTILE_TITLE)
+    allowed = {"svg", "g", "title", "a", "text", "path", "polygon", "polyline", "ellipse"}
+    for element in svg.iter():
+        assert element.tag.removeprefix(SVG) in allowed, element.tag
+        assert not [name for name in element.attrib if name.lower().startswith("on")], element.attrib
+    raw = render(to_dot(hostile_graph(), HOSTILE_TITLE), "svg")
+    assert b"<img" not in raw and b"<script" not in raw and b"<b>" not in raw
+    # no node or edge that the graph does not have (the "evil" node of the DOT injection)
+    ids = by_id(svg)
+    groups = {i for i, el in ids.items() if {"node", "edge"} & classes(el) and "legend" not in classes(el)}
+    assert groups == {f"n{i}" for i in range(len(HOSTILE) + 1)} | {f"e{i}" for i in range(len(HOSTILE))} | {"title"}
+
+
+def test_hostile_names_render_exactly() -> None:
+    svg = svg_of(hostile_graph(), HOSTILE_TITLE)
+    ids = by_id(svg)
+    for index, name in enumerate(HOSTILE):
+        if index:  # n0 is /bin/<img…>, labelled with its base name
+            expected = name if len(name) <= LABEL_LIMIT else shorten(name)
+            assert texts(ids[f"n{index}"]) == [expected], name
+            assert tooltip(ids[f"n{index}"]).split("\n")[0] == f"/lib/{name}", name
+            assert tooltip(ids[f"e{index}"]).split("\n")[-2:] == [name, name + "2"], name
+    assert texts(ids["n0"]) == [HOSTILE[0]]
+    assert texts(ids[f"n{len(HOSTILE)}"]) == [shorten(HOSTILE[7])]  # a missing soname, 41 characters long
+    block = texts(ids["title"])
+    assert block[:8] == ["Firmware", HOSTILE[0], "SHA-256", HOSTILE[7], "File", HOSTILE[6], "Date", HOSTILE[4]]
+    assert block[8] == f"linkgraph {HOSTILE[1]}"
+
+
+def test_long_names_are_cut_in_the_middle_and_whole_in_the_tooltip() -> None:
+    ids = by_id(svg_of(hostile_graph()))
+    long_index = HOSTILE.index("x" * 1000)
+    shown = texts(ids[f"n{long_index}"])[0]
+    assert len(shown) == LABEL_LIMIT and shown == "x" * 20 + "…" + "x" * 19
+    assert tooltip(ids[f"n{long_index}"]).split("\n")[0] == "/lib/" + "x" * 1000
+    assert shorten("abcdefghij", 5) == "ab…ij" and shorten("abc", 5) == "abc"
+
+
+def test_invisible_and_undecodable_characters_are_shown_escaped() -> None:
+    names = ["new\nline", "tab\there", "nul\x00", "bidi\u202eevil", "byte\udcff", "zero\u200bwidth", "\ufffe"]
+    assert [display_text(n) for n in names] == ["new\\x0aline", "tab\\x09here", "nul\\x00", "bidi\\u202eevil",
+                                                "byte\\xff", "zero\\u200bwidth", "\\ufffe"]
+    graph = {"nodes": [node(0, "/bin/a", "executable")]
+             + [{"id": f"n{i}", "path": f"/lib/{n}", "label": n, "kind": "library", "soname": None,
+                 "missing": False} for i, n in enumerate(names, 1)], "edges": []}
+    ids = by_id(svg_of(graph))
+    for index, name in enumerate(names, 1):
+        assert texts(ids[f"n{index}"]) == [label_text(name)]
+        assert tooltip(ids[f"n{index}"]).split("\n")[0] == "/lib/" + display_text(name)
+
+
+# --- rendering -------------------------------------------------------------------------------------
+
+
+def test_pdf_renders(tmp_path: Path) -> None:
+    pdf = render(to_dot(hostile_graph(), HOSTILE_TITLE), "pdf")
+    assert pdf.startswith(b"%PDF-")
+    assert_pdf_rasterizes(pdf, tmp_path)
+
+
+def assert_pdf_rasterizes(pdf: bytes, folder: Path) -> None:
+    (folder / "d.pdf").write_bytes(pdf)
+    subprocess.run(["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", str(folder / "d.pdf"), str(folder / "page")],
+                   check=True, capture_output=True, timeout=120)
+    pages = list(folder.glob("page*.png"))
+    assert len(pages) == 1 and pages[0].stat().st_size > 1000
+    assert pages[0].read_bytes().startswith(PNG_MAGIC)
+
+
+def test_png_renders() -> None:
+    png = render(to_dot(sample_graph(), TITLE), "png")
+    assert png.startswith(PNG_MAGIC) and len(png) > 1000
+
+
+def test_graphviz_refusing_the_dot_is_a_diagram_error() -> None:
+    with pytest.raises(DiagramError, match="Graphviz could not draw the diagram: .*syntax error"):
+        render("digraph {", "svg")
+    with pytest.raises(DiagramError, match="no diagram format"):
+        render(to_dot(sample_graph()), "gif")
+
+
+def test_without_graphviz_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(DiagramError, match=r"install graphviz.*scripts/setup\.sh"):
+        render(to_dot(sample_graph()), "svg")
+
+
+# --- the CSV export and download names -------------------------------------------------------------
+
+
+def test_csv_rows_and_formula_injection() -> None:
+    found = {
+        "module": {"path": "/lib/libapcfg.so"},
+        "declared": [{"soname": "libnvram.so", "position": 0, "to": "/lib/libnvram.so", "status": "used",
+                      "symbols": ["nvram_get"]}],
+        "used": [{"soname": "libnvram.so", "to": "/lib/libnvram.so", "symbols": ["nvram_get"]}],
+        "declared_unused": [],
+        "hidden": [{"soname": "=HYPERLINK(\"http://x\")", "to": "/lib/libutility.so", "symbols": ["+a", "b"]}],
+        "missing": [{"soname": "@SUM(1)"}],
+        "used_by": [{"module": "/bin/busybox", "status": "used", "symbols": ["-x"]}],
+        "unresolved": [{"symbol": "util_bar", "version": "V1", "weak": False, "executables": ["/bin/busybox"]}],
+        "duplicates": [{"symbol": "dup_fn", "providers": ["/lib/a.so", "/lib/b.so"], "chosen": "/lib/a.so",
+                        "executables": ["/usr/bin/t"]}],
+    }
+    rows = list(csv.reader(io.StringIO(analysis_csv(found))))
+    assert rows[0] == ["section", "from", "to", "soname", "status", "symbols", "executables"]
+    assert rows[1:] == [
+        ["declared", "/lib/libapcfg.so", "/lib/libnvram.so", "libnvram.so", "used", "nvram_get", ""],
+        ["used", "/lib/libapcfg.so", "/lib/libnvram.so", "libnvram.so", "used", "nvram_get", ""],
+        ["hidden", "/lib/libapcfg.so", "/lib/libutility.so", "'=HYPERLINK(\"http://x\")", "hidden", "'+a b", ""],
+        ["missing", "/lib/libapcfg.so", "", "'@SUM(1)", "missing", "", ""],
+        ["used-by", "/bin/busybox", "/lib/libapcfg.so", "", "used", "'-x", ""],
+        ["unresolved", "/lib/libapcfg.so", "", "", "strong", "util_bar@V1", "/bin/busybox"],
+        ["duplicate", "/lib/a.so", "", "", "chosen", "dup_fn", "/usr/bin/t"],
+        ["duplicate", "/lib/b.so", "", "", "interposed", "dup_fn", "/usr/bin/t"],
+    ]
+    assert [spreadsheet_safe(v) for v in ["\tx", "\rx", "a=b", None]] == ["\\x09x", "\\x0dx", "a=b", ""]
+
+
+def test_download_names_are_sanitised() -> None:
+    assert download_name("/bin/busybox", ".pdf") == "busybox.pdf"
+    assert download_name('/lib/a"b;\r\nc d.so', ".png") == "a_b_c_d.so.png"
+    assert download_name("/..", ".svg") == "file.svg"
+    assert download_name("/lib/é.so", "-analysis.csv") == "_.so-analysis.csv"
+
+
+# --- end to end: the article's busybox -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def article_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("diagram")
+    root = build_article_root(base / "root")
+    db = base / "graph.lbdb"
+    linkgraph("scan", str(root.path), "--db", str(db), "--quiet")
+    return db
+
+
+def test_cli_draws_the_article_picture(article_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "busybox.svg"
+    proc = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(out))
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert proc.stderr.startswith(f"{BUSYBOX}: ") and str(out) in proc.stderr
+    svg = ET.fromstring(out.read_bytes())
+    ids = by_id(svg)
+    path_of = {i: tooltip(el).split("\n")[0] for i, el in ids.items() if "node" in classes(el)
+               and not {"legend", "title-block"} & classes(el)}
+    assert path_of["n0"] == BUSYBOX and classes(ids["n0"]) == {"node", "executable", "root"}
+    assert texts(ids["n0"]) == ["busybox"]
+    edges = {(path_of[a], path_of[b]): el for el in ids.values() if "edge" in classes(el)
+             and "legend" not in classes(el) for a, b in [edge_ends(el)]}
+
+    def drawn(tail: str, head: str) -> tuple[set[str], tuple[str | None, str | None], list[str]]:
+        group = edges[(tail, head)]
+        return classes(group), stroke_of(group), texts(group)
+
+    assert drawn(BUSYBOX, UTIL) == ({"edge", "used"}, ("black", None), ["1"])
+    assert drawn(BUSYBOX, APCFG) == ({"edge", "used"}, ("black", None), ["1"])
+    assert drawn(BUSYBOX, NVRAM) == ({"edge", "declared-unused"}, (BLUE, "5,2"), [])
+    assert drawn(BUSYBOX, APLOG) == ({"edge", "declared-unused"}, (BLUE, "5,2"), [])
+    assert drawn(APCFG, UTIL) == ({"edge", "hidden"}, (RED, None), ["1"])
+    assert drawn(APCFG, APLOG) == ({"edge", "hidden"}, (RED, None), ["1"])
+    assert tooltip(edges[(APCFG, UTIL)]).split("\n")[-1] == "util_bar"
+    block = texts(ids["title"])
+    assert block[0:2] == ["Firmware", "root"] and block[4:6] == ["File", BUSYBOX]
+    assert block[-1] == f"linkgraph {__version__}" and len(block[3]) == 64
+
+
+def test_cli_pdf_png_dot_and_stdout(article_db: Path, tmp_path: Path) -> None:
+    linkgraph("diagram", "/bin/sh", "--db", str(article_db), "-o", str(tmp_path / "busybox.pdf"))
+    assert_pdf_rasterizes((tmp_path / "busybox.pdf").read_bytes(), tmp_path)
+    linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(tmp_path / "x.img"), "--format", "png")
+    assert (tmp_path / "x.img").read_bytes().startswith(PNG_MAGIC)
+    dot = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", "-", "--format", "dot").stdout
+    assert dot.startswith("digraph linkgraph {") and 'id="legend"' in dot
+    svg = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", "-").stdout
+    assert ET.fromstring(svg.encode()).tag == f"{SVG}svg"
+
+
+def test_cli_unknown_file_is_a_one_line_error(article_db: Path, tmp_path: Path) -> None:
+    proc = linkgraph("diagram", "/bin/nothing", "--db", str(article_db), "-o", str(tmp_path / "x.svg"), check=False)
+    assert proc.returncode == 2 and not (tmp_path / "x.svg").exists()
+    assert proc.stderr.count("\n") == 1 and "/bin/nothing" in proc.stderr
+    proc = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(tmp_path / "x.gif"), check=False)
+    assert proc.returncode == 2 and "--format" in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def client(article_db: Path) -> Any:
+    from linkgraph.viewer import create_app
+
+    return create_app({"LINKGRAPH_DB": str(article_db), "TESTING": True}).test_client()
+
+
+def test_viewer_downloads(client: Any, tmp_path: Path) -> None:
+    fw = client.get("/api/firmware").get_json()[0]["id"]
+    svg = client.get(f"/api/firmware/{fw}/diagram.svg", query_string={"path": BUSYBOX})
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
+    assert by_id(ET.fromstring(svg.data))["n0"] is not None
+    assert "default-src 'none'" in svg.headers["Content-Security-Policy"]
+    pdf = client.get(f"/api/firmware/{fw[:12]}/diagram.pdf", query_string={"path": BUSYBOX})
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
+    assert pdf.headers["Content-Disposition"] == 'attachment; filename="busybox.pdf"'
+    assert_pdf_rasterizes(pdf.data, tmp_path)
+    png = client.get(f"/api/firmware/{fw}/diagram.png", query_string={"path": BUSYBOX})
+    assert png.mimetype == "image/png" and png.data.startswith(PNG_MAGIC)
+    assert client.get(f"/api/firmware/{fw}/diagram.gif", query_string={"path": BUSYBOX}).status_code == 404
+    assert client.get(f"/api/firmware/{fw}/diagram.svg").status_code == 400
+    missing = client.get(f"/api/firmware/{fw}/diagram.svg", query_string={"path": "/nope"})
+    assert missing.status_code == 404 and "/nope" in missing.get_json()["error"]
+    assert client.get("/api/firmware/0000/diagram.svg", query_string={"path": BUSYBOX}).status_code == 404
+
+
+def test_viewer_csv(client: Any) -> None:
+    fw = client.get("/api/firmware").get_json()[0]["id"]
+    answer = client.get(f"/api/firmware/{fw}/analysis.csv", query_string={"path": APCFG})
+    assert answer.status_code == 200 and answer.mimetype == "text/csv"
+    assert answer.headers["Content-Disposition"] == 'attachment; filename="libapcfg.so-analysis.csv"'
+    rows = list(csv.DictReader(io.StringIO(answer.get_data(as_text=True))))
+    hidden = {(r["to"], r["symbols"]) for r in rows if r["section"] == "hidden"}
+    assert hidden == {(UTIL, "util_bar"), (APLOG, "aplog_write")}
+    assert {(r["from"], r["status"]) for r in rows if r["section"] == "used-by"} == {(BUSYBOX, "used")}
+    assert client.get(f"/api/firmware/{fw}/analysis.csv").status_code == 400

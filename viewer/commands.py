@@ -1,0 +1,150 @@
+"""The viewer's commands, registered on ``linkgraph`` by loader/cli.py: ``diagram`` (a file's
+dependency diagram drawn by Graphviz) and ``serve`` (the web viewer). Flask is imported only when
+``serve`` runs."""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+import click
+
+from .. import __version__
+from ..loader.cli import EXIT_FAILED, store_options
+from ..loader.errors import LinkgraphError
+
+SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
+
+
+def _fail(message: str) -> None:
+    click.echo(f"linkgraph: {message}", err=True)
+    sys.exit(EXIT_FAILED)
+
+
+def _format_for(output: str, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    if output == "-":
+        return "svg"
+    found = SUFFIX_FORMATS.get(Path(output).suffix.lower())
+    if found is None:
+        _fail(f"-o {output}: say the format with --format svg|pdf|png|dot (or end the name in one of them)")
+    return found
+
+
+@click.command()
+@click.argument("file")
+@store_options(None)
+@click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
+@click.option("--output", "-o", required=True, metavar="OUT",
+              help="Write the diagram here; `-` writes it to stdout (SVG or DOT only, or into a pipe).")
+@click.option("--format", "fmt", type=click.Choice(["svg", "pdf", "png", "dot"]),
+              help="svg, pdf, png, or dot (the Graphviz source) [default: from OUT's suffix; svg for -].")
+def diagram(file: str, open_: Callable, where: str, firmware: str | None, output: str, fmt: str | None) -> None:
+    """Draw the dependency diagram of FILE (a path in the firmware, e.g. /bin/busybox) with Graphviz.
+
+    \b
+    The diagram is the viewer's per-file graph: FILE (bold) and every module it loads, with
+    every dependency edge between them, drawn as
+      used             solid black, labelled with the number of symbols that bind across it
+      declared-unused  dashed blue: in DT_NEEDED, but nothing of the declaring object binds to it
+      hidden           solid red, labelled with the symbol count: not declared, yet used
+      missing          dotted grey, to a grey dashed node: declared, but no file satisfies it
+    Executables are boxes, libraries ellipses, kernel modules hexagons. A legend and a title
+    block (firmware name and sha256, FILE's path, today's date, linkgraph version) come with it;
+    in SVG, hovering a module shows its full path and an edge its symbols.
+
+    \b
+    Examples:
+      linkgraph diagram /bin/busybox --db fw.lbdb -o busybox.pdf
+      linkgraph diagram /usr/sbin/httpd --neo4j bolt://127.0.0.1:7687 --firmware router-a -o httpd.svg
+      linkgraph diagram /bin/busybox --db fw.lbdb -o - --format dot | less
+
+    Needs Graphviz's `dot` (bash scripts/setup.sh installs it), except for --format dot.
+    """
+    from werkzeug.exceptions import NotFound
+
+    from .analysis import dependency_graph
+    from .diagram import TitleBlock, render, to_dot
+
+    fmt = _format_for(output, fmt)
+    if output == "-" and fmt in ("pdf", "png") and sys.stdout.isatty():
+        _fail(f"will not write {fmt.upper()} to a terminal: give -o FILE")
+    try:
+        with open_(True) as store:
+            firmware_id = store.resolve_firmware(firmware)
+            row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
+            graph = dependency_graph(store, firmware_id, file)
+        title = TitleBlock(firmware_name=str(row.get("name") or ""),
+                           firmware_sha256=str(row.get("sha256") or row["id"]), path=str(graph.get("root") or file),
+                           date=date.today().isoformat(), version=__version__)
+        source = to_dot(graph, title)
+        data = source.encode("utf-8", "backslashreplace") if fmt == "dot" else render(source, fmt)
+    except NotFound as exc:
+        _fail(str(exc.description))
+    except LinkgraphError as exc:
+        _fail(str(exc))
+    try:
+        if output == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        else:
+            Path(output).write_bytes(data)
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
+    click.echo(f"{graph['root']}: {len(graph['nodes'])} nodes, {len(graph['edges'])} edges -> "
+               f"{'stdout' if output == '-' else output} ({fmt})", err=True)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+@click.command()
+@store_options(None)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (the viewer has no login: keep it on the loopback unless the network "
+                   "is yours).")
+@click.option("--port", default=8750, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on.")
+@click.option("--debug", is_flag=True, help="Flask debug mode (tracebacks in the browser); never on a shared network.")
+def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> None:
+    """Start the web viewer on the graph (read only): http://127.0.0.1:8750/ by default.
+
+    \b
+    Pages:
+      /                the firmware images in the store
+      /fw/ID/          the file tree and, per file, Overview, ELF analysis and Graph tabs
+      /fw/ID/whole     every module and dependency edge at once, with filters
+    JSON API under /api/firmware (list, tree, file, graph, whole, edge), and exports: the
+    per-file diagram as SVG, PDF or PNG (/api/firmware/ID/diagram.pdf?path=P) and the ELF
+    analysis as CSV (/api/firmware/ID/analysis.csv?path=P). docs/viewer.md describes them all.
+    Every script and style sheet is served locally (no CDN). Ctrl-C stops it.
+    """
+    from werkzeug.serving import run_simple
+
+    from . import create_app
+
+    try:
+        store = open_(True)
+        known = store.firmware_ids()
+    except LinkgraphError as exc:
+        _fail(str(exc))
+    try:
+        app = create_app({"LINKGRAPH_STORE": store, "DEBUG": debug})
+        url_host = f"[{host}]" if ":" in host else host
+        click.echo(f"linkgraph viewer on http://{url_host}:{port}/ ({where}, {len(known)} firmware; Ctrl-C stops it)",
+                   err=True)
+        if not _is_loopback(host):
+            click.echo("linkgraph: warning: the viewer has no login; anyone who reaches this address can read "
+                       "the graph", err=True)
+        run_simple(host, port, app, threaded=True, use_debugger=debug, use_reloader=False)
+    except OSError as exc:
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    finally:
+        store.close()

@@ -1,0 +1,256 @@
+"""The per-file dependency diagram as Graphviz DOT, and its rendering to SVG, PDF or PNG.
+
+``to_dot(graph, title)`` turns the graph JSON of docs/viewer.md into DOT in the drawing conventions
+of the viewer: used = solid black with the symbol count, declared-unused = dashed blue, hidden =
+solid red with the symbol count, missing = dotted grey to a grey dashed "missing" node. Executables
+are boxes, libraries ellipses, kernel modules hexagons, other ELF files notes; the file asked for
+(``n0``) is drawn bold. Below the graph, as on a drawing, sit a legend (cluster ``id="legend"``, one
+sample edge per status) and, when given, a title block in the right corner (node ``id="title"``,
+class ``title-block``). ``render(dot, fmt)`` runs Graphviz's ``dot``.
+
+In the SVG every element a browser looks for has a stable id and class: Graphviz (2.43 and later)
+writes the DOT ``id`` and ``class`` attributes onto the ``<g>`` element and prefixes its own
+``node`` / ``edge`` / ``cluster``, so a module is ``<g id="n0" class="node executable root">``, a
+missing soname ``class="node missing"``, an edge ``<g id="e0" class="edge hidden">``; the ids are the
+graph JSON's ``n…`` / ``e…`` (never firmware text). Legend items have ids ``legend_…`` (the sample
+edges ``legend_used``, ``legend_declared-unused``, ``legend_hidden``, ``legend_missing``) and class
+``legend``. Tooltips (``<a xlink:title>``) give a module's full path, an edge's ends, soname and its
+first ``TOOLTIP_SYMBOLS`` symbols ("… N more").
+
+Every name is firmware text and hostile until shown otherwise. Graphviz decodes entities in HTML
+labels and then expands ``\\N``, ``\\G``, ``\\E``… and turns ``\\\\`` into ``\\`` in them, so a label
+is ``html.escape``d and its backslashes doubled. A tooltip (an escString) goes through two
+unescaping passes, so each backslash is written four times, quotes as ``\\"``, ``&`` as ``&amp;`` and
+line breaks as ``\\n``. Characters Graphviz would drop or XML cannot carry (control and format
+characters, lone surrogates, non-characters) are shown as ``\\xNN`` / ``\\uNNNN`` (``display_text``);
+labels longer than ``LABEL_LIMIT`` are cut in the middle with "…" (the tooltip has the whole text).
+Graphviz writes the second of two adjacent spaces as a no-break space (U+00A0) so that viewers keep
+it; otherwise the SVG's ``<text>`` elements hold exactly the displayed label.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import subprocess
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from ..loader.errors import DiagramError
+
+LABEL_LIMIT = 40
+TITLE_WRAP = 80
+TOOLTIP_SYMBOLS = 20
+RENDER_TIMEOUT = 120
+FORMATS = ("svg", "pdf", "png")
+
+KINDS = {"executable": "box", "library": "ellipse", "kernel-module": "hexagon", "other-elf": "note"}
+BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
+EDGE_STYLES = {
+    "used": {"color": "black", "style": "solid", "fontcolor": "black"},
+    "declared-unused": {"color": BLUE, "style": "dashed", "fontcolor": BLUE},
+    "hidden": {"color": RED, "style": "solid", "fontcolor": RED, "penwidth": "1.4"},
+    "missing": {"color": GREY, "style": "dotted", "fontcolor": GREY},
+}
+UNKNOWN_STYLE = {"color": GREY, "style": "solid", "fontcolor": GREY}
+COUNTED = ("used", "hidden")  # statuses whose edges are labelled with the symbol count
+LEGEND = [("used", "used (N symbols)"), ("declared-unused", "declared-unused"), ("hidden", "hidden"),
+          ("missing", "missing")]
+_IDENTIFIER_DIGITS = 9
+
+
+@dataclass(frozen=True)
+class TitleBlock:
+    """What the title block of an exported diagram says."""
+
+    firmware_name: str
+    firmware_sha256: str
+    path: str
+    date: str
+    version: str
+
+
+def display_text(text: Any) -> str:
+    """``text`` as it is shown: control and format characters, lone surrogates and non-characters
+    become visible ``\\xNN`` / ``\\uNNNN`` escapes (bytes smuggled in as surrogate escapes: ``\\xNN``)."""
+    out = []
+    for char in str(text if text is not None else ""):
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (code & 0xFFFE) == 0xFFFE:
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def shorten(text: str, limit: int = LABEL_LIMIT) -> str:
+    """``text`` cut in the middle with "…" when longer than ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    head = limit // 2
+    tail = limit - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
+def label_text(text: Any, limit: int = LABEL_LIMIT) -> str:
+    """What a label shows for ``text``: displayable, shortened."""
+    return shorten(display_text(text), limit)
+
+
+class _Html(str):
+    """An attribute value written as an HTML-like label (already escaped)."""
+
+
+def _html(text: str) -> str:
+    """Text for inside an HTML-like label: entities, and backslashes doubled against \\N-style expansion."""
+    return html.escape(text, quote=True).replace("\\", "\\\\")
+
+
+def _quoted(text: str) -> str:
+    """A DOT double-quoted escString that Graphviz shows as ``text`` (also in tooltips, which it unescapes
+    twice and whose entities it decodes)."""
+    text = text.replace("\\", "\\\\\\\\").replace('"', '\\"').replace("&", "&amp;")
+    return '"' + text.replace("\r", "").replace("\n", "\\n") + '"'
+
+
+def _attrs(**attrs: str) -> str:
+    """A DOT attribute list: ``_Html`` values as HTML-like labels, every other value quoted."""
+    return "[" + " ".join(f"{key}=<{value}>" if isinstance(value, _Html) else f"{key}={_quoted(value)}"
+                          for key, value in attrs.items()) + "]"
+
+
+def _identifier(raw: Any, prefix: str, index: int) -> str:
+    """The graph JSON's id when it is of the form n12 / e7, else one made from the position."""
+    text = str(raw)
+    digits = text[1:]
+    if text[:1] == prefix and digits.isascii() and digits.isdigit() and len(digits) <= _IDENTIFIER_DIGITS:
+        return text
+    return f"{prefix}{index}"
+
+
+def _symbol_lines(symbols: list[Any], count: int) -> list[str]:
+    lines = [display_text(s) for s in symbols[:TOOLTIP_SYMBOLS]]
+    if count > len(lines):
+        lines.append(f"… {count - len(lines)} more")
+    return lines
+
+
+def _node_statement(node: dict[str, Any], name: str) -> str:
+    missing = bool(node.get("missing"))
+    kind = "missing" if missing else node["kind"] if node.get("kind") in KINDS else "other-elf"
+    root = name == "n0"
+    text = _html(label_text(node.get("label") or node.get("path") or node.get("soname") or "?"))
+    if missing:
+        tip = [f"missing: {display_text(node.get('label') or node.get('soname'))}", "no file in the image satisfies it"]
+        looks = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY}
+    else:
+        tip = [display_text(node.get("path") or node.get("label")), kind]
+        tip += [f"soname {display_text(node['soname'])}"] if node.get("soname") else []
+        looks = {"shape": KINDS[kind], "penwidth": "2.2" if root else "1"}
+    return f"  {name} " + _attrs(id=name, **{"class": f"{kind} root" if root else kind}, tooltip="\n".join(tip),
+                                 label=_Html(f"<b>{text}</b>" if root else text), **looks) + ";"
+
+
+def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown: dict[str, str]) -> str:
+    status = edge["status"] if edge.get("status") in EDGE_STYLES else "unknown"
+    symbols = list(edge.get("symbols") or [])
+    count = int(edge["count"]) if edge.get("count") is not None else len(symbols)
+    tip = [f"{status}: {shown[tail]} → {shown[head]}"]
+    if edge.get("soname"):
+        soname = display_text(edge["soname"])
+        tip.append(f"soname {soname} (not declared)" if status == "hidden" else f"DT_NEEDED {soname}")
+    if symbols or count:
+        tip += [f"{count} symbol{'' if count == 1 else 's'}:", *_symbol_lines(symbols, count)]
+    label = {"label": _Html(str(count))} if status in COUNTED else {}
+    style = EDGE_STYLES.get(status, UNKNOWN_STYLE)
+    return f"  {tail} -> {head} " + _attrs(id=name, **{"class": status}, tooltip="\n".join(tip), **label,
+                                           **style) + ";"
+
+
+def _legend() -> list[str]:
+    """The legend: one sample edge per status, side by side."""
+    lines = ["  subgraph cluster_legend {",
+             '    id="legend"; class="legend"; label=<Legend>; labeljust="l"; fontsize=10; color="#bbbbbb";',
+             '    node [class="legend" shape=point width=0.06 color="#555555"];']
+    for index, (status, text) in enumerate(LEGEND):
+        tail, head = f"legend_t{index}", f"legend_h{index}"
+        looks = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY, "width": "0",
+                 "height": "0", "fontsize": "9", "label": _Html("missing")} if status == "missing" else {}
+        lines += [f"    {tail} {_attrs(id=tail)}; {head} {_attrs(id=head, **looks)};",
+                  f"    {tail} -> {head} " + _attrs(id=f"legend_{status}", **{"class": "legend"}, label=_Html(text),
+                                                     **EDGE_STYLES[status]) + ";"]
+        if index:  # keeps the samples in order, left to right
+            lines.append(f"    legend_h{index - 1} -> {tail} [style=invis];")
+    return [*lines, "  }"]
+
+
+def _wrapped(text: str, width: int = TITLE_WRAP) -> str:
+    """Title-block text, broken every ``width`` characters (the title block shows it whole)."""
+    shown = display_text(text)
+    pieces = [shown[i:i + width] for i in range(0, len(shown), width)] or [""]
+    return '<br align="left"/>'.join(_html(piece) for piece in pieces)
+
+
+def _title_block(title: TitleBlock) -> str:
+    rows = [("Firmware", title.firmware_name), ("SHA-256", title.firmware_sha256), ("File", title.path),
+            ("Date", title.date)]
+    cells = "".join(f'<tr><td align="left"><b>{caption}</b></td><td align="left" balign="left">{_wrapped(value)}'
+                    "</td></tr>" for caption, value in rows)
+    cells += f'<tr><td align="left" colspan="2">{_html("linkgraph " + display_text(title.version))}</td></tr>'
+    table = f'<table border="1" cellborder="0" cellspacing="0" cellpadding="3">{cells}</table>'
+    return "  title " + _attrs(id="title", **{"class": "title-block"}, shape="plain", fontsize="10",
+                               label=_Html(table)) + ";"
+
+
+def to_dot(graph: dict[str, Any], title: TitleBlock | None = None) -> str:
+    """The DOT source of the per-file diagram of ``graph`` (the graph JSON of docs/viewer.md)."""
+    names: dict[str, str] = {}  # graph JSON id -> DOT node name
+    shown: dict[str, str] = {}  # DOT node name -> what tooltips call it
+    body: list[str] = []
+    for index, node in enumerate(graph.get("nodes") or []):
+        name = _identifier(node.get("id"), "n", index)
+        names[str(node.get("id"))] = name
+        shown[name] = display_text(node.get("path") or node.get("label") or node.get("soname"))
+        body.append(_node_statement(node, name))
+    for index, edge in enumerate(graph.get("edges") or []):
+        tail, head = names.get(str(edge.get("from"))), names.get(str(edge.get("to")))
+        if tail and head:
+            body.append(_edge_statement(edge, _identifier(edge.get("id"), "e", index), tail, head, shown))
+    header = ["digraph linkgraph {",
+              '  graph [id="diagram" class="linkgraph" rankdir=TB newrank=true nodesep=0.35 ranksep=0.55 '
+              'fontname="Helvetica" fontsize=11];',
+              '  node [fontname="Helvetica" fontsize=11 height=0.35 margin="0.12,0.04"];',
+              '  edge [fontname="Helvetica" fontsize=10 arrowsize=0.7];']
+    bottom = [f"legend_{end}{index}" for index in range(len(LEGEND)) for end in "th"]
+    anchors = []
+    if title is not None:  # the title block in the bottom right corner, as on a drawing
+        anchors += [_title_block(title), f"  {bottom[-1]} -> title [style=invis];"]
+        bottom.append("title")
+    anchors.append(f"  {{rank=same; {'; '.join(bottom)}}}")
+    # legend and title block below every module
+    anchors += [f"  {name} -> legend_t0 [style=invis weight=0];" for name in shown]
+    return "\n".join([*header, *_legend(), *anchors, *body, "}"]) + "\n"
+
+
+def render(dot_source: str, fmt: str) -> bytes:
+    """``dot_source`` rendered by Graphviz as ``svg``, ``pdf`` or ``png``."""
+    if fmt not in FORMATS:
+        raise DiagramError(f"no diagram format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    dot = shutil.which("dot")
+    if dot is None:
+        raise DiagramError("Graphviz is not installed (no `dot` program): install graphviz "
+                           "(`bash scripts/setup.sh` installs it, or `apt-get install graphviz`)")
+    try:
+        proc = subprocess.run([dot, f"-T{fmt}"], input=dot_source.encode("utf-8", "backslashreplace"),
+                              capture_output=True, timeout=RENDER_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise DiagramError(f"Graphviz took longer than {RENDER_TIMEOUT} s to draw the diagram") from exc
+    except OSError as exc:
+        raise DiagramError(f"cannot run Graphviz ({dot}): {exc}") from exc
+    if proc.returncode != 0 or not proc.stdout:
+        message = proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}"
+        raise DiagramError(f"Graphviz could not draw the diagram: {message}")
+    return proc.stdout

@@ -1,0 +1,115 @@
+"""Exports for people outside the viewer: the per-file diagram rendered by Graphviz (SVG, PDF, PNG)
+with its legend and title block, and the ELF-analysis table as CSV (docs/viewer.md)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import posixpath
+import re
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+from flask import Blueprint, Response, abort
+
+from .. import __version__
+from ..loader.errors import DiagramError
+from . import analysis
+from .api import required_arg
+from .diagram import TitleBlock, display_text, render, to_dot
+from .store_access import current_store, firmware_or_404
+
+bp = Blueprint("exports", __name__, url_prefix="/api/firmware")
+
+MIMETYPES = {"svg": "image/svg+xml", "pdf": "application/pdf", "png": "image/png"}
+CSV_COLUMNS = ["section", "from", "to", "soname", "status", "symbols", "executables"]
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# an SVG opened on its own may not run or fetch anything
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def download_name(path: str, suffix: str) -> str:
+    """A safe file name for a download: the file's base name reduced to [A-Za-z0-9._-], plus ``suffix``."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", posixpath.basename(path.rstrip("/"))).lstrip(".")[:100]
+    return f"{base or 'file'}{suffix}"
+
+
+def spreadsheet_safe(value: Any) -> str:
+    """A CSV cell shown as the diagram shows it (control characters as ``\\xNN``), which a spreadsheet
+    will not run as a formula (a leading apostrophe defuses one)."""
+    text = "" if value is None else display_text(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _joined(items: Any) -> str:
+    return " ".join(str(item) for item in items or [])
+
+
+def analysis_rows(found: dict[str, Any]) -> Iterator[list[Any]]:
+    """The ELF-analysis table of ``analysis.file_analysis``: one row per edge or symbol group."""
+    path = found["module"]["path"]
+    for e in found["declared"]:
+        yield ["declared", path, e["to"], e["soname"], e["status"], _joined(e["symbols"]), ""]
+    for e in found["used"]:
+        yield ["used", path, e["to"], e["soname"], "used", _joined(e["symbols"]), ""]
+    for e in found["declared_unused"]:
+        yield ["declared-unused", path, e["to"], e["soname"], "declared-unused", "", ""]
+    for e in found["hidden"]:
+        yield ["hidden", path, e["to"], e["soname"], "hidden", _joined(e["symbols"]), ""]
+    for e in found["missing"]:
+        yield ["missing", path, None, e["soname"], "missing", "", ""]
+    for e in found["used_by"]:
+        yield ["used-by", e["module"], path, None, e["status"], _joined(e["symbols"]), ""]
+    for u in found["unresolved"]:
+        symbol = f"{u['symbol']}@{u['version']}" if u.get("version") else u["symbol"]
+        yield ["unresolved", path, None, None, "weak" if u["weak"] else "strong", symbol, _joined(u["executables"])]
+    for d in found["duplicates"]:
+        for provider in d["providers"]:
+            status = "chosen" if provider == d["chosen"] else "interposed"
+            yield ["duplicate", provider, None, None, status, d["symbol"], _joined(d["executables"])]
+
+
+def analysis_csv(found: dict[str, Any]) -> str:
+    """The ELF-analysis table as CSV text (header row first)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for row in analysis_rows(found):
+        writer.writerow([spreadsheet_safe(cell) for cell in row])
+    return out.getvalue()
+
+
+@bp.get("/<firmware_id>/diagram.<any(svg, pdf, png):fmt>")
+def diagram(firmware_id: str, fmt: str) -> Response:
+    """The per-file diagram with legend and title block, rendered by Graphviz."""
+    path = required_arg("path")
+    firmware = firmware_or_404(firmware_id)
+    graph = analysis.dependency_graph(current_store(), firmware["id"], path)
+    title = TitleBlock(firmware_name=str(firmware.get("name") or ""),
+                       firmware_sha256=str(firmware.get("sha256") or firmware["id"]),
+                       path=str(graph.get("root") or path), date=date.today().isoformat(), version=__version__)
+    try:
+        image = render(to_dot(graph, title), fmt)
+    except DiagramError as exc:
+        abort(500, str(exc))
+    response = Response(image, mimetype=MIMETYPES[fmt])
+    disposition = "inline" if fmt == "svg" else "attachment"
+    response.headers["Content-Disposition"] = f'{disposition}; filename="{download_name(title.path, "." + fmt)}"'
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if fmt == "svg":
+        response.headers["Content-Security-Policy"] = SVG_POLICY
+    return response
+
+
+@bp.get("/<firmware_id>/analysis.csv")
+def analysis_table(firmware_id: str) -> Response:
+    """The ELF-analysis table of one file as CSV."""
+    path = required_arg("path")
+    firmware = firmware_or_404(firmware_id)
+    found = analysis.file_analysis(current_store(), firmware["id"], path)
+    response = Response(analysis_csv(found), mimetype="text/csv")
+    name = download_name(found["module"]["path"], "-analysis.csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
