@@ -72,48 +72,55 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
     """The dependency graph from one file (node n0), see docs/viewer.md.
 
     A program's graph is its link map: the objects the loader loads for it, the declared edges
-    that hold in that link map and the hidden edges between its objects. A library no program
-    loads has a link map of its own; any other library gets every edge reachable from it."""
+    that hold in that link map and the hidden edges between its objects (a library no program
+    loads has a link map of its own). Any other library gets what it declares, transitively, its
+    own hidden edges, and the hidden edges among the modules reached: the hidden edges of the
+    libraries it loads hold in other programs' link maps and would drag those in."""
     module = find_module(store, firmware_id, path)
-    link_map = store.query("link-map", {"firmware": firmware_id, "path": module["path"]})
-    program = module["path"] if link_map else None
-    loaded = set(link_map[0]["objects"] or []) | {module["path"]} if link_map else None
+    root = module["path"]
+    link_map = store.query("link-map", {"firmware": firmware_id, "path": root})
+    loaded = set(link_map[0]["objects"] or []) | {root} if link_map else None
     nodes: dict[str, Row] = {}
+    edges: list[Row] = []
 
-    def node(key: str, label: str, kind: str | None, soname: str | None, missing: bool) -> str:
+    def node(row: Row) -> str:
+        missing = row["to"] is None
+        key = f"missing:{row['soname']}" if missing else row["to"]
         if key not in nodes:
-            nodes[key] = {"id": f"n{len(nodes)}", "path": None if missing else key, "label": label,
-                          "kind": kind or "", "soname": soname, "missing": missing}
+            nodes[key] = {"id": f"n{len(nodes)}", "path": None if missing else key,
+                          "label": row["soname"] if missing else posixpath.basename(key), "kind": row["kind"] or "",
+                          "soname": row["soname"], "missing": missing}
         return nodes[key]["id"]
 
-    def holds(row: Row) -> bool:
-        if program is None:
-            return True
-        if row["status"] == "hidden":
-            return row["to"] in loaded
-        return program in (row["executables"] or [])
+    def add_edge(row: Row) -> None:
+        symbols = _symbols(row)
+        edges.append({"id": f"e{len(edges)}", "from": nodes[row["from"]]["id"], "to": node(row),
+                      "status": row["status"], "soname": row["soname"], "symbols": symbols, "count": len(symbols)})
 
-    node(module["path"], module["name"], module["kind"], module["soname"], False)
-    edges: list[Row] = []
-    frontier, seen = [module["path"]], {module["path"]}
+    nodes[root] = {"id": "n0", "path": root, "label": module["name"], "kind": module["kind"],
+                   "soname": module["soname"], "missing": False}
+    deferred: list[Row] = []  # hidden edges kept only when both ends are reached
+    frontier = [root]
     while frontier:
-        rows = sorted(filter(holds, _edges_from(store, firmware_id, frontier)),
+        rows = sorted(_edges_from(store, firmware_id, frontier),
                       key=lambda r: (r["from"], r["position"] is None, r["position"] or 0, r["to"] or ""))
         frontier = []
         for r in rows:
-            missing = r["to"] is None
-            key = f"missing:{r['soname']}" if missing else r["to"]
-            target = node(key, r["soname"] if missing else posixpath.basename(r["to"]), r["kind"],
-                          r["soname"], missing)
-            symbols = _symbols(r)
-            edges.append({"id": f"e{len(edges)}", "from": nodes[r["from"]]["id"], "to": target,
-                          "status": r["status"], "soname": r["soname"], "symbols": symbols,
-                          "count": len(symbols)})
-            if not missing and r["to"] not in seen:
-                seen.add(r["to"])
+            hidden = r["status"] == "hidden"
+            if loaded is not None:
+                if (r["to"] not in loaded) if hidden else (root not in (r["executables"] or [])):
+                    continue
+            elif hidden and r["from"] != root:
+                deferred.append(r)
+                continue
+            new = r["to"] is not None and r["to"] not in nodes
+            add_edge(r)
+            if new and (loaded is not None or not hidden):
                 frontier.append(r["to"])
-    return {"root": module["path"], "link_map": program is not None, "nodes": list(nodes.values()),
-            "edges": edges}
+    for r in deferred:
+        if r["to"] in nodes:
+            add_edge(r)
+    return {"root": root, "link_map": loaded is not None, "nodes": list(nodes.values()), "edges": edges}
 
 
 def edge_symbols(store: Queryable, firmware_id: str, source: str, target: str) -> Row:
