@@ -1,7 +1,8 @@
 """The whole-firmware graph: every module and every dependency edge, placed in layers.
 
 Layer 0 holds what nothing depends on (the programs), each library sits one layer right of the
-deepest module that depends on it; a layer taller than ``COLUMN`` nodes wraps into several
+deepest module that depends on it (edges into programs, a library binding to a program's own
+definition, do not count); a layer taller than ``COLUMN`` nodes wraps into several
 columns. Within a layer, programs are ordered by folder and name, libraries by the mean row of
 the modules depending on them (fewer crossings). Linear in the number of edges.
 """
@@ -60,6 +61,8 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     successors: dict[str, list[str]] = defaultdict(list)
     predecessors: dict[str, list[str]] = defaultdict(list)
     for e in edge_rows:
+        if info[e["to"]]["kind"] == "executable":
+            continue  # a library binding to a program's definition must not push the program right
         successors[e["from"]].append(e["to"])
         predecessors[e["to"]].append(e["from"])
     layer = _layers(names, successors)

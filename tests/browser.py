@@ -1,0 +1,277 @@
+"""Helpers for the viewer's browser tests: the real ``linkgraph serve`` and a headless Chromium.
+
+* :class:`ViewerServer` runs ``linkgraph serve --db DB`` (or ``--neo4j URI``) as a subprocess on a
+  free port, as a user would, and waits until the JSON API answers; its output goes to a log file
+  that a failing test shows.
+* :func:`launch_chromium` starts Debian's Chromium (``/usr/bin/chromium``, or ``$LINKGRAPH_CHROMIUM``)
+  through Playwright with a fresh temporary profile; no browser is ever downloaded. A missing
+  Chromium is a test failure, never a skip.
+* :class:`PageWatch` records what must never happen on a page: JavaScript dialogs (an injected
+  ``alert``), uncaught script errors, failed requests to our own server.
+* Screenshots go to ``$LINKGRAPH_TEST_ARTIFACTS`` (default ``tests/artifacts/``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conftest import linkgraph_cmd
+
+TESTS = Path(__file__).resolve().parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 900}
+SERVER_START_TIMEOUT = 60.0
+
+
+def artifacts_dir() -> Path:
+    """Where screenshots go: $LINKGRAPH_TEST_ARTIFACTS, default tests/artifacts/ (created)."""
+    path = Path(os.environ.get("LINKGRAPH_TEST_ARTIFACTS") or TESTS / "artifacts")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a screenshot of the page as a test artifact; returns its path."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:120] or "page"
+    out = artifacts_dir() / f"{safe}.png"
+    page.screenshot(path=str(out), full_page=False)
+    return out
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class ViewerServer:
+    """``linkgraph serve STORE --host 127.0.0.1 --port PORT`` in a subprocess; a context manager."""
+
+    def __init__(self, store: list[str], log_dir: Path, env: dict[str, str] | None = None) -> None:
+        self.store = store
+        self.env = env or {}
+        self.log_path = Path(log_dir) / "serve.log"
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-6000:]
+        except OSError:
+            return ""
+
+    def start(self) -> ViewerServer:
+        environ = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+        environ.update(self.env)
+        for _attempt in range(3):  # the free port may be taken between bind and listen: retry
+            self.port = free_port()
+            cmd = [*linkgraph_cmd(), "serve", *self.store, "--host", "127.0.0.1", "--port", str(self.port)]
+            with open(self.log_path, "ab") as log:
+                self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=environ,
+                                             start_new_session=True)
+            if self._wait_ready():
+                return self
+            self.stop()
+        raise AssertionError(f"linkgraph serve did not answer on GET /api/firmware:\n{self.log()}")
+
+    def _wait_ready(self) -> bool:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc is None or self.proc.poll() is not None:
+                return False
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/firmware", timeout=5) as response:
+                    if response.status == 200:
+                        return True
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.1)
+        return False
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.proc = None
+
+    def __enter__(self) -> ViewerServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def get(self, path: str) -> tuple[int, str, bytes]:
+        """GET from the server: (status, content type, body)."""
+        try:
+            with urllib.request.urlopen(f"{self.url}{path}", timeout=60) as response:
+                return response.status, response.headers.get("Content-Type", ""), response.read()
+        except urllib.error.HTTPError as err:
+            return err.code, err.headers.get("Content-Type", ""), err.read()
+
+    def headers(self, path: str) -> dict[str, str]:
+        """The response headers of a GET."""
+        with urllib.request.urlopen(f"{self.url}{path}", timeout=60) as response:
+            return dict(response.headers.items())
+
+    def json(self, path: str) -> Any:
+        status, ctype, body = self.get(path)
+        assert status == 200, f"GET {path}: {status} {body[:500]!r}"
+        assert ctype.startswith("application/json"), ctype
+        return json.loads(body)
+
+    def firmware_id(self, name: str | None = None) -> str:
+        rows = self.json("/api/firmware")
+        if name is not None:
+            rows = [r for r in rows if r["name"] == name]
+        assert len(rows) == 1, rows
+        return rows[0]["id"]
+
+
+# --------------------------------------------------------------------------- the browser
+
+
+def chromium_path() -> str:
+    """Debian's Chromium; a missing one fails the test (install the Debian package ``chromium``)."""
+    path = os.environ.get("LINKGRAPH_CHROMIUM") or (CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"))
+    if not path or not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise AssertionError(f"Chromium not found at {path or CHROMIUM} (apt-get install chromium, "
+                             "or set LINKGRAPH_CHROMIUM to its path)")
+    return path
+
+
+@dataclass
+class Browser:
+    """A Playwright-driven Chromium with one persistent context on a temporary profile."""
+
+    playwright: Any
+    context: Any
+    profile: tempfile.TemporaryDirectory
+
+    def close(self) -> None:
+        try:
+            self.context.close()
+        finally:
+            self.playwright.stop()
+            self.profile.cleanup()
+
+
+def launch_chromium() -> Browser:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # a test dependency: its absence is a failure
+        raise AssertionError("the Python package playwright is not installed (pip install -e '.[test]')") from exc
+    executable = chromium_path()
+    profile = tempfile.TemporaryDirectory(prefix="linkgraph-chromium-")
+    playwright = sync_playwright().start()
+    try:
+        context = playwright.chromium.launch_persistent_context(
+            profile.name, executable_path=executable, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
+            accept_downloads=False, service_workers="block")
+    except Exception:
+        playwright.stop()
+        profile.cleanup()
+        raise
+    context.set_default_timeout(30_000)
+    return Browser(playwright, context, profile)
+
+
+@dataclass
+class PageWatch:
+    """What went wrong on a page: dialogs opened, script errors, our requests that failed."""
+
+    base_url: str
+    dialogs: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+
+    def attach(self, page: Any) -> None:
+        def on_dialog(dialog: Any) -> None:
+            self.dialogs.append(f"{dialog.type}: {dialog.message}")
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        page.on("console", self._console)
+        page.on("requestfailed", lambda req: self.failed.append(f"{req.url}: {req.failure}")
+                if req.url.startswith(self.base_url) else None)
+        page.on("response", lambda resp: self.failed.append(f"{resp.url}: {resp.status}")
+                if resp.url.startswith(self.base_url) and resp.status >= 400 else None)
+
+    def _console(self, msg: Any) -> None:
+        self.console.append(f"{msg.type}: {msg.text}")
+        if "Content Security Policy" in msg.text:  # our own page broke its own policy
+            self.errors.append(msg.text)
+
+    def assert_clean(self) -> None:
+        assert not self.dialogs, f"a JavaScript dialog opened (injected script ran?): {self.dialogs}"
+        assert not self.errors, f"script errors on the page: {self.errors}\nconsole: {self.console}"
+        assert not self.failed, f"requests to the viewer failed: {self.failed}"
+
+
+def wait_until(page: Any, script: str, arg: Any = None, timeout: float = 30.0) -> Any:
+    """Poll ``page.evaluate(script, arg)`` (a JS function) until it answers something true.
+
+    (Playwright's wait_for_function evaluates strings inside the page, which the viewer's
+    Content-Security-Policy forbids; page.evaluate goes through the DevTools protocol.)"""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(script, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {script} ({arg!r})")
+        page.wait_for_timeout(50)
+
+
+def wait_ready(page: Any, timeout: float = 60.0) -> None:
+    """Wait until the page's script says it is interactive (document.body.dataset.ready == '1')."""
+    wait_until(page, "() => document.body && document.body.dataset.ready", timeout=timeout)
+    state = page.evaluate("document.body.dataset.ready")
+    assert state == "1", f"the page did not become ready: {state!r}: {page.inner_text('body')[:2000]}"
+
+
+def svg_point(page: Any, selector: str, fraction: float = 0.5) -> tuple[float, float]:
+    """Page coordinates of the point at *fraction* of the length of the first SVG path under *selector*."""
+    return tuple(page.evaluate("""([selector, fraction]) => {
+        const path = document.querySelector(selector);
+        if (!path) throw new Error("no element " + selector);
+        path.closest("g").scrollIntoView({block: "center", inline: "center"});
+        const p = path.getPointAtLength(path.getTotalLength() * fraction);
+        const m = path.getScreenCTM();
+        return [p.x * m.a + p.y * m.c + m.e, p.x * m.b + p.y * m.d + m.f];
+    }""", [selector, fraction]))
+
+
+def parse_rgb(css: str) -> tuple[int, int, int]:
+    """'rgb(200, 32, 30)' -> (200, 32, 30)."""
+    m = re.match(r"rgba?\((\d+),\s*(\d+),\s*(\d+)", css)
+    assert m, f"not an rgb() colour: {css!r}"
+    return int(m.group(1)), int(m.group(2)), int(m.group(3))

@@ -1,0 +1,226 @@
+// The per-file panel: tabs Overview, ELF analysis and Graph.
+import {
+  apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, plural, statusTag, symbolDetails,
+} from "./common.js";
+import {DiagramView} from "./diagram.js";
+
+export const TABS = [
+  {key: "overview", label: "Overview"},
+  {key: "analysis", label: "ELF analysis"},
+  {key: "graph", label: "Graph"},
+];
+
+export class FilePanel {
+  /** onNavigate(path, tab): the user asked for another file (a link, a node of the graph). */
+  constructor(container, {onNavigate, onTab}) {
+    this.container = container;
+    this.onNavigate = onNavigate;
+    this.onTab = onTab;
+    this.tab = "overview";
+    this.request = 0;
+    this.data = null;
+    this.diagram = null;
+  }
+
+  /** A link to another file of the firmware that opens it in this panel (or in a new tab). */
+  fileLink(path, text = path) {
+    if (!path) return el("span", {className: "muted"}, "(not in the image)");
+    const a = el("a", {href: fileHref(path), className: "file-link", dataset: {path}}, text);
+    a.addEventListener("click", (ev) => {
+      if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+      ev.preventDefault();
+      this.onNavigate(path, this.tab);
+    });
+    return a;
+  }
+
+  async showFile(path, tab = this.tab) {
+    const request = ++this.request;
+    this.path = path;
+    this.tab = TABS.some((t) => t.key === tab) ? tab : "overview";
+    clear(this.container).appendChild(el("p", {className: "muted"}, "Loading ", path, "…"));
+    this.container.dataset.state = "loading";
+    let data;
+    try {
+      data = await getJson(apiUrl("file", {path}));
+    } catch (err) {
+      if (request !== this.request) return;
+      clear(this.container).appendChild(errorBox(err.message));
+      this.container.dataset.state = "error";
+      return;
+    }
+    if (request !== this.request) return;
+    this.data = data;
+    this.diagram = null;
+    this.render();
+  }
+
+  showMissing(soname, neededBy) {
+    ++this.request;
+    this.data = null;
+    this.path = null;
+    clear(this.container);
+    const list = el("ul", {className: "plain"});
+    for (const path of neededBy || []) list.appendChild(el("li", {}, this.fileLink(path)));
+    this.container.append(
+      el("header", {className: "panel-head"},
+        el("h1", {className: "file-name ghost-name"}, soname),
+        el("p", {className: "file-path muted"}, "missing library: declared in DT_NEEDED, no file in the image has it")),
+      el("h2", {}, `Needed by (${neededBy ? neededBy.length : 0})`), list);
+    this.container.dataset.state = "missing";
+  }
+
+  render() {
+    const {module} = this.data;
+    clear(this.container);
+    const head = el("header", {className: "panel-head"},
+      el("h1", {className: "file-name"}, module.name || basename(module.path)),
+      el("p", {className: "file-path"}, el("code", {}, module.path)));
+    if (this.path !== module.path) {
+      head.appendChild(el("p", {className: "muted via"}, "opened through the symlink ", el("code", {}, this.path)));
+    }
+    const tabs = el("div", {className: "tabs", role: "tablist"});
+    this.tabButtons = new Map();
+    this.tabPanels = new Map();
+    const bodies = el("div", {className: "tab-bodies"});
+    for (const t of TABS) {
+      const button = el("button", {type: "button", role: "tab", id: `tab-${t.key}`, "aria-controls": `tabpanel-${t.key}`,
+        dataset: {tab: t.key}}, t.label);
+      button.addEventListener("click", () => this.selectTab(t.key));
+      tabs.appendChild(button);
+      this.tabButtons.set(t.key, button);
+      const body = el("div", {role: "tabpanel", id: `tabpanel-${t.key}`, "aria-labelledby": `tab-${t.key}`,
+        className: `tab-body tab-${t.key}`});
+      body.hidden = true;
+      bodies.appendChild(body);
+      this.tabPanels.set(t.key, body);
+    }
+    this.container.append(head, tabs, bodies);
+    this.tabPanels.get("overview").appendChild(this.overview());
+    this.tabPanels.get("analysis").appendChild(this.analysis());
+    this.container.dataset.state = "ready";
+    this.selectTab(this.tab);
+  }
+
+  selectTab(key) {
+    this.tab = key;
+    for (const [k, button] of this.tabButtons) {
+      button.setAttribute("aria-selected", String(k === key));
+      button.tabIndex = k === key ? 0 : -1;
+      this.tabPanels.get(k).hidden = k !== key;
+    }
+    if (key === "graph" && !this.diagram) {
+      this.diagram = new DiagramView(this.tabPanels.get("graph"), {
+        path: this.data.module.path,
+        onNode: (path) => this.onNavigate(path, "graph"),
+      });
+      this.diagram.load();
+    }
+    this.onTab(key);
+  }
+
+  // ------------------------------------------------------------------ Overview
+
+  overview() {
+    const m = this.data.module;
+    const dl = el("dl", {className: "facts"});
+    const row = (term, ...value) => {
+      if (value.every((v) => v === null || v === undefined || v === "")) return;
+      dl.append(el("dt", {}, term), el("dd", {}, ...value));
+    };
+    row("Path", el("code", {}, m.path));
+    row("Kind", m.kind);
+    const arch = [
+      m.machine ? String(m.machine).replace(/^EM_/, "") : null,
+      m.class ? `${String(m.class).replace(/^ELF(CLASS)?/, "")}-bit` : null,
+      m.endian ? `${String(m.endian).replace(/-?endian$/i, "")}-endian` : null,
+      m.osabi ? String(m.osabi).replace(/^ELFOSABI_/, "") : null,
+    ].filter((v) => v);
+    row("Architecture", arch.join(" · "));
+    row("Soname", m.soname ? el("code", {}, m.soname) : el("span", {className: "muted"}, "none"));
+    row("Interpreter", m.interpreter ? el("code", {}, m.interpreter) : null);
+    row("Size", formatSize(m.size));
+    for (const key of Object.keys(m).filter((k) => /^(sha\d+|md5|sha1|tlsh|ssdeep)$/.test(k))) {
+      row(key.toUpperCase(), el("code", {className: "hash"}, m[key] || ""));
+    }
+    if (m.needed && m.needed.length) {
+      row("DT_NEEDED", el("ol", {className: "plain-ol", start: "0"}, ...m.needed.map((n) => el("li", {}, el("code", {}, n)))));
+    }
+    row("Aliases", m.aliases && m.aliases.length
+      ? el("ul", {className: "plain"}, ...m.aliases.map((a) => el("li", {}, el("code", {}, a))))
+      : el("span", {className: "muted"}, "none"));
+    row("Root", m.root ? el("code", {}, m.root) : null);
+    const d = this.data;
+    const summary = el("p", {className: "summary"},
+      `${plural(d.declared.length, "declared dependency", "declared dependencies")}: `,
+      `${d.used.length} used, ${d.declared_unused.length} declared-unused, ${d.missing.length} missing; `,
+      `${d.hidden.length} hidden; used by ${plural(d.used_by.length, "module")}; `,
+      `${plural(d.unresolved.filter((u) => !u.weak).length, "unresolved strong reference")}`,
+      d.unresolved.some((u) => u.weak) ? ` (and ${d.unresolved.filter((u) => u.weak).length} weak)` : "", ".");
+    return el("div", {}, dl, summary, this.exportLinks());
+  }
+
+  exportLinks() {
+    const path = this.data.module.path;
+    const link = (what, label) => el("a", {href: apiUrl(what, {path}), className: `export export-${what.replace(".", "-")}`,
+      download: ""}, label);
+    return el("p", {className: "exports"}, "Export: ",
+      link("analysis.csv", "analysis (CSV)"), " · ",
+      link("diagram.svg", "diagram (SVG)"), " · ",
+      link("diagram.pdf", "PDF"), " · ",
+      link("diagram.png", "PNG"));
+  }
+
+  // ------------------------------------------------------------------ ELF analysis
+
+  section(key, title, help, rows, headers, cells) {
+    const box = el("section", {className: "analysis-section", dataset: {section: key}});
+    box.appendChild(el("h2", {}, `${title} `, el("span", {className: "count"}, `(${rows.length})`)));
+    if (help) box.appendChild(el("p", {className: "help muted"}, help));
+    if (!rows.length) {
+      box.appendChild(el("p", {className: "none muted"}, "none"));
+      return box;
+    }
+    const table = el("table", {className: "data"});
+    table.appendChild(el("thead", {}, el("tr", {}, ...headers.map((h) => el("th", {}, h)))));
+    const body = el("tbody", {});
+    for (const r of rows) body.appendChild(el("tr", {}, ...cells(r).map((c) => el("td", {}, c))));
+    table.appendChild(body);
+    box.appendChild(table);
+    return box;
+  }
+
+  analysis() {
+    const d = this.data;
+    const code = (t) => (t === null || t === undefined ? "" : el("code", {}, t));
+    const list = (items) => el("ul", {className: "plain"}, ...items.map((i) => el("li", {}, i)));
+    const paths = (items) => (items.length > 5
+      ? el("details", {}, el("summary", {}, plural(items.length, "program")), list(items.map((p) => this.fileLink(p))))
+      : list(items.map((p) => this.fileLink(p))));
+    return el("div", {},
+      el("p", {className: "exports"}, el("a", {href: apiUrl("analysis.csv", {path: d.module.path}),
+        className: "export export-analysis-csv", download: ""}, "Export this analysis as CSV")),
+      this.section("declared", "Declared", "DT_NEEDED entries in order, with the file the loader takes for each.",
+        d.declared, ["#", "soname", "loads", "status", "symbols"],
+        (r) => [String(r.position ?? ""), code(r.soname), this.fileLink(r.to), statusTag(r.status),
+          symbolDetails(r.symbols)]),
+      this.section("used", "Used", "Declared, and symbols of this file bind to it.", d.used,
+        ["soname", "file", "symbols"], (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
+      this.section("declared_unused", "Declared-unused", "Declared, but nothing of this file binds to it.",
+        d.declared_unused, ["soname", "file"], (r) => [code(r.soname), this.fileLink(r.to)]),
+      this.section("hidden", "Hidden", "Not declared, yet symbols of this file bind to it: it works only " +
+        "because another object loads that library.", d.hidden, ["soname", "file", "symbols"],
+      (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
+      this.section("missing", "Missing", "Declared, but no file in the image satisfies it.", d.missing,
+        ["soname"], (r) => [code(r.soname)]),
+      this.section("used_by", "Used by", "Modules that depend on this file.", d.used_by,
+        ["module", "status", "symbols"], (r) => [this.fileLink(r.module), statusTag(r.status), symbolDetails(r.symbols)]),
+      this.section("unresolved", "Unresolved", "References of this file nothing in the link map defines.",
+        d.unresolved, ["symbol", "version", "binding", "in the link maps of"],
+        (r) => [code(r.symbol), code(r.version), r.weak ? "weak" : "strong", paths(r.executables)]),
+      this.section("duplicates", "Duplicate providers", "Symbols several loaded objects define: the first in " +
+        "load order wins.", d.duplicates, ["symbol", "providers (load order)", "chosen", "in the link maps of"],
+      (r) => [code(r.symbol), list(r.providers.map((p) => this.fileLink(p))), this.fileLink(r.chosen),
+        paths(r.executables)]));
+  }
+}
