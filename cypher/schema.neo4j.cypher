@@ -11,6 +11,7 @@ CREATE INDEX module_firmware IF NOT EXISTS FOR (n:Module) ON (n.firmware);
 CREATE INDEX module_path IF NOT EXISTS FOR (n:Module) ON (n.path);
 CREATE INDEX module_soname IF NOT EXISTS FOR (n:Module) ON (n.soname);
 CREATE INDEX module_sha256 IF NOT EXISTS FOR (n:Module) ON (n.sha256);
+CREATE INDEX module_licence IF NOT EXISTS FOR (n:Module) ON (n.licence);
 CREATE INDEX missing_firmware IF NOT EXISTS FOR (n:Missing) ON (n.firmware);
 CREATE INDEX symbol_firmware IF NOT EXISTS FOR (n:Symbol) ON (n.firmware);
 CREATE INDEX symbol_name IF NOT EXISTS FOR (n:Symbol) ON (n.name);

@@ -92,9 +92,14 @@ def main() -> None:
 @click.option("--keep-workdir", is_flag=True, help="Keep the temporary unpack folder (its path is printed).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
               help="Parallel ELF parsers (default: 1 on machines with up to 2 CPUs, else up to 4).")
+@click.option("--licences", "licences", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="Licence overrides: a YAML (PATTERN: SPDX-EXPRESSION) or CSV (pattern,licence[,package]) file. "
+                   "A pattern with a / is a glob on module paths, any other one on sonames and file names; the "
+                   "first match wins over every licence fact found in the firmware. The file is stored with the "
+                   "scan and the report names it (see docs/licences.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def scan(target: str, open_: Callable, where: str, name: str | None, workdir: str | None, keep_workdir: bool,
-         jobs: int | None, quiet: bool) -> None:
+         jobs: int | None, licences: str | None, quiet: bool) -> None:
     """Analyse TARGET and store its dependency graph.
 
     TARGET is a directory holding a root filesystem (the device's "/"), an archive (tar, cpio,
@@ -105,17 +110,23 @@ def scan(target: str, open_: Callable, where: str, name: str | None, workdir: st
     which file each DT_NEEDED loads, and which object each symbol reference binds to. A
     re-scan of the same content replaces the earlier graph; every dependency is classified
     used, declared-unused, hidden or missing.
+
+    Every module also gets a licence fact (an SPDX expression, where it comes from, declared or
+    inferred, and its package): from --licences, the firmware's package data (dpkg, opkg,
+    Buildroot, Yocto), a kernel module's .modinfo, or linkgraph's knowledge base, in that order.
     """
     from .firmware import scan_target, work_folder
     from .graph_rows import build_rows
+    from .licences import load_overrides
     from .scan import paused_gc
 
     start = time.perf_counter()
     results = []
     try:
+        overrides = load_overrides(licences) if licences else None
         with open_(False) as store, work_folder(workdir, keep_workdir) as folder:
             with ProgressBar(not quiet) as progress:
-                unpacked, results = scan_target(Path(target), folder, name, jobs, progress)
+                unpacked, results = scan_target(Path(target), folder, name, jobs, progress, overrides)
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)
             for result in results:

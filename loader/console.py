@@ -57,6 +57,9 @@ def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None
     strong = sum(1 for k in res.unresolved if not k[3])
     table.add_row("unresolved symbols (strong / weak)", f"{strong} / {len(res.unresolved) - strong}")
     table.add_row("duplicate providers", str(len({k[0] for k in res.duplicates})))
+    certainty = Counter(f.certainty.value if f.certainty else "unknown" for f in result.licences.values())
+    table.add_row("licences (declared / inferred / unknown)",
+                  f"{certainty.get('declared', 0)} / {certainty.get('inferred', 0)} / {certainty.get('unknown', 0)}")
     sev = Counter(p.severity.value for p in result.problems)
     table.add_row("problems (errors / warnings)", f"{sev.get('error', 0)} / {sev.get('warning', 0)}")
     times = result.elapsed

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import LinkgraphError
+from .licences import Overrides
 from .model import ScanResult
 from .scan import Progress, _no_progress, scan_root
 from .unpack import Unpacked, unpack
@@ -49,8 +50,13 @@ def work_folder(chosen: str | None, keep: bool) -> Iterator[Path]:
 
 
 def scan_target(target: Path, workdir: Path, name: str | None = None, workers: int | None = None,
-                progress: Progress = _no_progress) -> tuple[Unpacked, list[ScanResult]]:
-    """Unpack ``target`` (if it is not a folder) and scan every root filesystem found in it."""
+                progress: Progress = _no_progress,
+                overrides: Overrides | None = None) -> tuple[Unpacked, list[ScanResult]]:
+    """Unpack ``target`` (if it is not a folder) and scan every root filesystem found in it.
+
+    ``overrides`` (the user's licence overrides) apply to every root and are recorded in each
+    result's ``source`` (``licence_overrides``: file name, sha256, number of rules, content).
+    """
     unpacked = unpack(target, workdir, progress)
     if not unpacked.roots:
         formats = ", ".join(f"{c.format}@{c.offset:#x}" for c in unpacked.carved) or "nothing recognised"
@@ -61,7 +67,7 @@ def scan_target(target: Path, workdir: Path, name: str | None = None, workers: i
     for index, root in enumerate(unpacked.roots):
         label = base if len(unpacked.roots) == 1 else f"{base} [{root.name}]"
         result = scan_root(str(root.path), name=label, workers=workers, progress=progress,
-                           root_name=root.name if unpacked.kind != "directory" else "/")
+                           root_name=root.name if unpacked.kind != "directory" else "/", overrides=overrides)
         if target_sha is not None:  # the same image gives the same ids, root by root
             result.firmware_sha256 = hashlib.sha256(f"{target_sha}\0{root.name}".encode()).hexdigest()
         result.source = {
@@ -70,6 +76,8 @@ def scan_target(target: Path, workdir: Path, name: str | None = None, workers: i
             "carved": [{"offset": c.offset, "size": c.size, "format": c.format, "source": c.source}
                        for c in unpacked.carved],
         }
+        if overrides is not None:
+            result.source["licence_overrides"] = overrides.record()
         if index == 0:
             result.problems[:0] = unpacked.problems
         results.append(result)

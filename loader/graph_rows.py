@@ -11,7 +11,8 @@ import json
 import posixpath
 from dataclasses import dataclass, field
 
-from .model import RelocClass, ScanResult
+from .licences.facts import NO_FACT
+from .model import LicenceFact, RelocClass, ScanResult
 
 NODE_TABLES = ("Firmware", "Module", "Missing", "Symbol", "Scope", "LinkMap", "Duplicate", "Problem")
 REL_TABLES = ("CONTAINS", "NEEDED", "RESOLVES_TO", "PROVIDES", "UNRESOLVED")
@@ -41,12 +42,14 @@ def build_rows(result: ScanResult) -> GraphRows:
         "id": fw, "name": result.firmware_name, "sha256": fw,
         "scanned_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "source": json.dumps(result.source, sort_keys=True) if result.source else None}]
+    unknown = LicenceFact(None, NO_FACT, None)
     rows.nodes["Module"] = [{
         "id": mid[m.path], "firmware": fw, "path": m.path, "name": posixpath.basename(m.path),
         "root": m.root, "kind": m.facts.kind.value, "soname": m.facts.soname,
         "machine": m.facts.machine, "class": m.facts.elf_class, "endian": m.facts.endian,
         "osabi": m.facts.osabi, "interpreter": m.facts.interpreter, "needed": list(m.facts.needed),
         "aliases": list(m.aliases), "size": m.facts.size, "sha256": m.facts.sha256,
+        **_licence_columns(result.licences.get(m.path, unknown)),
     } for m in result.modules]
     rows.rels[("CONTAINS", "Firmware", "Module")] = [{"from": fw, "to": mid[m.path]} for m in result.modules]
 
@@ -114,6 +117,11 @@ def build_rows(result: ScanResult) -> GraphRows:
         "id": f"{fw}:problem:{i}", "firmware": fw, "path": p.path, "severity": p.severity.value,
         "message": p.message} for i, p in enumerate(result.problems)]
     return rows
+
+
+def _licence_columns(fact: LicenceFact) -> dict[str, str | None]:
+    return {"licence": fact.licence, "licence_source": fact.source,
+            "licence_certainty": fact.certainty.value if fact.certainty else None, "package": fact.package}
 
 
 def _position_by_declaration(result: ScanResult, needed: dict) -> None:

@@ -173,6 +173,28 @@ class Resolution:
     duplicates: dict[DuplicateKey, list[str]] = field(default_factory=dict)
 
 
+class Certainty(enum.StrEnum):
+    """How sure a licence fact is: stated by the firmware or the user, or recognised by linkgraph."""
+
+    DECLARED = "declared"  # package metadata, a kernel module's .modinfo, a user override
+    INFERRED = "inferred"  # the knowledge base, or a reading of a free-text copyright file
+
+
+@dataclass(slots=True)
+class LicenceFact:
+    """The licence of one module, where it comes from and how certain it is (docs/licences.md).
+
+    ``licence`` is a normalised SPDX expression, or None when nothing says (``source`` then
+    says why, and ``certainty`` is None). ``package`` is "NAME VERSION" (or "NAME") of the
+    package the file belongs to, when the firmware's package data or an override says so.
+    """
+
+    licence: str | None
+    source: str
+    certainty: Certainty | None
+    package: str | None = None
+
+
 @dataclass(slots=True)
 class ScanResult:
     firmware_name: str
@@ -183,3 +205,4 @@ class ScanResult:
     elapsed: dict[str, float] = field(default_factory=dict)
     # where the root came from: {"kind", "target", "target_sha256", "root", "carved": [...]}
     source: dict = field(default_factory=dict)
+    licences: dict[str, LicenceFact] = field(default_factory=dict)  # by module path

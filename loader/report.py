@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .licences.facts import NO_FACT
 from .store.base import GraphStore
 
 SCHEMA = "linkgraph-report/1"
@@ -21,6 +22,8 @@ def build_report(store: GraphStore, firmware: str) -> dict[str, Any]:
         "path": m["path"], "kind": m["kind"], "soname": m["soname"], "machine": m["machine"],
         "class": m["class"], "endian": m["endian"], "interpreter": m["interpreter"],
         "needed": list(m["needed"] or []), "aliases": sorted(m["aliases"] or []),
+        "licence": m["licence"], "licence_source": m["licence_source"] or NO_FACT,
+        "licence_certainty": m["licence_certainty"], "package": m["package"],
     } for m in store.query("modules", p)]
     dependencies = sorted(({
         "from": d["from"], "soname": d["soname"], "to": d["to"], "status": d["status"],

@@ -19,6 +19,7 @@ from .bind_symbols import SymbolBinder
 from .elf_facts import is_elf, read_elf_facts
 from .errors import ElfError, RootfsError
 from .flavours import flavour_of
+from .licences import Overrides, licence_facts
 from .link_map import World, build_link_map
 from .model import ElfFacts, Kind, Module, Problem, Resolution, ScanResult, Severity
 from .rootfs import RootFS, display_path
@@ -137,14 +138,16 @@ def paused_gc() -> Iterator[None]:
 
 
 def scan_root(host_dir: str, name: str | None = None, workers: int | None = None,
-              progress: Progress = _no_progress, root_name: str = "/") -> ScanResult:
-    """Scan one root filesystem folder: every ELF file, every link map, every binding."""
+              progress: Progress = _no_progress, root_name: str = "/",
+              overrides: Overrides | None = None) -> ScanResult:
+    """Scan one root filesystem folder: every ELF file, every link map, every binding, and the
+    licence facts of every module (``overrides``: the user's, see ``licences.overrides``)."""
     with paused_gc():
-        return _scan_root(host_dir, name, workers, progress, root_name)
+        return _scan_root(host_dir, name, workers, progress, root_name, overrides)
 
 
 def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: Progress,
-               root_name: str) -> ScanResult:
+               root_name: str, overrides: Overrides | None) -> ScanResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     root = RootFS(host_dir, root_name)
@@ -206,8 +209,12 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
     timings["resolve"] = time.perf_counter() - t1
 
     mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
+    t2 = time.perf_counter()
+    libc = default.flavour if any(f.interpreter for f in modules.values()) else None
+    licences = licence_facts(root, mods, problems, overrides, libc)
+    timings["licences"] = time.perf_counter() - t2
     return ScanResult(
         firmware_name=name or os.path.basename(os.path.abspath(host_dir)),
         firmware_sha256=firmware_hash(modules, link_targets, root),
-        modules=mods, resolution=resolution, problems=problems, elapsed=timings)
+        modules=mods, resolution=resolution, problems=problems, elapsed=timings, licences=licences)
 

@@ -13,7 +13,10 @@ mipsel, i386) without installing anything into the host:
 3. the ``.deb`` files are fetched with ``apt-get download`` into a cache outside the repository
    (``$LINKGRAPH_TEST_CACHE`` or ``${XDG_CACHE_HOME:-~/.cache}/linkgraph-tests``, then
    ``debian-ARCH/debs/``) and checked against the archive's SHA256;
-4. each one is unpacked with ``dpkg-deb -x`` (no maintainer scripts run); the tree is then
+4. each one is unpacked with ``dpkg-deb -X`` (no maintainer scripts run), and recorded the way dpkg
+   records an installed package: its control fields (plus ``Status: install ok installed``) in
+   ``/var/lib/dpkg/status`` and the paths it unpacked in ``/var/lib/dpkg/info/NAME[:ARCH].list``
+   (``:ARCH`` for ``Multi-Arch: same``), so the licence sources see real package data; the tree is then
    converted to Debian 12's merged ``/usr`` (``/bin``, ``/sbin``, ``/lib`` become links to their
    ``/usr`` folders, as debootstrap makes them), so canonical paths differ from the printed ones
    exactly as on a real installation;
@@ -52,7 +55,7 @@ except ImportError:  # imported as tests.debian_roots
     from tests.hostroot import cache_dir
 
 # Bumped whenever the way a root is made changes, so cached roots are rebuilt.
-BUILD_VERSION = "1"
+BUILD_VERSION = "2"
 PACKAGES = ["busybox", "libc6", "libc-bin", "curl", "openssl", "dropbear-bin", "iptables"]
 APT_LOCK_TIMEOUT = "600"  # other jobs on the machine may hold the dpkg lock for a while
 MERGED_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32", "libo32"]
@@ -281,6 +284,26 @@ def run_ldconfig(arch: str, root: Path) -> None:
         raise DebianRootError(f"ldconfig under qemu made no {cache}")
 
 
+def record_installed(root: Path, deb: Path, unpacked: str) -> None:
+    """Add *deb* to ROOT's dpkg database as dpkg would: a status paragraph and the list of its paths.
+
+    *unpacked* is what ``dpkg-deb -X`` printed (``./usr/bin/busybox`` a line).
+    """
+    control = _run(["dpkg-deb", "-f", str(deb)]).rstrip("\n").split("\n")
+    fields = {line.split(":", 1)[0].lower(): line.split(":", 1)[1].strip()
+              for line in control if line and not line[0].isspace() and ":" in line}
+    name, arch = fields["package"], fields.get("architecture", "all")
+    paragraph = [control[0], "Status: install ok installed", *control[1:]]
+    info = root / "var/lib/dpkg/info"
+    info.mkdir(parents=True, exist_ok=True)
+    with open(root / "var/lib/dpkg/status", "a", encoding="utf-8") as fh:
+        fh.write("\n".join(paragraph) + "\n\n")
+    paths = ["/."] + ["/" + p.strip().removeprefix("./").rstrip("/") for p in unpacked.splitlines()
+                      if p.strip() and p.strip() not in ("./", ".")]
+    stem = f"{name}:{arch}" if fields.get("multi-arch") == "same" and arch != "all" else name
+    (info / f"{stem}.list").write_text("\n".join(paths) + "\n", encoding="utf-8")
+
+
 def _tree_size(root: Path) -> int:
     total = 0
     for dirpath, _dirs, files in os.walk(root):
@@ -327,7 +350,7 @@ def _build(arch: str, dest: Path, debs: list[DebFile], dropped: list[str]) -> Pa
         raise DebianRootError(f"{dest} is not empty")
     dest.mkdir(parents=True, exist_ok=True)
     for path in files:
-        _run(["dpkg-deb", "-x", str(path), str(dest)], timeout=300)
+        record_installed(dest, path, _run(["dpkg-deb", "-X", str(path), str(dest)], timeout=300))
     merge_usr(dest)
     _ensure_loader_config(dest, info)
     run_ldconfig(arch, dest)

@@ -1,0 +1,116 @@
+"""linkgraph's knowledge base of well-known components (``data/components.yaml``): an inferred licence.
+
+A module is recognised by soname or file name (its own or a symlink's), optionally only in
+roots of one C library, and optionally only in a version range read from the file's bytes
+(OpenSSL is Apache-2.0 from 3.0 on and under its own licence before). The first entry that
+matches wins; the data file documents the fields.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from importlib import resources
+
+from ..model import Certainty, Flavour, Module
+from .base import Candidate, Context, LicenceSource, file_names
+from .spdx import normalise
+
+MAX_VERSION_READ = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRule:
+    pattern: re.Pattern[bytes]
+    start: tuple[int, ...] | None  # from this version on
+    below: tuple[int, ...] | None  # up to, not including, this one
+
+    def holds(self, data: bytes) -> bool:
+        found = self.pattern.search(data)
+        if found is None:
+            return False
+        version = _version(found.group(1).decode("ascii", "replace"))
+        return (self.start is None or version >= self.start) and (self.below is None or version < self.below)
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    name: str
+    licence: str  # normalised SPDX
+    sonames: tuple[str, ...]
+    files: tuple[str, ...]
+    libc: Flavour | None
+    version: VersionRule | None
+    packages: tuple[str, ...]
+
+    def named(self, module: Module) -> bool:
+        soname = module.facts.soname
+        if soname is not None and any(fnmatchcase(soname, g) for g in self.sonames):
+            return True
+        return any(fnmatchcase(n, g) for n in file_names(module) for g in self.files)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:4])
+
+
+def _component(entry: dict) -> Component:
+    licence = normalise(str(entry["licence"])).expression
+    if licence is None:
+        raise ValueError(f"knowledge base entry {entry.get('name')}: licence {entry['licence']!r} is not SPDX")
+    rule = entry.get("version")
+    version = None
+    if rule:
+        version = VersionRule(re.compile(rule["pattern"].encode()),
+                              _version(str(rule["from"])) if "from" in rule else None,
+                              _version(str(rule["below"])) if "below" in rule else None)
+    return Component(
+        name=str(entry["name"]), licence=licence, sonames=tuple(map(str, entry.get("sonames", ()))),
+        files=tuple(map(str, entry.get("files", ()))), libc=Flavour(entry["libc"]) if entry.get("libc") else None,
+        version=version, packages=tuple(map(str, entry.get("packages", ()))))
+
+
+@functools.cache
+def components() -> tuple[Component, ...]:
+    """The knowledge base, in file order."""
+    import yaml
+
+    text = (resources.files("linkgraph.loader.licences") / "data" / "components.yaml").read_text(encoding="utf-8")
+    return tuple(_component(e) for e in yaml.safe_load(text)["components"])
+
+
+def recognise(module: Module, flavour: Flavour | None, read: Callable[[], bytes | None]) -> Component | None:
+    """The first component that ``module`` is (``read`` gives its bytes, for version rules)."""
+    for comp in components():
+        if comp.libc is not None and comp.libc is not flavour:
+            continue
+        if not comp.named(module):
+            continue
+        if comp.version is not None:
+            data = read()
+            if data is None or not comp.version.holds(data):
+                continue
+        return comp
+    return None
+
+
+def recognised(ctx: Context, module: Module) -> Component | None:
+    """``recognise`` for a module of the scanned root, once per scan."""
+    key = f"knowledge:{module.path}"
+    if key not in ctx.cache:
+        ctx.cache[key] = recognise(module, ctx.flavour, lambda: ctx.root.read_bytes(module.path, MAX_VERSION_READ))
+    return ctx.cache[key]
+
+
+class KnowledgeBase(LicenceSource):
+    NAME = "knowledge-base"
+    CERTAINTY = Certainty.INFERRED
+
+    def candidate(self, module: Module) -> Candidate | None:
+        comp = recognised(self.ctx, module)
+        if comp is None:
+            return None
+        return Candidate(comp.licence, f"{self.NAME}:{comp.name}", self.CERTAINTY)

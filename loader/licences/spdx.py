@@ -1,0 +1,192 @@
+"""Licence names as firmware metadata writes them, turned into normalised SPDX expressions.
+
+``normalise("GPLv2 | BSD-3c")`` gives ``GPL-2.0-only OR BSD-3-Clause``. The free-text names come
+from ``data/names.yaml``; SPDX ids, their deprecated forms and the expression grammar from the
+``license-expression`` library. Understood: ``and``/``or``/``with`` in any case, ``&`` and ``|``
+(Yocto), Debian's commas (``A or B, and C`` is ``(A OR B) AND C``), OpenWrt's blank-separated
+lists (``GPL-2.0 GPL-2.0+``: every part applies, so AND), ``A/B`` as a choice when ``A/B`` is not
+itself a known name, and ``LicenseRef-...`` ids. Anything else gives no expression and a reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from typing import Any, NamedTuple
+
+_TOKEN = re.compile(r"\(|\)|&|\||,|[^\s()&|,]+")
+_OPERATORS = {"and": "AND", "&": "AND", "or": "OR", "|": "OR", "and/or": "OR", "with": "WITH"}
+_REF = re.compile(r"^(?:DocumentRef-[A-Za-z0-9.\-]+:)?LicenseRef-[A-Za-z0-9.\-]+$")
+_OR_LATER = re.compile(r"(\S+?)\+?\s+or\s+(?:\(at your option\)\s+)?(?:any\s+)?later(?:\s+version)?", re.I)
+_UNSTATED = {"", "NONE", "NOASSERTION", "UNKNOWN", "N/A"}
+
+
+class Normalised(NamedTuple):
+    """An SPDX expression, or None and why not."""
+
+    expression: str | None
+    why: str | None = None
+
+
+class _Unknown(Exception):
+    pass
+
+
+@functools.cache
+def names_data() -> dict[str, dict[str, str]]:
+    """``data/names.yaml`` with its keys folded (lower case, blanks collapsed)."""
+    import yaml
+
+    text = (resources.files("linkgraph.loader.licences") / "data" / "names.yaml").read_text(encoding="utf-8")
+    raw: dict[str, Any] = yaml.safe_load(text)
+    return {table: {fold(k): v for k, v in entries.items()}
+            for table, entries in raw.items() if isinstance(entries, dict)}
+
+
+@functools.cache
+def ignored_package_licences() -> tuple[dict[str, str], ...]:
+    """``ignored_package_licences`` of ``data/names.yaml``: metadata known not to describe its files."""
+    import yaml
+
+    text = (resources.files("linkgraph.loader.licences") / "data" / "names.yaml").read_text(encoding="utf-8")
+    return tuple(yaml.safe_load(text).get("ignored_package_licences", ()))
+
+
+def _quote(text: str) -> str:
+    """``'text'`` for messages: printable, and any stray surrogate shown as an escape, never raised later."""
+    return "'" + text.encode("utf-8", "backslashreplace").decode("utf-8") + "'"
+
+
+def fold(name: str) -> str:
+    return " ".join(name.lower().split())
+
+
+@functools.cache
+def _licensing() -> Any:
+    from license_expression import get_spdx_licensing
+
+    return get_spdx_licensing()
+
+
+@functools.cache
+def _known() -> dict[str, tuple[str, bool]]:
+    """Folded SPDX key or alias -> (key, is_exception)."""
+    out: dict[str, tuple[str, bool]] = {}
+    for key, symbol in _licensing().known_symbols.items():
+        if key.startswith("LicenseRef-scancode"):
+            continue  # ScanCode's own ids: not SPDX
+        out.setdefault(fold(key), (key, symbol.is_exception))
+        for alias in symbol.aliases:
+            if not alias.startswith("LicenseRef-"):
+                out.setdefault(fold(alias), (key, symbol.is_exception))
+    return out
+
+
+def _name(phrase: str, exception: bool) -> str | None:
+    """One licence (or exception) name -> SPDX, or None if unknown."""
+    folded = fold(phrase)
+    table = names_data()["exceptions" if exception else "names"]
+    if folded in table:
+        value = table[folded]
+        return value if " " not in value else f"({value})"
+    if not exception and _REF.match(phrase):
+        return phrase
+    known = _known().get(folded)
+    if known is not None and known[1] == exception:
+        return known[0]
+    if not exception and "/" in phrase:
+        parts = [_name(p, False) for p in phrase.split("/")]
+        if all(parts) and len(parts) > 1:
+            return "(" + " OR ".join(p for p in parts if p) + ")"
+    return None
+
+
+def _phrase(words: list[str], exception: bool) -> str:
+    """Blank-separated words: one name if they form one, else several names that all apply."""
+    whole = _name(" ".join(words), exception)
+    if whole is not None:
+        return whole
+    if exception:
+        raise _Unknown(f"unknown exception {_quote(' '.join(words))}")
+    parts, i = [], 0
+    while i < len(words):
+        for j in range(len(words), i, -1):
+            found = _name(" ".join(words[i:j]), False)
+            if found is not None:
+                parts.append(found)
+                i = j
+                break
+        else:
+            raise _Unknown(f"unknown name {_quote(words[i])}")
+    return "(" + " AND ".join(parts) + ")" if len(parts) > 1 else parts[0]
+
+
+def _tokens(text: str) -> list[str]:
+    """The expression as SPDX tokens (names resolved, operators upper case, commas as parentheses)."""
+    out: list[str] = []
+    words: list[str] = []
+    after_with = False
+
+    def flush() -> None:
+        nonlocal after_with
+        if words:
+            if out and out[-1] not in ("AND", "OR", "WITH", "("):
+                out.append("AND")  # "A, B" (Buildroot) or "(A) B"
+            out.append(_phrase(words, after_with))
+            words.clear()
+            after_with = False
+
+    for tok in _TOKEN.findall(text):
+        op = _OPERATORS.get(tok.lower())
+        if op is None and tok not in "(),":
+            words.append(tok)
+            continue
+        flush()
+        if tok == ",":
+            if out:
+                out[:] = ["(", *out, ")"]
+            continue
+        if op is not None:
+            after_with = op == "WITH"
+            out.append(op)
+        else:
+            out.append(tok)
+    flush()
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def normalise(text: str) -> Normalised:
+    """A licence as written in metadata -> a normalised SPDX expression (or None and why)."""
+    from boolean.boolean import ParseError
+    from license_expression import ExpressionError
+
+    stripped = " ".join(text.split())
+    if stripped.upper() in _UNSTATED:
+        return Normalised(None, f"licence stated as {_quote(stripped)}" if stripped else "empty licence")
+    try:
+        expression = " ".join(_tokens(_OR_LATER.sub(r"\1+", stripped)))
+    except _Unknown as exc:
+        return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({exc})")
+    licensing = _licensing()
+    # LicenseRef- ids are valid SPDX, but the library's index has none: check the rest
+    check = re.sub(r"\S*LicenseRef-[A-Za-z0-9.\-]+", "MIT", expression)
+    try:
+        errors = licensing.validate(check).errors
+    except Exception:  # validate() itself fails on some malformed input (license-expression 30.4)
+        errors = ["malformed expression"]
+    if errors:
+        return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({errors[0]})")
+    try:
+        parsed = licensing.parse(expression, validate=False)
+    except (ExpressionError, ParseError) as exc:
+        return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({exc})")
+    return Normalised(parsed.render() if parsed is not None else None, None if parsed is not None else "empty")
+
+
+def normalise_modinfo(text: str) -> Normalised:
+    """A kernel module's ``license=`` (MODULE_LICENSE) -> SPDX, by the kernel's own list first."""
+    table = names_data()["modinfo"]
+    folded = fold(text)
+    return Normalised(table[folded]) if folded in table else normalise(text)
