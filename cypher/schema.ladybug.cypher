@@ -1,11 +1,12 @@
 // LadybugDB only: node and relationship tables must be declared with typed properties (Neo4j uses constraints instead).
 CREATE NODE TABLE IF NOT EXISTS Firmware(id STRING, name STRING, sha256 STRING, scanned_at STRING, source STRING, PRIMARY KEY(id));
-CREATE NODE TABLE IF NOT EXISTS Module(id STRING, firmware STRING, path STRING, name STRING, root STRING, kind STRING, soname STRING, machine STRING, class INT64, endian STRING, osabi STRING, interpreter STRING, needed STRING[], aliases STRING[], size INT64, sha256 STRING, licence STRING, licence_source STRING, licence_certainty STRING, package STRING, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Module(id STRING, firmware STRING, path STRING, name STRING, root STRING, kind STRING, soname STRING, machine STRING, class INT64, endian STRING, osabi STRING, interpreter STRING, needed STRING[], aliases STRING[], size INT64, sha256 STRING, licence STRING, licence_source STRING, licence_certainty STRING, package STRING, licence_class STRING, PRIMARY KEY(id));
 // Databases written before modules had licence facts gain the columns (at the end, where COPY expects them).
 ALTER TABLE Module ADD IF NOT EXISTS licence STRING;
 ALTER TABLE Module ADD IF NOT EXISTS licence_source STRING;
 ALTER TABLE Module ADD IF NOT EXISTS licence_certainty STRING;
 ALTER TABLE Module ADD IF NOT EXISTS package STRING;
+ALTER TABLE Module ADD IF NOT EXISTS licence_class STRING;
 CREATE NODE TABLE IF NOT EXISTS Missing(id STRING, firmware STRING, soname STRING, PRIMARY KEY(id));
 CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, firmware STRING, name STRING, version STRING, PRIMARY KEY(id));
 CREATE NODE TABLE IF NOT EXISTS Scope(id STRING, firmware STRING, executables STRING[], PRIMARY KEY(id));

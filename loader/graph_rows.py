@@ -11,8 +11,10 @@ import json
 import posixpath
 from dataclasses import dataclass, field
 
+from .licences.classes import licence_class
 from .licences.facts import NO_FACT
 from .model import LicenceFact, RelocClass, ScanResult
+from .rootfs import display_path
 
 NODE_TABLES = ("Firmware", "Module", "Missing", "Symbol", "Scope", "LinkMap", "Duplicate", "Problem")
 REL_TABLES = ("CONTAINS", "NEEDED", "RESOLVES_TO", "PROVIDES", "UNRESOLVED")
@@ -116,12 +118,32 @@ def build_rows(result: ScanResult) -> GraphRows:
     rows.nodes["Problem"] = [{
         "id": f"{fw}:problem:{i}", "firmware": fw, "path": p.path, "severity": p.severity.value,
         "message": p.message} for i, p in enumerate(result.problems)]
+    _make_printable(rows)
     return rows
+
+
+def _printable(value: object) -> object:
+    if isinstance(value, str):
+        return value if value.isascii() else display_path(value)
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    return value
+
+
+def _make_printable(rows: GraphRows) -> None:
+    """Names from ELF string tables that are not UTF-8 (kept byte-exact while binding) are stored
+    the way paths are shown: undecodable bytes as ``\\xNN``."""
+    for table in (*rows.nodes.values(), *rows.rels.values()):
+        for row in table:
+            for key, value in row.items():
+                if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
+                    row[key] = _printable(value)
 
 
 def _licence_columns(fact: LicenceFact) -> dict[str, str | None]:
     return {"licence": fact.licence, "licence_source": fact.source,
-            "licence_certainty": fact.certainty.value if fact.certainty else None, "package": fact.package}
+            "licence_certainty": fact.certainty.value if fact.certainty else None, "package": fact.package,
+            "licence_class": licence_class(fact.licence)}
 
 
 def _position_by_declaration(result: ScanResult, needed: dict) -> None:

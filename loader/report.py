@@ -22,7 +22,8 @@ def build_report(store: GraphStore, firmware: str) -> dict[str, Any]:
         "path": m["path"], "kind": m["kind"], "soname": m["soname"], "machine": m["machine"],
         "class": m["class"], "endian": m["endian"], "interpreter": m["interpreter"],
         "needed": list(m["needed"] or []), "aliases": sorted(m["aliases"] or []),
-        "licence": m["licence"], "licence_source": m["licence_source"] or NO_FACT,
+        "licence": m["licence"], "licence_class": m["licence_class"] or "unknown",
+        "licence_source": m["licence_source"] or NO_FACT,
         "licence_certainty": m["licence_certainty"], "package": m["package"],
     } for m in store.query("modules", p)]
     dependencies = sorted(({

@@ -22,7 +22,7 @@ COLUMNS: dict[str, dict[str, pa.DataType]] = {
                "class": pa.int64(), "endian": pa.string(), "osabi": pa.string(), "interpreter": pa.string(),
                "needed": _LIST, "aliases": _LIST, "size": pa.int64(), "sha256": pa.string(),
                "licence": pa.string(), "licence_source": pa.string(), "licence_certainty": pa.string(),
-               "package": pa.string()},
+               "package": pa.string(), "licence_class": pa.string()},
     "Missing": {"id": pa.string(), "firmware": pa.string(), "soname": pa.string()},
     "Symbol": {"id": pa.string(), "firmware": pa.string(), "name": pa.string(), "version": pa.string()},
     "LinkMap": {"id": pa.string(), "firmware": pa.string(), "executable": pa.string(), "flavour": pa.string(),
