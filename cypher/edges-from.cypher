@@ -2,5 +2,6 @@
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED|HIDDEN]->(t)
 WHERE m.path IN $paths
 RETURN m.path AS from, n.soname AS soname, n.position AS position, t.path AS to, t.kind AS kind,
+       t.licence AS licence, t.licence_class AS licence_class,
        n.status AS status, n.symbols AS symbols, n.executables AS executables
 ORDER BY from, soname, status, to;

@@ -60,7 +60,8 @@ def _named_edges(graph: dict) -> dict[tuple[str, str], tuple[str, list[str]]]:
 def test_busybox_graph_is_the_article_picture(client: Any, fw: str) -> None:
     graph = client.get(f"/api/firmware/{fw}/graph", query_string={"path": BUSYBOX}).get_json()
     assert graph["root"] == BUSYBOX and graph["nodes"][0] == {
-        "id": "n0", "path": BUSYBOX, "label": "busybox", "kind": "executable", "soname": None, "missing": False}
+        "id": "n0", "path": BUSYBOX, "label": "busybox", "kind": "executable", "soname": None, "missing": False,
+        "licence": "GPL-2.0-only", "licence_class": "gpl"}  # the knowledge base knows busybox
     assert {n["path"] for n in graph["nodes"]} == {BUSYBOX, UTIL, NVRAM, APCFG, APLOG, CRYPT, GCC_S, LIBC, LDSO}
     edges = _named_edges(graph)
     assert {k: v for k, v in edges.items() if k[1] not in (LIBC, LDSO)} == VENDOR_EDGES

@@ -89,7 +89,8 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
         if key not in nodes:
             nodes[key] = {"id": f"n{len(nodes)}", "path": None if missing else key,
                           "label": row["soname"] if missing else posixpath.basename(key), "kind": row["kind"] or "",
-                          "soname": row["soname"], "missing": missing}
+                          "soname": row["soname"], "missing": missing, "licence": row["licence"],
+                          "licence_class": None if missing else row["licence_class"] or "unknown"}
         return nodes[key]["id"]
 
     def add_edge(row: Row) -> None:
@@ -98,7 +99,8 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
                       "status": row["status"], "soname": row["soname"], "symbols": symbols, "count": len(symbols)})
 
     nodes[root] = {"id": "n0", "path": root, "label": module["name"], "kind": module["kind"],
-                   "soname": module["soname"], "missing": False}
+                   "soname": module["soname"], "missing": False, "licence": module["licence"],
+                   "licence_class": module["licence_class"] or "unknown"}
     deferred: list[Row] = []  # hidden edges kept only when both ends are reached
     frontier = [root]
     while frontier:

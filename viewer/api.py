@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, abort, jsonify, request
 
 from . import analysis, whole_firmware
+from .licence_findings import licence_findings
 from .store_access import current_store, firmware_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -61,6 +62,12 @@ def edge(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     found = analysis.edge_symbols(current_store(), firmware["id"], required_arg("from"), required_arg("to"))
     return jsonify(found)
+
+
+@bp.get("/firmware/<firmware_id>/licences")
+def licences(firmware_id: str) -> Any:
+    firmware = _firmware(firmware_id)
+    return jsonify({"firmware": firmware, **licence_findings(current_store(), firmware["id"])})
 
 
 @bp.get("/firmware/<firmware_id>/whole")
