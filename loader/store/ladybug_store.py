@@ -67,6 +67,9 @@ class LadybugStore(GraphStore):
         try:
             result = self._conn.execute(statement, params or {})
         except RuntimeError as exc:
+            if "Cannot find property" in str(exc):
+                raise StoreError(f"{self.path}: this database was written by an older linkgraph and lacks a property "
+                                 f"({exc}); scan the firmware again into it (or into a new one)") from exc
             raise StoreError(f"query failed: {exc}") from exc
         if isinstance(result, list):
             result = result[-1]
