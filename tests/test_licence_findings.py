@@ -1,0 +1,76 @@
+"""The licence findings (a)-(e) on the shared LEDE image, checked by hand.
+
+LEDE 17.01.4 (TL-WR841 v11) ships opkg metadata for every ELF file. Its GPL code (busybox,
+procd, netifd, dnsmasq, iptables, ...) uses only musl (MIT), libgcc_s (GCC runtime exception),
+libubox (ISC), libubus / libuci / libnl-tiny (LGPL-2.1) and other GPL code; the six files without
+a licence fact (fwtool, luci-bwc and four LuCI Lua modules: their packages have no License field)
+use only musl, libgcc_s, liblua (MIT), json-c (MIT) and libnl-tiny (LGPL). So no finding of kind
+(a), (b) or (c) exists, and (d) lists the LGPL libraries and who uses them. Checked by reading the
+dependency edges of the six unknown modules (``linkgraph query edges-from``) and the opkg control
+files. The counts are read off the graph; the test pins them.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+
+import pytest
+from conftest import linkgraph
+from linkgraph.loader.store import open_store
+from linkgraph.viewer.licence_findings import licence_findings
+from test_firmware_images import LEDE
+
+UNKNOWN = {"/usr/bin/fwtool", "/usr/bin/luci-bwc", "/usr/lib/lua/luci/ip.so", "/usr/lib/lua/luci/jsonc.so",
+           "/usr/lib/lua/luci/template/parser.so", "/usr/lib/lua/nixio.so"}
+
+
+@pytest.fixture(scope="module")
+def lede(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    assert LEDE.is_file(), f"{LEDE} is missing: the shared firmware folder is part of the workplace"
+    db = tmp_path_factory.mktemp("lede-licences") / "fw.lbdb"
+    linkgraph("scan", str(LEDE), "--db", str(db), "--quiet")
+    with open_store(db=str(db), read_only=True) as store:
+        firmware = store.resolve_firmware(None)
+        return db, licence_findings(store, firmware)
+
+
+def test_no_gpl_finding_on_lede(lede: tuple[Path, dict]) -> None:
+    _, found = lede
+    assert found["gpl_used_by"] == [] and found["gpl_uses"] == [] and found["declared_only"] == []
+
+
+def test_unknown_modules_use_no_gpl_code(lede: tuple[Path, dict]) -> None:
+    db, _ = lede
+    licences = json.loads(linkgraph("query", "licences", "--db", str(db), "--json").stdout)
+    assert {m["path"] for m in licences if m["class"] == "unknown"} == UNKNOWN
+    edges = json.loads(linkgraph("query", "edges-from", "--db", str(db), "--json",
+                                 "--param", f"paths={json.dumps(sorted(UNKNOWN))}").stdout)
+    assert {e["to"] for e in edges} == {"/lib/libc.so", "/lib/libgcc_s.so.1", "/usr/lib/liblua.so.5.1.5",
+                                        "/usr/lib/libjson-c.so.2.0.2", "/usr/lib/libnl-tiny.so"}
+    assert all(e["licence_class"] in ("permissive", "lgpl") for e in edges)
+
+
+def test_lgpl_libraries_used_dynamically(lede: tuple[Path, dict]) -> None:
+    _, found = lede
+    users = collections.Counter(r["library"] for r in found["lgpl_used"])
+    assert users == {"/lib/libgcc_s.so.1": 67, "/lib/libubus.so": 11, "/lib/libuci.so": 10,
+                     "/usr/lib/libnl-tiny.so": 7}
+    licences = {r["library"]: r["library_licence"] for r in found["lgpl_used"]}
+    assert licences == {"/lib/libgcc_s.so.1": "GPL-3.0-or-later WITH GCC-exception-3.1",
+                        "/lib/libubus.so": "LGPL-2.1-only", "/lib/libuci.so": "LGPL-2.1-only",
+                        "/usr/lib/libnl-tiny.so": "LGPL-2.1-only"}
+    netifd = {r["library"]: r["symbols"] for r in found["lgpl_used"] if r["module"] == "/sbin/netifd"}
+    assert "ubus_connect" in netifd["/lib/libubus.so"] and "uci_load" in netifd["/lib/libuci.so"]
+    assert all(r["status"] in ("used", "hidden") and r["symbols"] for r in found["lgpl_used"])
+
+
+def test_summary_counts_every_module_once(lede: tuple[Path, dict]) -> None:
+    _, found = lede
+    by_class = collections.Counter()
+    for row in found["summary"]["modules"]:
+        by_class[row["class"]] += row["modules"]
+    assert by_class == {"gpl": 84, "lgpl": 9, "permissive": 24, "unknown": 6}
+    assert sum(by_class.values()) == 123
+    assert found["summary"]["findings"] == {"gpl_used_by": 0, "gpl_uses": 0, "declared_only": 0, "lgpl_used": 95}
