@@ -9,6 +9,11 @@
 * :class:`PageWatch` records what must never happen on a page: JavaScript dialogs (an injected
   ``alert``), uncaught script errors, failed requests to our own server.
 * Screenshots go to ``$LINKGRAPH_TEST_ARTIFACTS`` (default ``tests/artifacts/``).
+* The fixtures every ``test_viewer_*`` module shares (registered by conftest.py as a plugin):
+  ``browser`` (one Chromium a session), ``pages`` (pages watched and photographed per test), the
+  article's root (tests/test_article_case.py) scanned once with licence overrides, served from
+  LadybugDB (``article_server``) and from Neo4j (``article_neo4j_server``), and the helpers the
+  modules use on those pages.
 """
 
 from __future__ import annotations
@@ -22,12 +27,15 @@ import subprocess
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conftest import linkgraph_cmd
+import pytest
+from conftest import linkgraph, linkgraph_cmd
 
 TESTS = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
@@ -275,3 +283,154 @@ def parse_rgb(css: str) -> tuple[int, int, int]:
     m = re.match(r"rgba?\((\d+),\s*(\d+),\s*(\d+)", css)
     assert m, f"not an rgb() colour: {css!r}"
     return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+# --------------------------------------------------------------------------- the article fixture
+
+BUSYBOX, UTIL, NVRAM, APCFG, APLOG = "/bin/busybox", "/lib/libutility.so", "/lib/libnvram.so", "/lib/libapcfg.so", \
+    "/lib/libaplog.so"
+CRYPT, GCC_S = "/lib/libcrypt.so.0", "/lib/libgcc_s.so.1"
+LIBC, LDSO = "/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+ARTICLE_NAME = "tew-636apb-browser"
+# docs/licences.md "Overrides": the two runtime libraries get a licence; the four vendor libraries stay
+# unknown; busybox is GPL-2.0-only from the knowledge base
+ARTICLE_LICENCES = {CRYPT: "LGPL-2.1-or-later", GCC_S: "GPL-3.0-or-later WITH GCC-exception-3.1"}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Chromium (Debian's, never downloaded) with a fresh profile; missing Chromium fails."""
+    b = launch_chromium()
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+class Pages:
+    """Opens pages on a viewer; each page is watched (dialogs, script errors, failed requests) and
+    photographed when the test ends."""
+
+    def __init__(self, browser: Browser, name: str) -> None:
+        self.browser = browser
+        self.name = name
+        self.opened: list[tuple[Any, PageWatch]] = []
+
+    def open(self, server: ViewerServer, path: str, ready: bool = True) -> tuple[Any, PageWatch]:
+        page = self.browser.context.new_page()
+        watch = PageWatch(server.url)
+        watch.attach(page)
+        self.opened.append((page, watch))
+        page.goto(server.url + path)
+        if ready:
+            wait_ready(page)
+        return page, watch
+
+    def close(self) -> None:
+        for i, (page, _) in enumerate(self.opened):
+            try:
+                screenshot(page, f"{self.name}-{i}")
+            finally:
+                page.close()
+
+
+@pytest.fixture
+def pages(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Pages]:
+    p = Pages(browser, request.node.name)
+    try:
+        yield p
+    finally:
+        p.close()
+
+
+@pytest.fixture(scope="session")
+def article_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from test_article_case import build_article_root
+
+    return build_article_root(tmp_path_factory.mktemp("article-browser") / "root").path
+
+
+@pytest.fixture(scope="session")
+def article_overrides(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``--licences`` file of the article scans: a YAML mapping path glob -> SPDX expression."""
+    path = tmp_path_factory.mktemp("article-licences") / "overrides.yaml"
+    path.write_text("# the runtime libraries of the article root\n"
+                    + "".join(f'"{glob}": "{spdx}"\n' for glob, spdx in ARTICLE_LICENCES.items()))
+    return path
+
+
+@pytest.fixture(scope="session")
+def article_server(article_root: Path, article_overrides: Path,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
+    """The article root scanned (with the licence overrides) into LadybugDB, served."""
+    work = tmp_path_factory.mktemp("article-serve")
+    db = work / "graph.lbdb"
+    proc = linkgraph("scan", str(article_root), "--db", str(db), "--name", ARTICLE_NAME,
+                     "--licences", str(article_overrides), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    with ViewerServer(["--db", str(db)], work) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def article_neo4j_server(article_root: Path, article_overrides: Path, neo4j_server: Any,
+                         tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
+    """The same scan into the test suite's Neo4j server, served from there (other firmware may share it)."""
+    env = {"NEO4J_USER": neo4j_server.user, "NEO4J_PASSWORD": neo4j_server.password}
+    proc = linkgraph("scan", str(article_root), "--neo4j", neo4j_server.uri, "--name", ARTICLE_NAME,
+                     "--licences", str(article_overrides), "--quiet", env=env)
+    assert proc.returncode == 0, proc.stderr
+    with ViewerServer(["--neo4j", neo4j_server.uri], tmp_path_factory.mktemp("article-neo4j-serve"), env=env) as server:
+        yield server
+
+
+# --------------------------------------------------------------------------- page helpers
+
+
+def q(value: str) -> str:
+    return urllib.parse.quote(value, safe="")
+
+
+def current_params(page: Any) -> dict[str, str]:
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+
+
+def open_tab(page: Any, tab: str) -> None:
+    page.click(f"#tab-{tab}")
+    assert page.get_attribute(f"#tab-{tab}", "aria-selected") == "true"
+    if tab == "graph":
+        page.wait_for_selector("#tabpanel-graph[data-state='ready']")
+
+
+def graph_edges(server: ViewerServer, fw: str, path: str) -> tuple[dict[str, Any], dict[str, tuple]]:
+    """The graph JSON and its edges by id as (from path, to path or soname, status, symbols)."""
+    graph = server.json(f"/api/firmware/{fw}/graph?path={q(path)}")
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    edges = {e["id"]: (nodes[e["from"]]["path"], nodes[e["to"]]["path"] or nodes[e["to"]]["label"], e["status"],
+                       tuple(e["symbols"])) for e in graph["edges"]}
+    return graph, edges
+
+
+def drawn_edges(page: Any) -> list[dict[str, Any]]:
+    """The edges of the Graph tab as drawn: id, class, stroke colour and dashes, label text."""
+    return page.evaluate("""() => [...document.querySelectorAll('#tabpanel-graph g.edge[data-status]')].map(g => {
+        const path = g.querySelector('path:not(.hit)');
+        const style = getComputedStyle(path);
+        return {id: g.id, cls: g.getAttribute('class'), status: g.dataset.status, stroke: style.stroke,
+                dash: style.strokeDasharray, label: [...g.querySelectorAll('text')].map(t => t.textContent).join(' ')};
+    })""")
+
+
+def assert_no_markup_elements(page: Any) -> None:
+    """Nothing from the data became an element or an event handler."""
+    found = page.evaluate("""() => {
+        const out = [];
+        for (const node of document.querySelectorAll('*')) {
+            const tag = node.localName;
+            if (['img', 'iframe', 'object', 'embed', 'foreignobject'].includes(tag)) out.push(tag);
+            if (tag === 'script' && !(node.getAttribute('src') || '').startsWith('/static/')) out.push('inline script');
+            for (const attr of node.attributes) if (attr.name.startsWith('on')) out.push(tag + ' ' + attr.name);
+        }
+        return out;
+    }""")
+    assert found == [], f"markup from the data reached the DOM: {found}"

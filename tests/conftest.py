@@ -12,6 +12,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
+# the browser tests' fixtures (Chromium, pages, the article served from both stores): tests/browser.py
+pytest_plugins = ["browser"]
 
 
 def linkgraph_cmd() -> list[str]:

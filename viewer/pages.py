@@ -1,4 +1,4 @@
-"""The viewer's HTML pages: the firmware list, the tree + file panel, the whole-firmware view.
+"""The viewer's HTML pages: the firmware list, the tree + file panel, the whole-firmware view, the licences.
 
 The pages are shells: the data comes from the JSON API (``api``) and is put into the page by the
 scripts in ``static/`` as text (never as markup). Jinja escapes everything the templates print.
@@ -55,3 +55,10 @@ def whole(firmware_id: str) -> Any:
     """Every module and every dependency edge at once, on a canvas."""
     fw = store_access.firmware_or_404(firmware_id)
     return render_template("whole.html", fw=fw, view="whole")
+
+
+@bp.route("/fw/<firmware_id>/licences")
+def licences(firmware_id: str) -> Any:
+    """The licence findings (a)-(e) of docs/licences.md, with every module linked to its file page."""
+    fw = store_access.firmware_or_404(firmware_id)
+    return render_template("licences.html", fw=fw, view="licences")

@@ -3,6 +3,7 @@ import {
   apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, plural, statusTag, symbolDetails,
 } from "./common.js";
 import {DiagramView} from "./diagram.js";
+import {licenceFacts, licencesHref} from "./licence.js";
 
 export const TABS = [
   {key: "overview", label: "Overview"},
@@ -157,7 +158,10 @@ export class FilePanel {
       `${d.hidden.length} hidden; used by ${plural(d.used_by.length, "module")}; `,
       `${plural(d.unresolved.filter((u) => !u.weak).length, "unresolved strong reference")}`,
       d.unresolved.some((u) => u.weak) ? ` (and ${d.unresolved.filter((u) => u.weak).length} weak)` : "", ".");
-    return el("div", {}, dl, summary, this.exportLinks());
+    const licence = el("section", {className: "licence-box", dataset: {section: "licence"}}, el("h2", {}, "Licence"),
+      licenceFacts(m), el("p", {}, el("a", {href: licencesHref(), className: "licences-link"},
+        "The licence findings of the whole firmware")));
+    return el("div", {}, dl, summary, licence, this.exportLinks());
   }
 
   exportLinks() {

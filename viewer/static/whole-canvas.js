@@ -1,57 +1,15 @@
-// The canvas of the whole-firmware view: the shared view state, geometry (world <-> screen),
-// drawing (edges batched by status, nodes, labels with fillText: text, never markup) and
-// hit-testing. whole.js owns the data, the controls and the side panel.
-import {STATUSES, STATUS_STYLE} from "./common.js";
+// The drawing of the whole-firmware view on its <canvas>: edges batched by status, module dots
+// (coloured by kind or by licence class), labels with fillText (text, never markup); fitting,
+// resizing and zooming. The state and geometry are in whole-state.js; whole.js owns the data.
+import {STATUS_STYLE} from "./common.js";
+import {
+  KIND_COLOR, LABEL_FONT, LABEL_MIN_ROW, NODE_RADIUS, canvas, ctx, curve, curvePoint, nodeColour, state, toScreen,
+  toWorld,
+} from "./whole-state.js";
 
-export const KIND_ORDER = ["executable", "library", "kernel-module", "other-elf", "missing"];
-const KIND_COLOR = {
-  "executable": "#00695c", "library": "#37474f", "kernel-module": "#8d6e63", "other-elf": "#9e9e9e",
-  "missing": "#9e9e9e",
-};
 const EDGE_ORDER = ["used", "declared-unused", "missing", "hidden"];  // hidden drawn last, on top
-const NODE_RADIUS = 4;       // screen pixels
-export const LABEL_FONT = "11px system-ui, sans-serif";
-const LABEL_MIN_ROW = 12;    // labels for everyone once rows are this many pixels apart
 
-export const canvas = document.getElementById("whole-canvas");
-export const ctx = canvas.getContext("2d");
-
-export const state = {
-  nodes: [], edges: [], out: [], in: [], rowGap: 26,
-  scale: 1, tx: 0, ty: 0, width: 0, height: 0, dpr: 1,
-  statusOn: new Set(STATUSES), kindOn: new Set(KIND_ORDER), dir: "", onlyConnected: false,
-  nodeVisible: null, edgeVisible: null, visibleEdgeCount: 0, visibleNodeCount: 0,
-  hover: -1, selectedNode: -1, selectedEdge: -1, matches: [], matchSet: new Set(), matchCursor: -1,
-  pending: false, frames: 0, lastFrameMs: 0, lastDrawMs: 0, drawnEdges: 0, highlight: null,
-};
-
-// ------------------------------------------------------------------ geometry
-
-export function toScreen(x, y) {
-  return [x * state.scale + state.tx, y * state.scale + state.ty];
-}
-
-function toWorld(sx, sy) {
-  return [(sx - state.tx) / state.scale, (sy - state.ty) / state.scale];
-}
-
-/** Control points of an edge's curve in screen pixels: horizontal tangents, left to right. */
-function curve(e) {
-  const a = state.nodes[e.from];
-  const b = state.nodes[e.to];
-  const [x1, y1] = toScreen(a.x, a.y);
-  const [x2, y2] = toScreen(b.x, b.y);
-  const bend = Math.max(Math.abs(x2 - x1) / 2, 30 * Math.min(1, state.scale));
-  const dir = x2 >= x1 ? 1 : -1;
-  return [x1, y1, x1 + dir * bend, y1, x2 - dir * bend, y2, x2, y2];
-}
-
-export function curvePoint(e, t) {
-  const [x1, y1, c1x, c1y, c2x, c2y, x2, y2] = curve(e);
-  const u = 1 - t;
-  return [u * u * u * x1 + 3 * u * u * t * c1x + 3 * u * t * t * c2x + t * t * t * x2,
-    u * u * u * y1 + 3 * u * u * t * c1y + 3 * u * t * t * c2y + t * t * t * y2];
-}
+// ------------------------------------------------------------------ view
 
 export function fit() {
   const visible = state.nodes.filter((_, i) => !state.nodeVisible || state.nodeVisible[i]);
@@ -86,6 +44,14 @@ export function resize() {
   canvas.height = Math.floor(state.height * state.dpr);
   canvas.style.width = `${state.width}px`;
   canvas.style.height = `${state.height}px`;
+  requestDraw();
+}
+
+export function zoomAt(sx, sy, factor) {
+  const [wx, wy] = toWorld(sx, sy);
+  state.scale = Math.min(8, Math.max(0.01, state.scale * factor));
+  state.tx = sx - wx * state.scale;
+  state.ty = sy - wy * state.scale;
   requestDraw();
 }
 
@@ -250,7 +216,7 @@ export function draw() {
       ctx.stroke();
       ctx.setLineDash([]);
     } else {
-      ctx.fillStyle = KIND_COLOR[n.kind] || KIND_COLOR["other-elf"];
+      ctx.fillStyle = nodeColour(n);
       ctx.fill();
     }
     if (i === state.selectedNode) {
@@ -274,64 +240,4 @@ export function draw() {
   state.frames += 1;
   state.lastFrameMs = performance.now();
   state.lastDrawMs = state.lastFrameMs - started;
-}
-
-// ------------------------------------------------------------------ hit-testing
-
-export function nodeAt(sx, sy) {
-  const labels = state.scale * state.rowGap >= LABEL_MIN_ROW;
-  let best = -1;
-  let bestDist = (NODE_RADIUS + 5) ** 2;
-  for (let i = 0; i < state.nodes.length; i++) {
-    if (!state.nodeVisible[i]) continue;
-    const n = state.nodes[i];
-    const x = n.x * state.scale + state.tx;
-    const y = n.y * state.scale + state.ty;
-    const d = (x - sx) ** 2 + (y - sy) ** 2;
-    if (d <= bestDist) {
-      best = i;
-      bestDist = d;
-    } else if (best < 0 && labels && sx >= x && sx <= x + NODE_RADIUS + 4 + n.width && Math.abs(sy - y) <= 6) {
-      best = i;  // on its label
-    }
-  }
-  return best;
-}
-
-function distToSegment(px, py, ax, ay, bx, by) {
-  const dx = bx - ax;
-  const dy = by - ay;
-  const len = dx * dx + dy * dy;
-  const t = len ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / len)) : 0;
-  return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
-}
-
-export function edgeAt(sx, sy) {
-  let best = -1;
-  let bestDist = 5;
-  for (let k = 0; k < state.edges.length; k++) {
-    if (!state.edgeVisible[k]) continue;
-    const c = curve(state.edges[k]);
-    if (sx < Math.min(c[0], c[6]) - 6 || sx > Math.max(c[0], c[6]) + 6 ||
-        sy < Math.min(c[1], c[7]) - 6 || sy > Math.max(c[1], c[7]) + 6) continue;
-    let [px, py] = [c[0], c[1]];
-    for (let s = 1; s <= 16; s++) {
-      const [qx, qy] = curvePoint(state.edges[k], s / 16);
-      const d = distToSegment(sx, sy, px, py, qx, qy);
-      if (d < bestDist) {
-        bestDist = d;
-        best = k;
-      }
-      [px, py] = [qx, qy];
-    }
-  }
-  return best;
-}
-
-export function zoomAt(sx, sy, factor) {
-  const [wx, wy] = toWorld(sx, sy);
-  state.scale = Math.min(8, Math.max(0.01, state.scale * factor));
-  state.tx = sx - wx * state.scale;
-  state.ty = sy - wy * state.scale;
-  requestDraw();
 }
