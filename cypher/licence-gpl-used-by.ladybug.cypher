@@ -4,7 +4,7 @@ WHERE m.licence_class IN ['incompatible', 'unknown']
   AND all(r IN relationships(p) WHERE r.status IN ['used', 'hidden'])
   AND single(n IN nodes(p) WHERE n.licence_class = 'gpl')
   AND is_acyclic(p)
-RETURN m.path AS module, m.licence AS licence, g.path AS gpl_module, g.licence AS gpl_licence,
+RETURN m.path AS module, m.licence AS licence, m.licence_class AS class, g.path AS gpl_module, g.licence AS gpl_licence,
        properties(nodes(p), 'path') AS hops, properties(relationships(p), 'status') AS statuses,
        properties(relationships(p), 'symbols') AS symbols
 ORDER BY module, gpl_module;

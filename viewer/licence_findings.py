@@ -34,8 +34,8 @@ def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
         programs = _programs_holding(hops, link_maps)
         if not programs:
             continue
-        found.append({"module": r["module"], "licence": r["licence"], "gpl_module": r["gpl_module"],
-                      "gpl_licence": r["gpl_licence"], "programs": programs,
+        found.append({"module": r["module"], "licence": r["licence"], "class": r["class"],
+                      "gpl_module": r["gpl_module"], "gpl_licence": r["gpl_licence"], "programs": programs,
                       "hops": [{"from": a, "to": b, "status": s, "symbols": sorted(syms or [])}
                                for a, b, s, syms in steps]})
     found.sort(key=lambda f: (f["module"], f["gpl_module"], len(f["hops"]), [h["to"] for h in f["hops"]]))

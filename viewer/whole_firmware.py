@@ -54,11 +54,13 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     modules = store.query("modules", {"firmware": firmware_id})
     edge_rows = store.query("dependency-edges", {"firmware": firmware_id})
     info: dict[str, dict[str, Any]] = {m["path"]: {"kind": m["kind"], "missing": False,
-                                                   "licence_class": m["licence_class"] or "unknown"}
+                                                   "licence_class": m["licence_class"] or "unknown",
+                                                   "licence": m["licence"]}
                                        for m in modules}
     for e in edge_rows:
         if e["missing"]:
-            info.setdefault(e["to"], {"kind": "missing", "missing": True, "licence_class": None})
+            info.setdefault(e["to"], {"kind": "missing", "missing": True, "licence_class": None,
+                                      "licence": None})
     names = sorted(info)
     successors: dict[str, list[str]] = defaultdict(list)
     predecessors: dict[str, list[str]] = defaultdict(list)
@@ -94,7 +96,7 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
               "label": n if info[n]["missing"] else posixpath.basename(n), "kind": info[n]["kind"],
               "dir": "" if info[n]["missing"] else posixpath.dirname(n), "layer": layer[n],
               "x": position[n][0], "y": position[n][1], "missing": info[n]["missing"],
-              "licence_class": info[n]["licence_class"]} for n in names]
+              "licence_class": info[n]["licence_class"], "licence": info[n]["licence"]} for n in names]
     edges = [{"id": f"e{i}", "from": ids[e["from"]], "to": ids[e["to"]], "status": e["status"],
               "count": e["count"]} for i, e in enumerate(edge_rows)]
     return {"nodes": nodes, "edges": edges}
