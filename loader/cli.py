@@ -147,30 +147,60 @@ def scan(target: str, open_: Callable, where: str, name: str | None, workdir: st
 
 @main.command()
 @store_options(None)
-@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True,
-              help="Report format (schema linkgraph-report/1, see docs/report.md).")
+@click.option("--format", "fmt", type=click.Choice(["json", "html", "pdf"]), default="json", show_default=True,
+              help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); html or pdf: the "
+                   "licence compliance report for people (docs/licences.md).")
 @click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
+              help="Write here instead of stdout (required for pdf).")
 def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: str | None) -> None:
-    """Print the whole analysis of one firmware as one JSON document.
+    """Print the analysis of one firmware: the whole of it as JSON, or the licence compliance report.
 
-    Modules, dependency edges with status and symbols, link maps, every binding, unresolved
-    references, duplicate providers and problems (see docs/report.md and
-    docs/report.schema.json). The same scan gives the same report from either store.
+    \b
+    Formats:
+      json  (default) modules, dependency edges with status and symbols, link maps, every
+            binding, unresolved references, duplicate providers and problems (docs/report.md,
+            docs/report.schema.json). The same scan gives the same report from either store.
+      html  the licence compliance report as one self-contained page (no script, diagrams
+            embedded): a title block, how to read it, the summary, then every licence finding
+            with its diagram, the symbols as evidence and the source of each licence fact.
+      pdf   the same report laid out for print (A4) by WeasyPrint; needs -o FILE.
+
+    \b
+    Examples:
+      linkgraph report --db fw.lbdb > report.json
+      linkgraph report --db fw.lbdb --format html -o compliance.html
+      linkgraph report --db fw.lbdb --format pdf -o compliance.pdf
     """
-    from .report import build_report
-
+    if fmt == "pdf" and not output:
+        _fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
     try:
         with open_(True) as store:
-            doc = build_report(store, store.resolve_firmware(firmware))
+            firmware_id = store.resolve_firmware(firmware)
+            if fmt == "json":
+                from .report import build_report
+
+                text = json.dumps(build_report(store, firmware_id), indent=1, ensure_ascii=False) + "\n"
+            elif fmt == "html":
+                from ..viewer.compliance_render import html_report
+
+                text = html_report(store, firmware_id)
+            else:
+                from ..viewer.compliance_render import pdf_report
+
+                data = pdf_report(store, firmware_id)
     except LinkgraphError as exc:
         _fail(str(exc))
-    text = json.dumps(doc, indent=1, ensure_ascii=False)
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-    else:
-        click.echo(text)
+    try:
+        if fmt == "pdf":
+            Path(output).write_bytes(data)
+        elif output:
+            with open(output, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(text)
+        else:
+            click.echo(text, nl=False)
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
 
 
 @main.command()

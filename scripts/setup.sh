@@ -11,8 +11,9 @@ want_tests=0
 
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
-# graphviz draws the diagrams (with a font for its labels)
-debs=(binutils python3-venv graphviz fonts-dejavu-core)
+# graphviz draws the diagrams (with a font for its labels); WeasyPrint lays out the PDF compliance
+# report with Pango (graphviz pulls Pango in already; named here so that the report never lacks it)
+debs=(binutils python3-venv graphviz fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0)
 # the unpackers firmware images need (one package a line; see the comments in the file)
 while read -r pkg; do
     [[ -n "$pkg" && "$pkg" != \#* ]] && debs+=("$pkg")

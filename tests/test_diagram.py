@@ -18,7 +18,17 @@ from typing import Any
 import pytest
 from conftest import linkgraph
 from linkgraph.loader.errors import DiagramError
-from linkgraph.viewer.diagram import LABEL_LIMIT, TitleBlock, display_text, label_text, render, shorten, to_dot
+from linkgraph.viewer.diagram import (
+    LABEL_LIMIT,
+    LICENCE_NAMES,
+    LICENCE_STYLES,
+    TitleBlock,
+    display_text,
+    label_text,
+    render,
+    shorten,
+    to_dot,
+)
 from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
 from test_article_case import APCFG, APLOG, BUSYBOX, NVRAM, UTIL, build_article_root
 
@@ -72,8 +82,8 @@ def sample_graph() -> dict[str, Any]:
             "edges": edges}
 
 
-def svg_of(graph: dict[str, Any], title: TitleBlock | None = TITLE) -> ET.Element:
-    return ET.fromstring(render(to_dot(graph, title), "svg"))
+def svg_of(graph: dict[str, Any], title: TitleBlock | None = TITLE, highlight: set[Any] | None = None) -> ET.Element:
+    return ET.fromstring(render(to_dot(graph, title, highlight), "svg"))
 
 
 def by_id(svg: ET.Element) -> dict[str, ET.Element]:
@@ -172,6 +182,88 @@ def test_title_block() -> None:
 def test_a_graph_without_edges_still_draws() -> None:
     ids = by_id(svg_of({"nodes": [node(0, "/bin/static", "executable")], "edges": []}))
     assert texts(ids["n0"]) == ["static"] and "legend" in ids and "title" in ids
+
+
+# --- licences and highlighted edges ---------------------------------------------------------------
+
+
+def licensed_graph() -> dict[str, Any]:
+    """The sample graph with a licence on every module (one of each class, one without a fact)."""
+    graph = sample_graph()
+    facts = [("GPL-2.0-only", "gpl"), (None, "unknown"), ("LicenseRef-Proprietary", "incompatible"),
+             ("LGPL-2.1-or-later", "lgpl"), ("MIT", "permissive")]
+    for node_, (licence, klass) in zip(graph["nodes"], facts, strict=False):
+        node_.update(licence=licence, licence_class=klass)
+    graph["nodes"][5].update(licence=None, licence_class=None)  # a missing soname has none
+    return graph
+
+
+def shape_of(group: ET.Element) -> ET.Element:
+    return next(el for el in group.iter() if el.tag in (f"{SVG}ellipse", f"{SVG}polygon"))
+
+
+def test_licences_are_shown_on_the_nodes_and_coloured_by_class() -> None:
+    ids = by_id(svg_of(licensed_graph()))
+    expected = {"n0": ("gpl", "GPL-2.0-only"), "n1": ("unknown", "licence unknown"),
+                "n2": ("incompatible", "LicenseRef-Proprietary"), "n3": ("lgpl", "LGPL-2.1-or-later"),
+                "n4": ("permissive", "MIT")}
+    for node_id, (klass, text) in expected.items():
+        group = ids[node_id]
+        assert f"licence-{klass}" in classes(group), node_id
+        assert texts(group)[1:] == [text], node_id
+        shape = shape_of(group)
+        assert (shape.get("fill"), shape.get("stroke")) == (LICENCE_STYLES[klass]["fillcolor"],
+                                                            LICENCE_STYLES[klass]["color"]), node_id
+    assert texts(ids["n0"])[0] == "busybox" and classes(ids["n0"]) == {"node", "executable", "root", "licence-gpl"}
+    assert tooltip(ids["n2"]).split("\n")[-1] == "licence LicenseRef-Proprietary (incompatible)"
+    # a missing soname has no licence line and keeps its grey dashes
+    assert texts(ids["n5"]) == ["libgone.so.1"] and classes(ids["n5"]) == {"node", "missing"}
+    assert shape_of(ids["n5"]).get("fill") == "none"
+
+
+def test_the_legend_has_a_licence_key_only_when_there_are_licences() -> None:
+    ids = by_id(svg_of(licensed_graph()))
+    key = ids["legend_licences"]
+    assert classes(key) == {"node", "legend", "licence-key"}
+    assert texts(key) == ["licence class (node colours):", *LICENCE_NAMES.values()]
+    fills = {p.get("fill") for p in key.iter(f"{SVG}polygon")}
+    assert {s["fillcolor"] for s in LICENCE_STYLES.values()} <= fills
+    assert "legend_licences" not in by_id(svg_of(sample_graph()))  # a graph from before licences
+    assert "title" in ids  # the title block still comes with it
+
+
+def test_graphs_without_licence_keys_are_drawn_as_before() -> None:
+    ids = by_id(svg_of(sample_graph()))
+    assert texts(ids["n1"]) == ["libutility.so"] and shape_of(ids["n1"]).get("fill") == "none"
+    assert texts(ids["n0"]) == ["busybox"]
+
+
+def test_long_unknown_and_hostile_licences() -> None:
+    graph = sample_graph()
+    graph["nodes"][1].update(licence="GPL-3.0-or-later WITH GCC-exception-3.1 AND LicenseRef-" + "x" * 80,
+                             licence_class="lgpl")
+    graph["nodes"][2].update(licence=HOSTILE[0], licence_class="<script>")
+    graph["nodes"][3].update(licence_class="unknown")  # no licence key at all: still a licence node
+    ids = by_id(svg_of(graph))
+    assert texts(ids["n1"])[1] == shorten(graph["nodes"][1]["licence"]) and len(texts(ids["n1"])[1]) == LABEL_LIMIT
+    assert texts(ids["n2"])[1] == HOSTILE[0] and "licence-unknown" in classes(ids["n2"])
+    assert texts(ids["n3"])[1] == "licence unknown"
+    assert b"<img" not in render(to_dot(graph), "svg")
+
+
+def test_highlighted_edges_are_thicker() -> None:
+    graph = licensed_graph()
+    for highlight in ({"e0", "e3"}, {("n0", "n1"), ("n3", "n1")},
+                      {("/bin/busybox", "/lib/libutility.so"), ("/lib/libapcfg.so", "/lib/libutility.so")}):
+        ids = by_id(svg_of(graph, highlight=highlight))
+        for edge_id in ("e0", "e3"):
+            assert "highlight" in classes(ids[edge_id]), (highlight, edge_id)
+            assert float(next(ids[edge_id].iter(f"{SVG}path")).get("stroke-width")) >= 3, highlight
+            assert stroke_of(ids[edge_id])[0] == ("black" if edge_id == "e0" else RED)
+        for edge_id in ("e1", "e2", "e4", "e5"):
+            assert "highlight" not in classes(ids[edge_id])
+            assert float(next(ids[edge_id].iter(f"{SVG}path")).get("stroke-width") or 1) < 2
+    assert "highlight" not in render(to_dot(graph), "svg").decode()
 
 
 # --- hostile names ---------------------------------------------------------------------------------
@@ -340,8 +432,11 @@ def test_cli_draws_the_article_picture(article_db: Path, tmp_path: Path) -> None
     ids = by_id(svg)
     path_of = {i: tooltip(el).split("\n")[0] for i, el in ids.items() if "node" in classes(el)
                and not {"legend", "title-block"} & classes(el)}
-    assert path_of["n0"] == BUSYBOX and classes(ids["n0"]) == {"node", "executable", "root"}
-    assert texts(ids["n0"]) == ["busybox"]
+    assert path_of["n0"] == BUSYBOX and classes(ids["n0"]) == {"node", "executable", "root", "licence-gpl"}
+    assert texts(ids["n0"]) == ["busybox", "GPL-2.0-only"]  # the knowledge base knows busybox
+    utility = next(i for i, p in path_of.items() if p == UTIL)
+    assert texts(ids[utility]) == ["libutility.so", "licence unknown"] and "licence-unknown" in classes(ids[utility])
+    assert "legend_licences" in ids
     edges = {(path_of[a], path_of[b]): el for el in ids.values() if "edge" in classes(el)
              and "legend" not in classes(el) for a, b in [edge_ends(el)]}
 

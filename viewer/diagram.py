@@ -4,9 +4,15 @@
 of the viewer: used = solid black with the symbol count, declared-unused = dashed blue, hidden =
 solid red with the symbol count, missing = dotted grey to a grey dashed "missing" node. Executables
 are boxes, libraries ellipses, kernel modules hexagons, other ELF files notes; the file asked for
-(``n0``) is drawn bold. Below the graph, as on a drawing, sit a legend (cluster ``id="legend"``, one
-sample edge per status) and, when given, a title block in the right corner (node ``id="title"``,
-class ``title-block``). ``render(dot, fmt)`` runs Graphviz's ``dot``.
+(``n0``) is drawn bold. A module node that carries licence keys (``licence``, ``licence_class``: the
+graph JSON of docs/viewer.md) shows its licence on a second line ("GPL-2.0-only", or "licence unknown")
+and is outlined and filled in the colours of its licence class (``LICENCE_STYLES``: gpl, lgpl,
+permissive, incompatible, unknown; class ``licence-CLASS`` on its ``<g>``); graphs without licence keys
+are drawn as before. ``highlight`` (edge ids, or ``(from, to)`` pairs of node ids or paths) draws some
+edges thicker (class ``highlight``), so that a finding's path stands out. Below the graph, as on a
+drawing, sit a legend (cluster ``id="legend"``, one sample edge per status and, when any node has a
+licence, the licence-class key ``id="legend_licences"``) and, when given, a title block in the right
+corner (node ``id="title"``, class ``title-block``). ``render(dot, fmt)`` runs Graphviz's ``dot``.
 
 In the SVG every element a browser looks for has a stable id and class: Graphviz (2.43 and later)
 writes the DOT ``id`` and ``class`` attributes onto the ``<g>`` element and prefixes its own
@@ -57,6 +63,18 @@ UNKNOWN_STYLE = {"color": GREY, "style": "solid", "fontcolor": GREY}
 COUNTED = ("used", "hidden")  # statuses whose edges are labelled with the symbol count
 LEGEND = [("used", "used (N symbols)"), ("declared-unused", "declared-unused"), ("hidden", "hidden"),
           ("missing", "missing")]
+# licence classes (docs/report.md): outline and fill, sober enough to print; the legend's names
+LICENCE_STYLES = {
+    "gpl": {"color": "#9c3d00", "fillcolor": "#fbe0cc"},
+    "lgpl": {"color": "#7a6500", "fillcolor": "#fbf1c4"},
+    "permissive": {"color": "#2f6b2f", "fillcolor": "#dcefd9"},
+    "incompatible": {"color": "#6b2c91", "fillcolor": "#eadcf2"},
+    "unknown": {"color": "#4d4d4d", "fillcolor": "#eeeeee"},
+}
+LICENCE_NAMES = {"gpl": "GPL", "lgpl": "LGPL / linking exception", "permissive": "permissive",
+                 "incompatible": "incompatible", "unknown": "unknown"}
+UNKNOWN_LICENCE = "licence unknown"
+HIGHLIGHT_PENWIDTH = "3.2"
 _IDENTIFIER_DIGITS = 9
 
 
@@ -138,11 +156,23 @@ def _symbol_lines(symbols: list[Any], count: int) -> list[str]:
     return lines
 
 
+def licence_of(node: dict[str, Any]) -> tuple[str, str] | None:
+    """(licence class, licence text) of a module node, or None for a missing soname or a node without
+    licence keys (a graph from before licences)."""
+    if node.get("missing") or not ("licence" in node or "licence_class" in node):
+        return None
+    klass = node.get("licence_class")
+    return (klass if klass in LICENCE_STYLES else "unknown"), display_text(node.get("licence") or UNKNOWN_LICENCE)
+
+
 def _node_statement(node: dict[str, Any], name: str) -> str:
     missing = bool(node.get("missing"))
     kind = "missing" if missing else node["kind"] if node.get("kind") in KINDS else "other-elf"
     root = name == "n0"
     text = _html(label_text(node.get("label") or node.get("path") or node.get("soname") or "?"))
+    text = f"<b>{text}</b>" if root else text
+    classes = [kind, "root"] if root else [kind]
+    licence = licence_of(node)
     if missing:
         tip = [f"missing: {display_text(node.get('label') or node.get('soname'))}", "no file in the image satisfies it"]
         looks = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY}
@@ -150,11 +180,18 @@ def _node_statement(node: dict[str, Any], name: str) -> str:
         tip = [display_text(node.get("path") or node.get("label")), kind]
         tip += [f"soname {display_text(node['soname'])}"] if node.get("soname") else []
         looks = {"shape": KINDS[kind], "penwidth": "2.2" if root else "1"}
-    return f"  {name} " + _attrs(id=name, **{"class": f"{kind} root" if root else kind}, tooltip="\n".join(tip),
-                                 label=_Html(f"<b>{text}</b>" if root else text), **looks) + ";"
+    if licence is not None:
+        klass, shown = licence
+        tip.append(f"licence {shown} ({LICENCE_NAMES[klass]})")
+        text += f'<br/><font point-size="9">{_html(shorten(shown))}</font>'
+        classes.append(f"licence-{klass}")
+        looks.update(style="filled", **LICENCE_STYLES[klass])
+    return f"  {name} " + _attrs(id=name, **{"class": " ".join(classes)}, tooltip="\n".join(tip),
+                                 label=_Html(text), **looks) + ";"
 
 
-def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown: dict[str, str]) -> str:
+def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown: dict[str, str],
+                    highlighted: bool = False) -> str:
     status = edge["status"] if edge.get("status") in EDGE_STYLES else "unknown"
     symbols = list(edge.get("symbols") or [])
     count = int(edge["count"]) if edge.get("count") is not None else len(symbols)
@@ -165,13 +202,26 @@ def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown
     if symbols or count:
         tip += [f"{count} symbol{'' if count == 1 else 's'}:", *_symbol_lines(symbols, count)]
     label = {"label": _Html(str(count))} if status in COUNTED else {}
-    style = EDGE_STYLES.get(status, UNKNOWN_STYLE)
-    return f"  {tail} -> {head} " + _attrs(id=name, **{"class": status}, tooltip="\n".join(tip), **label,
+    style = dict(EDGE_STYLES.get(status, UNKNOWN_STYLE))
+    if highlighted:
+        style.update(penwidth=HIGHLIGHT_PENWIDTH, arrowsize="1")
+    css = f"{status} highlight" if highlighted else status
+    return f"  {tail} -> {head} " + _attrs(id=name, **{"class": css}, tooltip="\n".join(tip), **label,
                                            **style) + ";"
 
 
-def _legend() -> list[str]:
-    """The legend: one sample edge per status, side by side."""
+def _licence_key() -> str:
+    """The legend's licence-class key: one cell per class, in its colours."""
+    cells = "".join(f'<td bgcolor="{LICENCE_STYLES[k]["fillcolor"]}" color="{LICENCE_STYLES[k]["color"]}">'
+                    f"{_html(LICENCE_NAMES[k])}</td>" for k in LICENCE_STYLES)
+    table = ('<table border="0" cellborder="1" cellspacing="3" cellpadding="3">'
+             f'<tr><td border="0">{_html("licence class (node colours):")}</td>{cells}</tr></table>')
+    return "    legend_licences " + _attrs(id="legend_licences", **{"class": "legend licence-key"}, shape="plain",
+                                             fontsize="9", label=_Html(table)) + ";"
+
+
+def _legend(licences: bool = False) -> list[str]:
+    """The legend: one sample edge per status, side by side; below them the licence-class key."""
     lines = ["  subgraph cluster_legend {",
              '    id="legend"; class="legend"; label=<Legend>; labeljust="l"; fontsize=10; color="#bbbbbb";',
              '    node [class="legend" shape=point width=0.06 color="#555555"];']
@@ -184,6 +234,8 @@ def _legend() -> list[str]:
                                                      **EDGE_STYLES[status]) + ";"]
         if index:  # keeps the samples in order, left to right
             lines.append(f"    legend_h{index - 1} -> {tail} [style=invis];")
+    if licences:
+        lines += [_licence_key(), "    legend_t0 -> legend_licences [style=invis];"]
     return [*lines, "  }"]
 
 
@@ -205,34 +257,50 @@ def _title_block(title: TitleBlock) -> str:
                                label=_Html(table)) + ";"
 
 
-def to_dot(graph: dict[str, Any], title: TitleBlock | None = None) -> str:
-    """The DOT source of the per-file diagram of ``graph`` (the graph JSON of docs/viewer.md)."""
+def _highlighted(edge: dict[str, Any], ends: tuple[Any, Any], highlight: set[Any]) -> bool:
+    """Whether ``highlight`` names the edge: by its id, or as (from, to) of node ids or of paths."""
+    return str(edge.get("id")) in highlight or (str(edge.get("from")), str(edge.get("to"))) in highlight \
+        or ends in highlight
+
+
+def to_dot(graph: dict[str, Any], title: TitleBlock | None = None, highlight: set[Any] | None = None) -> str:
+    """The DOT source of the per-file diagram of ``graph`` (the graph JSON of docs/viewer.md); the edges
+    ``highlight`` names (ids, or (from, to) pairs of node ids or paths) are drawn thicker."""
     names: dict[str, str] = {}  # graph JSON id -> DOT node name
     shown: dict[str, str] = {}  # DOT node name -> what tooltips call it
+    paths: dict[str, Any] = {}  # graph JSON id -> path (a missing soname: its label)
     body: list[str] = []
+    licences = False
     for index, node in enumerate(graph.get("nodes") or []):
         name = _identifier(node.get("id"), "n", index)
         names[str(node.get("id"))] = name
+        paths[str(node.get("id"))] = node.get("path") or node.get("label")
         shown[name] = display_text(node.get("path") or node.get("label") or node.get("soname"))
+        licences = licences or licence_of(node) is not None
         body.append(_node_statement(node, name))
     for index, edge in enumerate(graph.get("edges") or []):
         tail, head = names.get(str(edge.get("from"))), names.get(str(edge.get("to")))
         if tail and head:
-            body.append(_edge_statement(edge, _identifier(edge.get("id"), "e", index), tail, head, shown))
+            thick = bool(highlight) and _highlighted(edge, (paths.get(str(edge.get("from"))),
+                                                            paths.get(str(edge.get("to")))), highlight or set())
+            body.append(_edge_statement(edge, _identifier(edge.get("id"), "e", index), tail, head, shown, thick))
     header = ["digraph linkgraph {",
               '  graph [id="diagram" class="linkgraph" rankdir=TB newrank=true nodesep=0.35 ranksep=0.55 '
               'fontname="Helvetica" fontsize=11];',
               '  node [fontname="Helvetica" fontsize=11 height=0.35 margin="0.12,0.04"];',
               '  edge [fontname="Helvetica" fontsize=10 arrowsize=0.7];']
-    bottom = [f"legend_{end}{index}" for index in range(len(LEGEND)) for end in "th"]
-    anchors = []
-    if title is not None:  # the title block in the bottom right corner, as on a drawing
+    samples = [f"legend_{end}{index}" for index in range(len(LEGEND)) for end in "th"]
+    # the title block in the bottom right corner, as on a drawing: beside the sample edges, or beside
+    # the licence key below them
+    bottom = ["legend_licences"] if licences else samples
+    anchors = [f"  {{rank=same; {'; '.join(samples)}}}"] if licences else []
+    if title is not None:
         anchors += [_title_block(title), f"  {bottom[-1]} -> title [style=invis];"]
-        bottom.append("title")
+        bottom = [*bottom, "title"]
     anchors.append(f"  {{rank=same; {'; '.join(bottom)}}}")
     # legend and title block below every module
     anchors += [f"  {name} -> legend_t0 [style=invis weight=0];" for name in shown]
-    return "\n".join([*header, *_legend(), *anchors, *body, "}"]) + "\n"
+    return "\n".join([*header, *_legend(licences), *anchors, *body, "}"]) + "\n"
 
 
 def render(dot_source: str, fmt: str) -> bytes:

@@ -1,0 +1,69 @@
+"""The compliance report as HTML (Jinja2, autoescape on, ``templates/compliance.html``) and as PDF
+(the same HTML laid out by WeasyPrint, A4).
+
+The HTML is one self-contained file: inline CSS, the diagrams as ``data:`` images, no script, and a
+Content-Security-Policy that allows nothing else. WeasyPrint may only read ``data:`` URLs, so a
+report never reaches out to the network or the file system. In the PDF the diagrams are Graphviz
+``PDF_IMAGE`` images (WeasyPrint draws Graphviz's SVG with its own SVG renderer).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from ..loader.errors import LinkgraphError
+from .analysis import Queryable
+from .compliance import compliance_data
+from .diagram import LICENCE_STYLES
+
+PDF_IMAGE = "svg"
+
+
+class ReportError(LinkgraphError):
+    """The compliance report cannot be made (WeasyPrint missing or failing)."""
+
+
+def _environment() -> Any:
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(loader=PackageLoader("linkgraph.viewer", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["base"] = lambda path: posixpath.basename(str(path or "")) or str(path or "")
+    env.filters["klass"] = lambda value: value if value in LICENCE_STYLES else "unknown"
+    # for the page footer inside <style>, where escaping does not apply: hex digits only
+    env.filters["hex16"] = lambda value: re.sub(r"[^0-9a-f]", "", str(value).lower())[:16]
+    return env
+
+
+def render_html(data: dict[str, Any]) -> str:
+    """The report page for ``compliance_data``'s answer."""
+    return _environment().get_template("compliance.html").render(**data)
+
+
+def html_report(store: Queryable, firmware_id: str, today: str | None = None) -> str:
+    """The compliance report of one firmware as one self-contained HTML page."""
+    return render_html(compliance_data(store, firmware_id, "svg", today))
+
+
+def _pdf_from_html(html: str) -> bytes:
+    try:
+        import weasyprint
+    except ImportError as exc:  # a dependency of linkgraph; absent only in a broken install
+        raise ReportError("the PDF report needs WeasyPrint (pip install weasyprint; Debian's Pango: "
+                          "bash scripts/setup.sh)") from exc
+    except OSError as exc:  # WeasyPrint is there, Pango is not
+        raise ReportError(f"WeasyPrint cannot load Pango ({exc}): apt-get install libpango-1.0-0 "
+                          "libpangoft2-1.0-0 (bash scripts/setup.sh installs them)") from exc
+    fetcher = weasyprint.URLFetcher(allowed_protocols={"data"})
+    try:
+        pdf = weasyprint.HTML(string=html, url_fetcher=fetcher).write_pdf()
+    except Exception as exc:  # WeasyPrint's own errors have no common base class
+        raise ReportError(f"WeasyPrint could not lay out the report: {exc}") from exc
+    return bytes(pdf)
+
+
+def pdf_report(store: Queryable, firmware_id: str, today: str | None = None) -> bytes:
+    """The compliance report of one firmware as a PDF (A4), laid out by WeasyPrint."""
+    return _pdf_from_html(render_html(compliance_data(store, firmware_id, PDF_IMAGE, today)))
