@@ -12,4 +12,6 @@ status=0
 echo "next: .venv/bin/linkgraph query --list"
 echo "      .venv/bin/linkgraph query hidden --db linkgraph.lbdb"
 echo "      .venv/bin/linkgraph report --db linkgraph.lbdb --format json > report.json"
+echo "      .venv/bin/linkgraph report --db linkgraph.lbdb --format html -o compliance.html"
+echo "      .venv/bin/linkgraph serve --db linkgraph.lbdb     # the viewer on http://127.0.0.1:8750/"
 exit "$status"
