@@ -2,9 +2,10 @@
 
 Layer 0 holds what nothing depends on (the programs), each library sits one layer right of the
 deepest module that depends on it (edges into programs, a library binding to a program's own
-definition, do not count); a layer taller than ``COLUMN`` nodes wraps into several
-columns. Within a layer, programs are ordered by folder and name, libraries by the mean row of
-the modules depending on them (fewer crossings). Linear in the number of edges.
+definition, do not count); a layer taller than the column height wraps into several columns, the
+height chosen so that the whole drawing has about a screen's proportions (``ASPECT``). Within a
+layer, programs are ordered by folder and name, libraries by the mean row of the modules depending
+on them (fewer crossings). Linear in the number of edges.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from .analysis import Queryable, Row
 
-COLUMN = 60          # nodes per column before a layer wraps
+ASPECT = 1.6         # width / height the wrapping of tall layers aims at (a screen)
 DX, DY = 220, 26     # column and row spacing (page units)
 LAYER_GAP = 160      # extra space between layers
 
@@ -49,6 +50,17 @@ def _layers(names: list[str], successors: dict[str, list[str]]) -> dict[str, int
     return layer
 
 
+def _column_height(layer_sizes: list[int]) -> int:
+    """The column height (in nodes) whose drawing comes closest to the ASPECT ratio."""
+    tallest = max(layer_sizes, default=1)
+
+    def misfit(height: int) -> float:
+        width = sum(-(-size // height) for size in layer_sizes) * DX + len(layer_sizes) * LAYER_GAP
+        return abs(width / (min(tallest, height) * DY) - ASPECT)
+
+    return min(range(1, tallest + 1), key=misfit)
+
+
 def whole_graph(store: Queryable, firmware_id: str) -> Row:
     """Nodes with x/y and edges without symbol lists (see docs/viewer.md)."""
     modules = store.query("modules", {"firmware": firmware_id})
@@ -73,6 +85,7 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     by_layer: dict[int, list[str]] = defaultdict(list)
     for n in names:
         by_layer[layer[n]].append(n)
+    column = _column_height([len(m) for m in by_layer.values()])
     row_of: dict[str, float] = {}
     position: dict[str, tuple[float, float]] = {}
     x0 = 0.0
@@ -83,13 +96,13 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
                                         / max(1, len(predecessors[n])), n))
         else:
             members.sort(key=lambda n: (posixpath.dirname(n), n))
-        columns = (len(members) + COLUMN - 1) // COLUMN
-        height = min(len(members), COLUMN)
+        columns = (len(members) + column - 1) // column
+        height = min(len(members), column)
         for i, n in enumerate(members):
-            column, row = divmod(i, COLUMN)
-            offset = (COLUMN - height) / 2
+            col, row = divmod(i, column)
+            offset = (column - height) / 2
             row_of[n] = row + offset
-            position[n] = (x0 + column * DX, (row + offset) * DY)
+            position[n] = (x0 + col * DX, (row + offset) * DY)
         x0 += columns * DX + LAYER_GAP
     ids = {n: f"n{i}" for i, n in enumerate(names)}
     nodes = [{"id": ids[n], "path": None if info[n]["missing"] else n,
