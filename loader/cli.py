@@ -26,7 +26,8 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_FAILED = 0, 1, 2
 DEFAULT_DB = "linkgraph.lbdb"
 
 
-def _fail(message: str) -> None:
+def fail(message: str) -> None:
+    """One line on stderr, exit code 2 (could not run)."""
     click.echo(f"linkgraph: {message}", err=True)
     sys.exit(EXIT_FAILED)
 
@@ -54,7 +55,7 @@ def store_options(default_db: str | None) -> Callable:
 
             def open_(read_only: bool) -> Any:
                 if not db and not neo4j:
-                    _fail("say where the graph is: --db PATH (embedded) or --neo4j URI (server)")
+                    fail("say where the graph is: --db PATH (embedded) or --neo4j URI (server)")
                 return open_store(db=db, neo4j=neo4j, read_only=read_only, neo4j_database=neo4j_database)
 
             return command(open_=open_, where=where, **kwargs)
@@ -140,7 +141,7 @@ def scan(target: str, open_: Callable, where: str, name: str | None, workdir: st
                 if not quiet:
                     print_summary(result, statuses, where)
     except LinkgraphError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     failed = any(p.severity is Severity.ERROR for r in results for p in r.problems)
     sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)
 
@@ -173,7 +174,7 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
       linkgraph report --db fw.lbdb --format pdf -o compliance.pdf
     """
     if fmt == "pdf" and not output:
-        _fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
+        fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
     try:
         with open_(True) as store:
             firmware_id = store.resolve_firmware(firmware)
@@ -190,7 +191,7 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
 
                 data = pdf_report(store, firmware_id)
     except LinkgraphError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     try:
         if fmt == "pdf":
             Path(output).write_bytes(data)
@@ -200,7 +201,7 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
         else:
             click.echo(text, nl=False)
     except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}")
+        fail(f"cannot write {output}: {exc.strerror or exc}")
 
 
 @main.command()
@@ -231,18 +232,18 @@ def query(name: str | None, open_: Callable, where: str, params: tuple[str, ...]
     for item in params:
         key, sep, value = item.partition("=")
         if not sep:
-            _fail(f"--param {item!r}: write it as KEY=VALUE")
+            fail(f"--param {item!r}: write it as KEY=VALUE")
         values[key] = json.loads(value) if value.startswith("[") else value
     try:
         named = load_query(name)
         if named.internal:
-            _fail(f"{name} is an internal query of the pipeline; `linkgraph query --list` shows the others")
+            fail(f"{name} is an internal query of the pipeline; `linkgraph query --list` shows the others")
         with open_(True) as store:
             if "firmware" in named.parameters and "firmware" not in values:
                 values["firmware"] = store.resolve_firmware(firmware)
             rows = store.run_query(load_query(name, store.engine), values)
     except LinkgraphError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
@@ -273,7 +274,7 @@ def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) 
                 click.echo(f"copied {copied['name']} ({fw[:12]}): {copied['modules']} modules, "
                            f"{copied['edges']} edges", err=True)
     except LinkgraphError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def _add_viewer_commands() -> None:

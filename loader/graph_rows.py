@@ -125,7 +125,7 @@ def build_rows(result: ScanResult) -> GraphRows:
 def _printable(value: object) -> object:
     if isinstance(value, str):
         return value if value.isascii() else display_path(value)
-    if isinstance(value, list):
+    if isinstance(value, list) and not all(isinstance(v, str) and v.isascii() for v in value):
         return [_printable(v) for v in value]
     return value
 

@@ -30,6 +30,13 @@ def find_module(store: Queryable, firmware_id: str, path: str) -> Row:
     raise NotFound(f"no ELF file {path!r} in this firmware (GET /api/firmware/{firmware_id[:12]}…/tree lists them)")
 
 
+def module_node(module: Row, node_id: str) -> Row:
+    """A graph node (docs/viewer.md) for a row of the ``module`` query."""
+    return {"id": node_id, "path": module["path"], "label": module["name"], "kind": module["kind"],
+            "soname": module["soname"], "missing": False, "licence": module["licence"],
+            "licence_class": module["licence_class"] or "unknown"}
+
+
 def _edges_from(store: Queryable, firmware_id: str, paths: list[str]) -> list[Row]:
     return store.query("edges-from", {"firmware": firmware_id, "paths": paths})
 
@@ -98,9 +105,7 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
         edges.append({"id": f"e{len(edges)}", "from": nodes[row["from"]]["id"], "to": node(row),
                       "status": row["status"], "soname": row["soname"], "symbols": symbols, "count": len(symbols)})
 
-    nodes[root] = {"id": "n0", "path": root, "label": module["name"], "kind": module["kind"],
-                   "soname": module["soname"], "missing": False, "licence": module["licence"],
-                   "licence_class": module["licence_class"] or "unknown"}
+    nodes[root] = module_node(module, "n0")
     deferred: list[Row] = []  # hidden edges kept only when both ends are reached
     frontier = [root]
     while frontier:

@@ -13,15 +13,10 @@ from pathlib import Path
 import click
 
 from .. import __version__
-from ..loader.cli import EXIT_FAILED, store_options
+from ..loader.cli import fail, store_options
 from ..loader.errors import LinkgraphError
 
 SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
-
-
-def _fail(message: str) -> None:
-    click.echo(f"linkgraph: {message}", err=True)
-    sys.exit(EXIT_FAILED)
 
 
 def _format_for(output: str, fmt: str | None) -> str:
@@ -31,7 +26,7 @@ def _format_for(output: str, fmt: str | None) -> str:
         return "svg"
     found = SUFFIX_FORMATS.get(Path(output).suffix.lower())
     if found is None:
-        _fail(f"-o {output}: say the format with --format svg|pdf|png|dot (or end the name in one of them)")
+        fail(f"-o {output}: say the format with --format svg|pdf|png|dot (or end the name in one of them)")
     return found
 
 
@@ -72,7 +67,7 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
 
     fmt = _format_for(output, fmt)
     if output == "-" and fmt in ("pdf", "png") and sys.stdout.isatty():
-        _fail(f"will not write {fmt.upper()} to a terminal: give -o FILE")
+        fail(f"will not write {fmt.upper()} to a terminal: give -o FILE")
     try:
         with open_(True) as store:
             firmware_id = store.resolve_firmware(firmware)
@@ -84,9 +79,9 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
         source = to_dot(graph, title)
         data = source.encode("utf-8", "backslashreplace") if fmt == "dot" else render(source, fmt)
     except NotFound as exc:
-        _fail(str(exc.description))
+        fail(str(exc.description))
     except LinkgraphError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     try:
         if output == "-":
             sys.stdout.buffer.write(data)
@@ -94,7 +89,7 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
         else:
             Path(output).write_bytes(data)
     except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}")
+        fail(f"cannot write {output}: {exc.strerror or exc}")
     click.echo(f"{graph['root']}: {len(graph['nodes'])} nodes, {len(graph['edges'])} edges -> "
                f"{'stdout' if output == '-' else output} ({fmt})", err=True)
 
@@ -134,7 +129,7 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
         store = open_(True)
         known = store.firmware_ids()
     except LinkgraphError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     try:
         app = create_app({"LINKGRAPH_STORE": store, "DEBUG": debug})
         url_host = f"[{host}]" if ":" in host else host
@@ -145,6 +140,6 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
                        "the graph", err=True)
         run_simple(host, port, app, threaded=True, use_debugger=debug, use_reloader=False)
     except OSError as exc:
-        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     finally:
         store.close()

@@ -27,7 +27,7 @@ from datetime import date
 from typing import Any
 
 from .. import __version__
-from .analysis import Queryable, Row, dependency_graph
+from .analysis import Queryable, Row, dependency_graph, find_module, module_node
 from .diagram import LICENCE_NAMES, LICENCE_STYLES, display_text, render, to_dot
 from .licence_findings import licence_findings
 
@@ -45,14 +45,6 @@ def cut(items: Iterable[Any], limit: int) -> Row:
     return {"shown": items[:limit], "more": max(0, len(items) - limit), "total": len(items)}
 
 
-def _module_node(store: Queryable, firmware_id: str, path: str, index: int) -> Row:
-    rows = store.query("module", {"firmware": firmware_id, "path": path})
-    m = next((r for r in rows if r["path"] == path), rows[0] if rows else {})
-    return {"id": f"n{index}", "path": path, "label": m.get("name") or path.rsplit("/", 1)[-1],
-            "kind": m.get("kind") or "", "soname": m.get("soname"), "missing": False, "licence": m.get("licence"),
-            "licence_class": m.get("licence_class") or "unknown"}
-
-
 def finding_graph(store: Queryable, firmware_id: str, root: str, edges: list[Row]) -> tuple[Row, int]:
     """The dependency graph of ``root`` holding every edge in ``edges`` ({from, to, status, symbols}),
     cut to the modules they name when it is large; and how many modules were left out."""
@@ -63,7 +55,7 @@ def finding_graph(store: Queryable, firmware_id: str, root: str, edges: list[Row
     for wanted in edges:
         for path in (wanted["from"], wanted["to"]):
             if path not in by_path:
-                by_path[path] = _module_node(store, firmware_id, path, len(graph["nodes"]))
+                by_path[path] = module_node(find_module(store, firmware_id, path), f"n{len(graph['nodes'])}")
                 graph["nodes"].append(by_path[path])
         if (wanted["from"], wanted["to"]) not in drawn:
             symbols = sorted(wanted.get("symbols") or [])
