@@ -1,4 +1,4 @@
-"""The licence findings (a)-(e) on the shared LEDE image, checked by hand.
+"""The licence findings (a)-(e) on the shared LEDE image and on a Debian armhf root, checked by hand.
 
 LEDE 17.01.4 (TL-WR841 v11) ships opkg metadata for every ELF file. Its GPL code (busybox,
 procd, netifd, dnsmasq, iptables, ...) uses only musl (MIT), libgcc_s (GCC runtime exception),
@@ -74,3 +74,35 @@ def test_summary_counts_every_module_once(lede: tuple[Path, dict]) -> None:
     assert by_class == {"gpl": 84, "lgpl": 9, "permissive": 24, "unknown": 6}
     assert sum(by_class.values()) == 123
     assert found["summary"]["findings"] == {"gpl_used_by": 0, "gpl_uses": 0, "declared_only": 0, "lgpl_used": 95}
+
+
+def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -> None:
+    """Debian's armhf packages (tests/debian_roots.py): the krb5 libraries and librtmp have no licence
+    fact (krb5's copyright file is free text naming several licences, librtmp's is not DEP-5), while
+    the DEP-5 `Files: *` paragraphs of libcom-err2, libkeyutils1 and libidn2-0 say GPL. So (a) holds
+    exactly these chains, each read off the dependency edges by hand; nothing uses code of unknown
+    licence from GPL code, and no GPL link is declared only."""
+    import debian_roots
+
+    root = debian_roots.cached_debian_root("armhf")
+    db = tmp_path / "deb.lbdb"
+    linkgraph("scan", str(root), "--db", str(db), "--quiet")
+    with open_store(db=str(db), read_only=True) as store:
+        found = licence_findings(store, store.resolve_firmware(None))
+    assert found["gpl_uses"] == [] and found["declared_only"] == []
+    name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
+    chains = {(name(r["module"]), *(name(h["to"]) for h in r["hops"])): [name(p) for p in r["programs"]]
+              for r in found["gpl_used_by"]}
+    assert chains == {
+        ("spake.so", "libkrb5.so.3.3", "libcom_err.so.2.1"): ["spake.so"],  # a plugin: its own link map
+        ("spake.so", "libkrb5.so.3.3", "libkeyutils.so.1.10"): ["spake.so"],
+        ("libgssapi_krb5.so.2.2", "libcom_err.so.2.1"): ["curl"],
+        ("libgssapi_krb5.so.2.2", "libkrb5.so.3.3", "libcom_err.so.2.1"): ["curl"],
+        ("libgssapi_krb5.so.2.2", "libkrb5.so.3.3", "libkeyutils.so.1.10"): ["curl"],
+        ("libkrb5.so.3.3", "libcom_err.so.2.1"): ["curl", "spake.so"],
+        ("libkrb5.so.3.3", "libkeyutils.so.1.10"): ["curl", "spake.so"],
+        ("librtmp.so.1", "libgnutls.so.30.34.3", "libidn2.so.0.3.8"): ["curl"],
+    }
+    hop = next(r["hops"][-1] for r in found["gpl_used_by"] if name(r["module"]) == "libkrb5.so.3.3"
+               and name(r["gpl_module"]) == "libcom_err.so.2.1")
+    assert hop["status"] == "used" and "error_message" in hop["symbols"]
