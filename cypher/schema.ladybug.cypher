@@ -12,9 +12,15 @@ CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, firmware STRING, name STRING, 
 CREATE NODE TABLE IF NOT EXISTS Scope(id STRING, firmware STRING, executables STRING[], PRIMARY KEY(id));
 CREATE NODE TABLE IF NOT EXISTS LinkMap(id STRING, firmware STRING, executable STRING, flavour STRING, objects STRING[], missing STRING[], PRIMARY KEY(id));
 CREATE NODE TABLE IF NOT EXISTS Duplicate(id STRING, firmware STRING, symbol STRING, providers STRING[], chosen STRING, executables STRING[], PRIMARY KEY(id));
-CREATE NODE TABLE IF NOT EXISTS Problem(id STRING, firmware STRING, path STRING, severity STRING, message STRING, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Problem(id STRING, firmware STRING, path STRING, severity STRING, message STRING, code STRING, PRIMARY KEY(id));
 CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Firmware TO Module);
-CREATE REL TABLE IF NOT EXISTS NEEDED(FROM Module TO Module, FROM Module TO Missing, soname STRING, position INT64, executables STRING[], status STRING, symbols STRING[]);
+CREATE REL TABLE IF NOT EXISTS NEEDED(FROM Module TO Module, FROM Module TO Missing, soname STRING, position INT64, executables STRING[], status STRING, symbols STRING[], rule STRING, directory STRING, via STRING, tried STRING[], found_by STRING);
+// Databases written before NEEDED edges said how each library was found gain the columns.
+ALTER TABLE NEEDED ADD IF NOT EXISTS rule STRING;
+ALTER TABLE NEEDED ADD IF NOT EXISTS directory STRING;
+ALTER TABLE NEEDED ADD IF NOT EXISTS via STRING;
+ALTER TABLE NEEDED ADD IF NOT EXISTS tried STRING[];
+ALTER TABLE NEEDED ADD IF NOT EXISTS found_by STRING;
 CREATE REL TABLE IF NOT EXISTS HIDDEN(FROM Module TO Module, soname STRING, status STRING, symbols STRING[]);
 CREATE REL TABLE IF NOT EXISTS RESOLVES_TO(FROM Module TO Module, symbol STRING, version STRING, copy BOOLEAN, scope STRING);
 CREATE REL TABLE IF NOT EXISTS PROVIDES(FROM Module TO Symbol);

@@ -98,9 +98,13 @@ def main() -> None:
                    "A pattern with a / is a glob on module paths, any other one on sonames and file names; the "
                    "first match wins over every licence fact found in the firmware. The file is stored with the "
                    "scan and the report names it (see docs/licences.md).")
+@click.option("--cpu", metavar="LEVEL[,LEVEL]", default="",
+              help="glibc-hwcaps levels the device's CPU supports (e.g. x86-64-v3; a level implies the lower "
+                   "ones): glibc then searches DIR/glibc-hwcaps/LEVEL before each directory. Default: a baseline "
+                   "CPU, no such folder searched. The levels a loader knows are in the report's firmware.source.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def scan(target: str, open_: Callable, where: str, name: str | None, workdir: str | None, keep_workdir: bool,
-         jobs: int | None, licences: str | None, quiet: bool) -> None:
+         jobs: int | None, licences: str | None, cpu: str, quiet: bool) -> None:
     """Analyse TARGET and store its dependency graph.
 
     TARGET is a directory holding a root filesystem (the device's "/"), an archive (tar, cpio,
@@ -127,7 +131,8 @@ def scan(target: str, open_: Callable, where: str, name: str | None, workdir: st
         overrides = load_overrides(licences) if licences else None
         with open_(False) as store, work_folder(workdir, keep_workdir) as folder:
             with ProgressBar(not quiet) as progress:
-                unpacked, results = scan_target(Path(target), folder, name, jobs, progress, overrides)
+                unpacked, results = scan_target(Path(target), folder, name, jobs, progress, overrides,
+                                               tuple(c for c in cpu.split(",") if c))
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)
             for result in results:

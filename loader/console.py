@@ -62,6 +62,9 @@ def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None
                   f"{certainty.get('declared', 0)} / {certainty.get('inferred', 0)} / {certainty.get('unknown', 0)}")
     sev = Counter(p.severity.value for p in result.problems)
     table.add_row("problems (errors / warnings)", f"{sev.get('error', 0)} / {sev.get('warning', 0)}")
+    risky = Counter(p.code.value for p in result.problems if p.code.value.startswith("rpath-"))
+    for code, count in sorted(risky.items()):  # risky DT_RPATH/DT_RUNPATH entries, per kind
+        table.add_row(f"risky search paths: {code}", str(count))
     times = result.elapsed
     table.add_row("elapsed", f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "
                   f"resolve {times.get('resolve', 0):.1f}s, store {times.get('store', 0):.1f}s)")

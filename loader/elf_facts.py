@@ -13,13 +13,15 @@ import struct
 from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
 from . import elf_tables as t
+from .elf_anomalies import check_dynamic, check_sections
+from .elf_sections import SectionHeaders
 from .errors import ElfError
-from .model import ElfFacts, Kind
+from .model import ElfFacts, Kind, ProblemCode
 
 ELF_MAGIC = b"\x7fELF"
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
 PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
-PN_XNUM, SHN_XINDEX, SHT_NOBITS = 0xFFFF, 0xFFFF, 8
+PN_XNUM = 0xFFFF
 DF_SYMBOLIC, DF_1_PIE = 0x2, 0x08000000
 
 # e_type / e_machine / EI_OSABI spelled as pyelftools decodes them (its enum maps, reversed).
@@ -30,7 +32,6 @@ _NAMES = {
 
 _EHDR = {False: "HHIIIIIHHHHHH", True: "HHIQQQIHHHHHH"}  # after e_ident
 _PHDR = {False: ("IIIIIIII", 32), True: ("IIQQQQQQ", 56)}
-_SHDR = {False: ("IIIIIIIIII", 40), True: ("IIQQQQIIQQ", 64)}
 
 
 def is_elf(head: bytes) -> bool:
@@ -65,7 +66,7 @@ def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
     if len(data) < (64 if is64 else 52):
         raise ElfError("truncated ELF header")
     header = struct.unpack_from(e + _EHDR[is64], data, 16)
-    e_type, e_machine, _version, _entry, phoff, shoff, e_flags, _ehsize, phentsize, phnum = header[:10]
+    e_type, e_machine, e_version, entry, phoff, shoff, e_flags, _ehsize, phentsize, phnum = header[:10]
     facts = ElfFacts(
         path=path,
         size=len(data),
@@ -77,8 +78,11 @@ def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
         osabi=_name("ELFOSABI", data[7]),
         elf_type=_name("ET", e_type),
         flags=e_flags,
+        ident=data[:16],
+        version=e_version,
+        phentsize_ok=phentsize == _PHDR[is64][1],
     )
-    sections = _Sections(data, e, is64, shoff, *header[10:])  # e_shentsize, e_shnum, e_shstrndx
+    sections = SectionHeaders(data, e, is64, shoff, *header[10:])  # e_shentsize, e_shnum, e_shstrndx
     if phnum == PN_XNUM:
         phnum = sections.first()[7]  # sh_info of section 0 holds the real count
     loads, dynamic, interp = _program_headers(data, e, is64, phoff, phentsize, phnum)
@@ -87,73 +91,82 @@ def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
         facts.interpreter = data[pos : pos + size].split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
     if dynamic is not None:
         facts.dynamic = True
-        _read_dynamic(t.Image(data, e, is64, loads), dynamic, e_machine, facts)
-    facts.kind = _kind(facts, e_type, sections, path)
+        tags = _read_dynamic(t.Image(data, e, is64, loads), dynamic, e_machine, facts)
+        if e_type != ET_REL:
+            check_sections(sections, dynamic[1], tags, facts)
+    facts.kind = _kind(facts, e_type, entry, sections, path)
     return facts
 
 
 def _program_headers(
     data: bytes, e: str, is64: bool, phoff: int, phentsize: int, phnum: int
-) -> tuple[list[tuple[int, int, int]], tuple[int, int] | None, tuple[int, int] | None]:
-    """(PT_LOAD map, PT_DYNAMIC (offset, size) or None, PT_INTERP (offset, size) or None)."""
+) -> tuple[list[tuple[int, int, int, int]], tuple[int, int, int] | None, tuple[int, int] | None]:
+    """(PT_LOAD map, PT_DYNAMIC (offset, vaddr, filesz) or None, PT_INTERP (offset, size) or None).
+
+    The kernel reads PT_INTERP from the file (``load_elf_binary``: ``p_offset``, ``p_filesz``);
+    the loaders find the dynamic array at PT_DYNAMIC's ``p_vaddr`` in the mapped image, so its
+    file offset and size are only compared (``_check_dynamic``), never trusted.
+    """
     fmt, base = _PHDR[is64]
     if phnum and phentsize < base:
         raise ElfError(f"program header entry size {phentsize} is smaller than {base}")
     if phnum and phoff + phnum * phentsize > len(data):
         raise ElfError("program headers extend past the end of the file (truncated?)")
-    loads: list[tuple[int, int, int]] = []
+    loads: list[tuple[int, int, int, int]] = []
     dynamic = interp = None
     for i in range(phnum):
         rec = struct.unpack_from(e + fmt, data, phoff + i * phentsize)
         if is64:
-            p_type, _pflags, offset, vaddr, _paddr, filesz, _memsz, _align = rec
+            p_type, _pflags, offset, vaddr, _paddr, filesz, memsz, _align = rec
         else:
-            p_type, offset, vaddr, _paddr, filesz, _memsz, _pflags, _align = rec
+            p_type, offset, vaddr, _paddr, filesz, memsz, _pflags, _align = rec
         if p_type not in (PT_LOAD, PT_DYNAMIC, PT_INTERP):
             continue
-        if offset + filesz > len(data):
-            kind = {PT_LOAD: "PT_LOAD", PT_DYNAMIC: "PT_DYNAMIC", PT_INTERP: "PT_INTERP"}[p_type]
+        if p_type != PT_DYNAMIC and offset + filesz > len(data):
+            kind = "PT_LOAD" if p_type == PT_LOAD else "PT_INTERP"
             raise ElfError(
                 f"{kind} segment at offset {offset:#x} (+{filesz:#x}) extends past the end "
                 f"of the file ({len(data):#x} bytes, truncated?)"
             )
         if p_type == PT_LOAD:
-            loads.append((vaddr, filesz, offset))
+            loads.append((vaddr, filesz, offset, memsz))
         elif p_type == PT_DYNAMIC:
-            dynamic = (offset, filesz)
+            dynamic = (offset, vaddr, filesz)
         elif interp is None:
             interp = (offset, filesz)
     return loads, dynamic, interp
 
 
-def _read_dynamic(img: t.Image, dynamic: tuple[int, int], machine: int, facts: ElfFacts) -> None:
-    pos, size = dynamic
-    entsize = 16 if img.is64 else 8
+def _read_dynamic(img: t.Image, dynamic: tuple[int, int, int], machine: int, facts: ElfFacts) -> dict[int, int]:
+    """Fill ``facts`` from the dynamic array the loader reads; returns its tags (the last of each)."""
+    entries, terminated = t.dynamic_entries(img, dynamic[1])
+    check_dynamic(img, dynamic, len(entries), facts)
+    if not terminated:
+        facts.note(
+            ProblemCode.DYNAMIC_SIZE_MISMATCH,
+            f"the dynamic array at {dynamic[1]:#x} has no DT_NULL before the end of its segment",
+        )
     tags: dict[int, int] = {}
     needed: list[int] = []
-    for tag, val in struct.iter_unpack(
-        img.e + ("QQ" if img.is64 else "II"), img.data[pos : pos + size - size % entsize]
-    ):
-        if tag == t.DT_NULL:
-            break
+    for tag, val in entries:
         if tag == t.DT_NEEDED:
             needed.append(val)
         tags[tag] = val  # the last one wins, as in glibc's l_info
     if t.DT_STRTAB in tags:
-        strsz = tags.get(t.DT_STRSZ, 0)
-        spos = img.offset(tags[t.DT_STRTAB], strsz, "DT_STRTAB")
-        strings = t.Strings(img.data[spos : spos + strsz])
+        strings = _strings(img, tags[t.DT_STRTAB], tags.get(t.DT_STRSZ, 0))
     elif needed or {t.DT_SONAME, t.DT_RPATH, t.DT_RUNPATH, t.DT_SYMTAB} & tags.keys():
         raise ElfError("dynamic section has strings or symbols but no DT_STRTAB")
     else:
         strings = t.Strings(b"")
-    facts.needed = [strings.get(off, "DT_NEEDED") for off in needed]
+    facts.needed = strings.many(needed, "DT_NEEDED")
     if t.DT_SONAME in tags:
         facts.soname = strings.get(tags[t.DT_SONAME], "DT_SONAME")
     if t.DT_RPATH in tags:
-        facts.rpath = [p for p in strings.get(tags[t.DT_RPATH], "DT_RPATH").split(":") if p]
+        facts.rpath_raw = strings.get(tags[t.DT_RPATH], "DT_RPATH")
+        facts.rpath = [p for p in facts.rpath_raw.split(":") if p]
     if t.DT_RUNPATH in tags:
-        facts.runpath = [p for p in strings.get(tags[t.DT_RUNPATH], "DT_RUNPATH").split(":") if p]
+        facts.runpath_raw = strings.get(tags[t.DT_RUNPATH], "DT_RUNPATH")
+        facts.runpath = [p for p in facts.runpath_raw.split(":") if p]
     facts.dt_flags = tags.get(t.DT_FLAGS, 0)
     facts.dt_flags_1 = tags.get(t.DT_FLAGS_1, 0)
     facts.symbolic = t.DT_SYMBOLIC in tags or bool(facts.dt_flags & DF_SYMBOLIC)
@@ -165,54 +178,27 @@ def _read_dynamic(img: t.Image, dynamic: tuple[int, int], machine: int, facts: E
         except t.SymbolsBeyondCount as short:
             facts.symbols = t.read_symbols(img, tags, strings, machine, at_least=short.needed)
             facts.references = t.read_references(img, tags, machine, facts.elf_class, facts.symbols)
+    if strings.beyond:
+        facts.note(
+            ProblemCode.STRTAB_SIZE_MISMATCH,
+            f"DT_STRSZ {tags.get(t.DT_STRSZ, 0):#x} is smaller than the strings the loader reads "
+            f"({', '.join(sorted(strings.beyond))} past it); read up to each NUL as the loader does",
+        )
+    return tags
 
 
-class _Sections:
-    """Lazy access to section headers, used only for ET_REL files and the PN_XNUM escape."""
-
-    def __init__(
-        self, data: bytes, e: str, is64: bool, shoff: int, shentsize: int, shnum: int, shstrndx: int
-    ) -> None:
-        self.data, self.e, self.is64 = data, e, is64
-        self.shoff, self.shentsize, self.shnum, self.shstrndx = shoff, shentsize, shnum, shstrndx
-
-    def _header(self, index: int) -> tuple[int, ...]:
-        fmt, base = _SHDR[self.is64]
-        if not self.shoff or self.shentsize < base:
-            raise ElfError("no usable section headers")
-        pos = self.shoff + index * self.shentsize
-        if pos + base > len(self.data):
-            raise ElfError("section headers extend past the end of the file (truncated?)")
-        return struct.unpack_from(self.e + fmt, self.data, pos)
-
-    def first(self) -> tuple[int, ...]:
-        return self._header(0)  # both classes: name, type, flags, addr, offset, size, link, info, ...
-
-    def contents(self, sh: tuple[int, ...]) -> bytes:
-        offset, size = sh[4], sh[5]
-        if sh[1] == SHT_NOBITS:
-            return b""
-        if offset + size > len(self.data):
-            raise ElfError("section contents extend past the end of the file (truncated?)")
-        return self.data[offset : offset + size]
-
-    def find(self, wanted: str) -> tuple[int, ...] | None:
-        if not self.shoff:
-            return None
-        shnum = self.shnum or self.first()[5]  # section 0's sh_size holds a count >= SHN_LORESERVE
-        if shnum * self.shentsize > len(self.data):
-            raise ElfError(f"absurd section header count {shnum}")
-        strndx = self.first()[6] if self.shstrndx == SHN_XINDEX else self.shstrndx
-        names = self.contents(self._header(strndx))
-        target = wanted.encode() + b"\0"
-        for i in range(shnum):
-            sh = self._header(i)
-            if names[sh[0] : sh[0] + len(target)] == target:
-                return sh
-        return None
+def _strings(img: t.Image, addr: int, strsz: int) -> t.Strings:
+    """DT_STRTAB as DT_STRSZ sizes it, and the rest of its segment for strings read past DT_STRSZ."""
+    where = img.mapped(addr)
+    if where is None:
+        raise ElfError(f"DT_STRTAB address {addr:#x} is not in any loaded segment")
+    pos, in_file, _zeros = where
+    return t.Strings(img.data[pos : pos + min(strsz, in_file)], (img.data, pos, pos + in_file))
 
 
-def _kind(facts: ElfFacts, e_type: int, sections: _Sections, path: str) -> Kind:
+def _kind(facts: ElfFacts, e_type: int, entry: int, sections: SectionHeaders, path: str) -> Kind:
+    """A PIE is an executable; an ET_DYN object with PT_INTERP but no soname is one only when it has
+    an entry point (plugins built with the program's flags carry PT_INTERP and e_entry 0)."""
     if e_type == ET_EXEC:
         return Kind.EXECUTABLE
     if e_type == ET_DYN:
@@ -220,7 +206,7 @@ def _kind(facts: ElfFacts, e_type: int, sections: _Sections, path: str) -> Kind:
             return Kind.EXECUTABLE
         if facts.soname is not None:
             return Kind.LIBRARY
-        return Kind.EXECUTABLE if facts.interpreter is not None else Kind.LIBRARY
+        return Kind.EXECUTABLE if facts.interpreter is not None and entry else Kind.LIBRARY
     if e_type == ET_REL:
         modinfo = sections.find(".modinfo")
         if modinfo is not None:

@@ -50,8 +50,8 @@ def work_folder(chosen: str | None, keep: bool) -> Iterator[Path]:
 
 
 def scan_target(target: Path, workdir: Path, name: str | None = None, workers: int | None = None,
-                progress: Progress = _no_progress,
-                overrides: Overrides | None = None) -> tuple[Unpacked, list[ScanResult]]:
+                progress: Progress = _no_progress, overrides: Overrides | None = None,
+                cpu: tuple[str, ...] = ()) -> tuple[Unpacked, list[ScanResult]]:
     """Unpack ``target`` (if it is not a folder) and scan every root filesystem found in it.
 
     ``overrides`` (the user's licence overrides) apply to every root and are recorded in each
@@ -67,7 +67,8 @@ def scan_target(target: Path, workdir: Path, name: str | None = None, workers: i
     for index, root in enumerate(unpacked.roots):
         label = base if len(unpacked.roots) == 1 else f"{base} [{root.name}]"
         result = scan_root(str(root.path), name=label, workers=workers, progress=progress,
-                           root_name=root.name if unpacked.kind != "directory" else "/", overrides=overrides)
+                           root_name=root.name if unpacked.kind != "directory" else "/", overrides=overrides,
+                           cpu=cpu)
         if target_sha is not None:  # the same image gives the same ids, root by root
             result.firmware_sha256 = hashlib.sha256(f"{target_sha}\0{root.name}".encode()).hexdigest()
         result.source = {
@@ -75,6 +76,7 @@ def scan_target(target: Path, workdir: Path, name: str | None = None, workers: i
             "root": root.name if unpacked.kind != "directory" else "/",
             "carved": [{"offset": c.offset, "size": c.size, "format": c.format, "source": c.source}
                        for c in unpacked.carved],
+            "loader_defaults": result.loader_defaults,
         }
         if overrides is not None:
             result.source["licence_overrides"] = overrides.record()

@@ -20,6 +20,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from .header_checks import glibc_verdict, musl_verdict, uclibc_verdict
 from .model import SHN_UNDEF, ElfFacts, Flavour
 
 # Debian multiarch triplets by (machine, class, endian).
@@ -60,19 +61,10 @@ class LoaderFlavour:
     """What every loader does; subclasses override the differences."""
 
     flavour: Flavour
-    #: DT_RPATH of the requesting object, then of the object that loaded it, up to the executable.
-    rpath_chain = True
-    #: DT_RUNPATH present makes the same object's DT_RPATH ignored.
-    runpath_hides_rpath = True
     #: A loaded object is reused when a later DT_NEEDED names its DT_SONAME.
     match_soname = True
-    #: Files of the wrong class / machine / endianness are skipped and the search goes on.
-    skip_mismatched = True
-    #: ABI flags (MIPS ABI, ARM float ABI) must match too; uClibc compares only e_machine.
-    checks_abi_flags = True
-    #: ELF types accepted as a library (None: not checked here); uClibc without standalone
-    #: support skips anything but ET_DYN ("is not an ELF executable for ...") and searches on.
-    library_types: tuple[str, ...] | None = None
+    #: Whether a file the search finds is loaded, skipped or refused (``header_checks``).
+    verdict = staticmethod(glibc_verdict)
     #: Symbol versions select among definitions (glibc); others only skip hidden ones or ignore them.
     versioned_lookup = True
     skip_hidden_versions = True
@@ -151,9 +143,8 @@ class Glibc(LoaderFlavour):
 
 class Musl(LoaderFlavour):
     flavour = Flavour.MUSL
-    runpath_hides_rpath = True  # DT_RUNPATH replaces DT_RPATH as the object's one search path
+    verdict = staticmethod(musl_verdict)
     match_soname = False  # musl matches the name it loaded a file under, and the inode
-    skip_mismatched = False  # path_open takes the first file that opens; a wrong one fails
     versioned_lookup = False
     honours_symbolic = False
     honours_visibility = False
@@ -169,13 +160,11 @@ class Musl(LoaderFlavour):
 
 class UClibc(LoaderFlavour):
     flavour = Flavour.UCLIBC
-    rpath_chain = False  # only the requesting object's DT_RPATH
+    verdict = staticmethod(uclibc_verdict)
     match_soname = False
     reuse_by_name = False  # _dl_load_elf_shared_library: same st_dev/st_ino, nothing else
     loader_by_basename = True  # _dl_get_ready_to_run: _dl_strcmp(last component, UCLIBC_LDSO)
     slash_name_falls_back = True  # _dl_load_shared_library goes on with the last component
-    checks_abi_flags = False  # _dl_load_elf_shared_library: e_machine (MAGIC1/MAGIC2) only
-    library_types = ("ET_DYN",)  # ET_EXEC only with LDSO_STANDALONE_SUPPORT (off by default)
     versioned_lookup = False
     skip_hidden_versions = False
     honours_symbolic = False
@@ -203,6 +192,11 @@ class UclibcBuild:
       leading ``$ORIGIN`` in RPATH entries; uClibc 0.9.x (``ld-uClibc.so.0``) takes RPATH
       entries literally.
 
+    * before 0.9.33 (``ldso.c``, up to commit 02f56b3 "Do not add the ld.so at the end of the
+      loaded modules list"), ``_dl_get_ready_to_run`` skips every NEEDED entry naming the loader
+      and always appends the loader after the whole walk; the version is in the loader's file
+      name (``ld-uClibc-0.9.32.1.so``), as uClibc installs it.
+
     When the loader is not in the root, uClibc's defaults are assumed.
     """
 
@@ -210,16 +204,22 @@ class UclibcBuild:
     cache: bool = True
     rpath_origin: bool = False
     name: str = "ld-uClibc.so.0"  # UCLIBC_LDSO: the NEEDED name that means the loader itself
+    loader_always_last: bool = False
 
     @classmethod
     def of(cls, interpreter: str | None, loader: ElfFacts | None) -> UclibcBuild:
         name = (loader.soname if loader is not None and loader.soname else None) or \
             posixpath.basename(interpreter or "") or cls.name
         ng = not name.endswith(".so.0")
+        version = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
+        last = version is not None and tuple(int(v) for v in version.groups()) < (0, 9, 33)
         if loader is None or not loader.symbols:
-            return cls(rpath_origin=ng, name=name)
+            return cls(rpath_origin=ng, name=name, loader_always_last=last)
         defined = {s.name for s in loader.symbols if s.shndx != SHN_UNDEF}
-        return cls("_dl_ldsopath" in defined, "_dl_map_cache" in defined, ng, name)
+        return cls("_dl_ldsopath" in defined, "_dl_map_cache" in defined, ng, name, last)
+
+
+_UCLIBC_VERSION = re.compile(r"^ld-uClibc-(\d+)\.(\d+)\.(\d+)")
 
 
 FLAVOURS: dict[Flavour, LoaderFlavour] = {f.flavour: f for f in (Glibc(), Musl(), UClibc())}

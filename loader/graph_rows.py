@@ -58,13 +58,18 @@ def build_rows(result: ScanResult) -> GraphRows:
     res = result.resolution
     needed: dict[tuple[str, str, str | None], dict] = {}
     missing: dict[str, dict] = {}
+    found_by: dict[tuple[str, str, str | None], dict[tuple, list[str]]] = {}
     for lm in res.link_maps:
         for pos, edge in enumerate(lm.needed):
             key = (edge.source, edge.soname, edge.target)
             row = needed.get(key)
+            how = (edge.rule, edge.directory, edge.via, tuple(edge.tried or ()))
             if row is None:
                 row = needed[key] = {"from": mid[edge.source], "soname": edge.soname, "position": pos,
-                                     "executables": [], "status": None, "symbols": []}
+                                     "executables": [], "status": None, "symbols": [],
+                                     "rule": edge.rule.value if edge.rule else None, "directory": edge.directory,
+                                     "via": edge.via, "tried": list(edge.tried or ()), "found_by": None}
+                found_by[key] = {how: []}
                 if edge.target is None:
                     xid = f"{fw}:missing:{edge.soname}"
                     missing.setdefault(xid, {"id": xid, "firmware": fw, "soname": edge.soname})
@@ -73,6 +78,13 @@ def build_rows(result: ScanResult) -> GraphRows:
                     row["to"] = mid[edge.target]
             if not row["executables"] or row["executables"][-1] != lm.executable:
                 row["executables"].append(lm.executable)
+                found_by[key].setdefault(how, []).append(lm.executable)  # the first occurrence per link map
+    for key, hows in found_by.items():
+        if len(hows) > 1:  # link maps disagree (RPATH chains): every way, with the link maps it holds in
+            needed[key]["found_by"] = json.dumps([
+                {"rule": rule.value if rule else None, "directory": _printable(directory), "via": _printable(via),
+                 "tried": _printable(list(tried)), "executables": _printable(exes)}
+                for (rule, directory, via, tried), exes in hows.items()])
     _position_by_declaration(result, needed)
     rows.nodes["Missing"] = list(missing.values())
     rows.rels[("NEEDED", "Module", "Module")] = [r for k, r in needed.items() if k[2] is not None]
@@ -117,7 +129,7 @@ def build_rows(result: ScanResult) -> GraphRows:
         for i, ((name, providers, chosen), exes) in enumerate(res.duplicates.items())]
     rows.nodes["Problem"] = [{
         "id": f"{fw}:problem:{i}", "firmware": fw, "path": p.path, "severity": p.severity.value,
-        "message": p.message} for i, p in enumerate(result.problems)]
+        "message": p.message, "code": p.code.value} for i, p in enumerate(result.problems)]
     _make_printable(rows)
     return rows
 

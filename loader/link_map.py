@@ -18,42 +18,20 @@ from collections.abc import Iterator
 
 from .errors import RootfsError
 from .flavours import LoaderFlavour, flavour_of
-from .model import ElfFacts, Flavour, LinkMap, NeededEdge, Problem
+from .header_checks import Verdict
+from .model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge, Problem
 from .rootfs import RootFS, display_path
-from .search_path import LoadedObject, LoaderConfig, SearchPath
-
-EF_MIPS_ABI2 = 0x20
-EF_MIPS_ABI = 0x0000F000
-EF_ARM_ABI_FLOAT_HARD = 0x400
-EF_ARM_ABI_FLOAT_SOFT = 0x200
-
-
-def abi_compatible(exe: ElfFacts, lib: ElfFacts, abi_flags: bool = True) -> bool:
-    """Would the loader of ``exe`` accept ``lib`` (class, byte order, machine, ABI flags)?"""
-    if exe.abi_key() != lib.abi_key():
-        return False
-    if not abi_flags:
-        return True
-    if exe.machine == "EM_MIPS":
-        if (exe.flags & EF_MIPS_ABI2) != (lib.flags & EF_MIPS_ABI2):
-            return False
-        if (exe.flags & EF_MIPS_ABI) and (lib.flags & EF_MIPS_ABI) and \
-                (exe.flags & EF_MIPS_ABI) != (lib.flags & EF_MIPS_ABI):
-            return False
-    if exe.machine == "EM_ARM":
-        floats = EF_ARM_ABI_FLOAT_HARD | EF_ARM_ABI_FLOAT_SOFT
-        if (exe.flags & floats) and (lib.flags & floats) and (exe.flags & floats) != (lib.flags & floats):
-            return False
-    return True
+from .search_path import Candidate, LoadedObject, LoaderConfig, SearchPath
 
 
 class World:
     """One root filesystem with its parsed ELF files, as every link map of it sees it."""
 
-    def __init__(self, root: RootFS, modules: dict[str, ElfFacts], problems: list[Problem]) -> None:
+    def __init__(self, root: RootFS, modules: dict[str, ElfFacts], problems: list[Problem],
+                 cpu: tuple[str, ...] = ()) -> None:
         self.root = root
         self.modules = modules
-        self.config = LoaderConfig(root, problems)
+        self.config = LoaderConfig(root, problems, cpu)
         self._dirs: dict[str, bool] = {}
 
     def has_dir(self, path: str) -> bool:
@@ -116,7 +94,11 @@ class _Loader:
                 names.add(interp.soname)
             self.interp = LoadedObject(interp, interp_path or interp.path, None, names)
             self.by_path[interp.path] = self.interp
-        self.search = SearchPath(flavour, world.config, self.exe, interp_path, world.has_dir, interp)
+        defaults_from = interp
+        if defaults_from is None and not exe.interpreter:  # a library: its defaults are the root's loader's
+            default = world.default_interpreter(flavour)
+            defaults_from = world.interpreter(_with_interpreter(exe, default))[1] if default else None
+        self.search = SearchPath(flavour, world.config, self.exe, interp_path, world.has_dir, interp, defaults_from)
         self.in_order: set[str] = {exe.path}
 
     def _enlist(self, obj: LoadedObject) -> LoadedObject:
@@ -132,46 +114,74 @@ class _Loader:
                 return obj
         return None
 
-    def _candidates(self, name: str, requester: LoadedObject) -> Iterator[str]:
+    def _candidates(self, name: str, requester: LoadedObject) -> Iterator[Candidate]:
         if "/" not in name:
             yield from self.search.candidates(name, requester)
             return
-        yield name if name.startswith("/") else "/" + name  # relative: from the cwd, / at boot
+        yield Candidate(name if name.startswith("/") else "/" + name, FoundBy.SLASH_NAME)  # relative: from /
         base = posixpath.basename(name)
         if self.flavour.slash_name_falls_back and base:
-            yield from self.search.candidates(base, requester)
+            for c in self.search.candidates(base, requester):
+                yield Candidate(c.path, FoundBy.SLASH_FALLBACK, c.via)
 
-    def map_object(self, name: str, requester: LoadedObject) -> LoadedObject | None:
+    def _reused(self, source: str, name: str, obj: LoadedObject, enlist: bool = True) -> NeededEdge:
+        """An edge to an object taken without a search (the interpreter, or already loaded)."""
+        if enlist:  # uClibc before 0.9.33 appends its loader after the walk, wherever it is named
+            self._enlist(obj)
+        rule = FoundBy.INTERPRETER if obj is self.interp else FoundBy.ALREADY_LOADED
+        return NeededEdge(source, name, obj.facts.path, rule, posixpath.dirname(obj.opened_as) or "/")
+
+    def map_object(self, name: str, requester: LoadedObject) -> NeededEdge:
+        """The DT_NEEDED entry ``name`` of ``requester``: the object the loader takes for it (it
+        joins the load order) and how it was found, or the paths tried when nothing fits."""
         flavour = self.flavour
+        source = requester.facts.path
         if self.interp is not None:
             if flavour.builtin_names and name.startswith(flavour.builtin_names):
-                return self._enlist(self.interp)
+                return self._reused(source, name, self.interp)
             if flavour.loader_by_basename and posixpath.basename(name) == self.search.uclibc.name:
-                return self._enlist(self.interp)
+                return self._reused(source, name, self.interp, not self.search.uclibc.loader_always_last)
         if flavour.reuse_by_name:
             found = self._already_loaded(name)
             if found is not None:
-                return self._enlist(found)
-        for path in self._candidates(name, requester):
+                return self._reused(source, name, found)
+        tried = 0
+        for path, rule, via in self._candidates(name, requester):
+            tried += 1
             canonical = self.world.canonical(path)
             if canonical is None:
                 continue
-            facts = self.world.modules.get(canonical)
-            suitable = facts is not None and facts.dynamic and \
-                abi_compatible(self.exe.facts, facts, flavour.checks_abi_flags) and \
-                (flavour.library_types is None or facts.elf_type in flavour.library_types)
-            if not suitable:
-                if not self.flavour.skip_mismatched and self.world.root.is_file(canonical):
-                    return None  # musl opens the first file it finds and fails on a wrong one
+            if not self.world.root.is_file(canonical):
+                continue  # open() fails (or, for a folder, reading it): the search goes on
+            verdict, _why = flavour.verdict(self.exe.facts, self.world.modules.get(canonical))
+            if verdict is Verdict.REFUSE:
+                break
+            if verdict is Verdict.SKIP:
                 continue
+            facts = self.world.modules[canonical]
             obj = self.by_path.get(canonical)
             if obj is None:
                 obj = LoadedObject(facts, path, requester, {name, path})
                 self.by_path[canonical] = obj
             else:
                 obj.names.update((name, path))
-            return self._enlist(obj)
-        return None
+            self._enlist(obj)
+            return NeededEdge(source, name, canonical, rule, posixpath.dirname(path) or "/",
+                              via.facts.path if via is not None else None)
+        return NeededEdge(source, name, None, tried=self._tried(name, requester, tried))
+
+    def _tried(self, name: str, requester: LoadedObject, count: int) -> list[str]:
+        """The first ``count`` candidate paths, each once, at most MAX_TRIED (only computed for a
+        missing name, so that a hit costs nothing)."""
+        out: list[str] = []
+        seen: set[str] = set()
+        for n, candidate in enumerate(self._candidates(name, requester)):
+            if n >= count or len(out) >= MAX_TRIED:
+                break
+            if candidate.path not in seen:
+                seen.add(candidate.path)
+                out.append(candidate.path)
+        return out
 
     def run(self) -> LinkMap:
         link_map = LinkMap(self.exe.facts.path, self.flavour.flavour, [])
@@ -180,9 +190,9 @@ class _Loader:
             obj = self.order[i]
             i += 1
             for name in obj.facts.needed:
-                target = self.map_object(name, obj)
-                link_map.needed.append(NeededEdge(obj.facts.path, name, target.facts.path if target else None))
-                if target is None and name not in link_map.missing:
+                edge = self.map_object(name, obj)
+                link_map.needed.append(edge)
+                if edge.target is None and name not in link_map.missing:
                     link_map.missing.append(name)
         if self.interp is not None and self.flavour.interpreter_always_loaded:
             self._enlist(self.interp)  # rtld's own map / uClibc's add_ldso: last when nobody names it

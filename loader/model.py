@@ -47,11 +47,62 @@ STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
 SHN_UNDEF, SHN_ABS = 0, 0xFFF1
 
 
+class ProblemCode(enum.StrEnum):
+    """Stable codes of recorded problems (docs/report.md lists them); the message says the details."""
+
+    # reading files
+    READ_FAILED = "read-failed"
+    TOO_LARGE = "too-large"
+    NAME_NOT_UTF8 = "name-not-utf8"
+    NOT_REGULAR = "not-regular-file"
+    EMPTY_FILE = "empty-file"
+    ELF_UNUSABLE = "elf-unusable"
+    # symlinks
+    SYMLINK_UNRESOLVABLE = "symlink-unresolvable"
+    SYMLINK_OUTSIDE = "symlink-outside-root"
+    SYMLINK_DANGLING = "symlink-dangling"
+    # the loaded view of an ELF file disagrees with its file-level view
+    DYNAMIC_SIZE_MISMATCH = "dynamic-size-mismatch"
+    DYNAMIC_OFFSET_MISMATCH = "dynamic-offset-mismatch"
+    STRTAB_SIZE_MISMATCH = "strtab-size-mismatch"
+    SECTION_HEADERS_DISAGREE = "section-headers-disagree"
+    # loader configuration
+    LD_CACHE_IGNORED = "ld-cache-ignored"
+    LD_CONF_ASSUMED = "ld-conf-assumed"
+    DEFAULT_DIRS_GUESSED = "default-dirs-guessed"
+    # unpacking and licence data
+    UNPACK = "unpack"
+    UNPACK_MEMBER = "unpack-member"
+    LICENCE_DATA = "licence-data"
+    # risky DT_RPATH / DT_RUNPATH entries (loader/risky_paths.py)
+    RPATH_RELATIVE = "rpath-relative"
+    RPATH_EMPTY = "rpath-empty"
+    RPATH_WORLD_WRITABLE = "rpath-world-writable"
+    RPATH_BUILD_HOST = "rpath-build-host"
+
+
+class FoundBy(enum.StrEnum):
+    """The rule by which the loader found the file of a DT_NEEDED entry (docs/report.md)."""
+
+    RPATH = "rpath"  # a DT_RPATH entry (of ``via``: the requester, an object up the chain, the executable)
+    RUNPATH = "runpath"  # the requesting object's DT_RUNPATH
+    LD_SO_CACHE = "ld.so.cache"  # /etc/ld.so.cache
+    LD_SO_CONF = "ld.so.conf"  # no cache: the directories of /etc/ld.so.conf, as ldconfig would cache them
+    MUSL_PATH_FILE = "musl-path-file"  # musl's /etc/ld-musl-ARCH.path
+    INTERPRETER_DIR = "interpreter-dir"  # uClibc: the folder of PT_INTERP (LDSO_SEARCH_INTERP_PATH)
+    DEFAULT_DIR = "default-dir"  # the loader's compiled-in default directories
+    ALREADY_LOADED = "already-loaded"  # no search: an object loaded under that name or soname
+    INTERPRETER = "interpreter"  # no search: the loader itself (its soname, musl's reserved names)
+    SLASH_NAME = "slash-name"  # a name containing "/", opened as it is
+    SLASH_FALLBACK = "slash-fallback"  # uClibc: that failed, the last component was searched for
+
+
 @dataclass(slots=True)
 class Problem:
     path: str
     severity: Severity
     message: str
+    code: ProblemCode
 
 
 @dataclass(slots=True)
@@ -97,11 +148,16 @@ class ElfFacts:
     osabi: str
     elf_type: str  # ET_EXEC, ET_DYN, ET_REL, ...
     flags: int = 0  # e_flags (MIPS ABI, ARM EABI float ABI)
+    ident: bytes = b""  # e_ident, for the loaders' header checks (loader/header_checks.py)
+    version: int = 1  # e_version
+    phentsize_ok: bool = True  # e_phentsize is the size of a program header of this class
     interpreter: str | None = None
     soname: str | None = None
     needed: list[str] = field(default_factory=list)
     rpath: list[str] | None = None  # DT_RPATH entries, None when absent
     runpath: list[str] | None = None  # DT_RUNPATH entries, None when absent
+    rpath_raw: str | None = None  # the DT_RPATH string as it is (empty entries included)
+    runpath_raw: str | None = None  # the DT_RUNPATH string as it is
     dt_flags: int = 0
     dt_flags_1: int = 0
     symbolic: bool = False  # DT_SYMBOLIC or DF_SYMBOLIC
@@ -110,6 +166,13 @@ class ElfFacts:
     references: list[Reference] = field(default_factory=list)
     has_versym: bool = False  # the object carries a .gnu.version table
     modinfo: dict[str, str] = field(default_factory=dict)
+    # where the file-level view (p_filesz, p_offset, section headers) disagrees with what the
+    # loader reads in memory: (code, message), recorded as warnings by the scan
+    anomalies: list[tuple[ProblemCode, str]] = field(default_factory=list)
+
+    def note(self, code: ProblemCode, message: str) -> None:
+        """Record an anomaly: the file-level view disagrees with the loaded one."""
+        self.anomalies.append((code, message))
 
     @property
     def nodeflib(self) -> bool:
@@ -135,11 +198,24 @@ class Module:
 
 @dataclass(slots=True)
 class NeededEdge:
-    """One DT_NEEDED entry and the file the loader picked for it (None: missing)."""
+    """One DT_NEEDED entry and the file the loader picked for it (None: missing), and how.
+
+    ``rule`` says how the file was found (for a missing name: None); ``directory`` is the folder
+    of the device path it was found under (None: missing); ``via`` the object whose DT_RPATH or
+    DT_RUNPATH held that folder; ``tried`` the device paths tried in order, kept only for a
+    missing name (at most ``MAX_TRIED``).
+    """
 
     source: str
     soname: str
     target: str | None
+    rule: FoundBy | None = None
+    directory: str | None = None
+    via: str | None = None
+    tried: list[str] | None = None
+
+
+MAX_TRIED = 64  # paths kept in NeededEdge.tried for one missing name
 
 
 @dataclass(slots=True)
@@ -206,3 +282,5 @@ class ScanResult:
     # where the root came from: {"kind", "target", "target_sha256", "root", "carved": [...]}
     source: dict = field(default_factory=dict)
     licences: dict[str, LicenceFact] = field(default_factory=dict)  # by module path
+    # "flavour interpreter" -> the default directories used and where they came from
+    loader_defaults: dict[str, dict] = field(default_factory=dict)

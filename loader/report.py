@@ -15,6 +15,14 @@ from .store.base import GraphStore
 SCHEMA = "linkgraph-report/1"
 
 
+def _found_by(edge: dict[str, Any]) -> dict[str, Any]:
+    """How the loader found a dependency (``rule``, ``directory``, ``via``), the paths it tried
+    for a missing one (``tried``), and every way when link maps disagree (``found_by``)."""
+    variants = json.loads(edge["found_by"]) if edge.get("found_by") else None
+    return {"rule": edge.get("rule"), "directory": edge.get("directory"), "via": edge.get("via"),
+            "tried": list(edge.get("tried") or []), "found_by": variants}
+
+
 def build_report(store: GraphStore, firmware: str) -> dict[str, Any]:
     p = {"firmware": firmware}
     info = next(f for f in store.firmware_ids() if f["id"] == firmware)
@@ -29,6 +37,7 @@ def build_report(store: GraphStore, firmware: str) -> dict[str, Any]:
     dependencies = sorted(({
         "from": d["from"], "soname": d["soname"], "to": d["to"], "status": d["status"],
         "symbols": sorted(set(d["symbols"] or [])),
+        **_found_by(d),
     } for d in store.query("dependencies", p)), key=lambda d: (d["from"], d["soname"], d["to"] or "", d["status"]))
     link_maps = [{"executable": lm["executable"], "objects": list(lm["objects"]),
                   "missing": list(lm["missing"] or [])} for lm in store.query("link-maps", p)]
@@ -45,7 +54,7 @@ def build_report(store: GraphStore, firmware: str) -> dict[str, Any]:
         ({"executable": exe, "symbol": d["symbol"], "providers": list(d["providers"]), "chosen": d["chosen"]}
          for d in store.query("duplicates", p) for exe in d["executables"]),
         key=lambda d: (d["executable"], d["symbol"], d["providers"]))
-    problems = [{"path": x["path"], "severity": x["severity"], "message": x["message"]}
+    problems = [{"path": x["path"], "severity": x["severity"], "code": x["code"], "message": x["message"]}
                 for x in store.query("problems", p)]
     return {
         "schema": SCHEMA,

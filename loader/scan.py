@@ -21,7 +21,8 @@ from .errors import ElfError, RootfsError
 from .flavours import flavour_of
 from .licences import Overrides, licence_facts
 from .link_map import World, build_link_map
-from .model import ElfFacts, Kind, Module, Problem, Resolution, ScanResult, Severity
+from .model import ElfFacts, Kind, Module, Problem, ProblemCode, Resolution, ScanResult, Severity
+from .risky_paths import risky_search_paths
 from .rootfs import RootFS, display_path
 
 MAX_ELF_SIZE = 512 * 1024 * 1024
@@ -49,9 +50,10 @@ def _load(job: tuple[str, str]) -> tuple[str, bytes | Problem | None, str | None
             fh.seek(0)
             data = fh.read(MAX_ELF_SIZE + 1)
     except OSError as exc:
-        return device, Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}"), None
+        return device, Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED), None
     if len(data) > MAX_ELF_SIZE:
-        return device, Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB"), None
+        return device, Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB",
+                               ProblemCode.TOO_LARGE), None
     return device, data, hashlib.sha256(data).hexdigest()
 
 
@@ -62,7 +64,8 @@ def _parse_loaded(loaded: tuple[str, bytes | Problem | None, str | None]) -> Elf
     try:
         return read_elf_facts(data, device, digest)
     except ElfError as exc:
-        return Problem(device, Severity.ERROR, f"unusable ELF file: {str(exc).removeprefix(device + ': ')}")
+        return Problem(device, Severity.ERROR, f"unusable ELF file: {str(exc).removeprefix(device + ': ')}",
+                       ProblemCode.ELF_UNUSABLE)
 
 
 def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
@@ -76,21 +79,25 @@ def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, 
     for entry in root.walk():
         shown = display_path(entry.path)
         if shown != entry.path:
-            problems.append(Problem(shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)"))
+            problems.append(Problem(shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)",
+                                    ProblemCode.NAME_NOT_UTF8))
         if entry.is_symlink:
             links.append(entry.path)
         elif not stat.S_ISREG(entry.mode):
             if _looks_like_code(entry.path, 0):
-                problems.append(Problem(shown, Severity.WARNING, "not a regular file (FIFO, device or socket)"))
+                problems.append(Problem(shown, Severity.WARNING, "not a regular file (FIFO, device or socket)",
+                                        ProblemCode.NOT_REGULAR))
         elif entry.size == 0:
             if _looks_like_code(entry.path, entry.mode):
-                problems.append(Problem(shown, Severity.WARNING, "empty file (0 bytes) where code was expected"))
+                problems.append(Problem(shown, Severity.WARNING, "empty file (0 bytes) where code was expected",
+                                        ProblemCode.EMPTY_FILE))
         elif entry.size >= 52:  # smaller than any ELF header
             files.append((root.host_path(entry.path), shown))
         elif _looks_like_code(entry.path, entry.mode):
             with open(root.host_path(entry.path), "rb") as fh:
                 if is_elf(fh.read(4)):
-                    problems.append(Problem(shown, Severity.ERROR, "unusable ELF file: truncated header"))
+                    problems.append(Problem(shown, Severity.ERROR, "unusable ELF file: truncated header",
+                                            ProblemCode.ELF_UNUSABLE))
     return files, links
 
 
@@ -139,15 +146,16 @@ def paused_gc() -> Iterator[None]:
 
 def scan_root(host_dir: str, name: str | None = None, workers: int | None = None,
               progress: Progress = _no_progress, root_name: str = "/",
-              overrides: Overrides | None = None) -> ScanResult:
+              overrides: Overrides | None = None, cpu: tuple[str, ...] = ()) -> ScanResult:
     """Scan one root filesystem folder: every ELF file, every link map, every binding, and the
-    licence facts of every module (``overrides``: the user's, see ``licences.overrides``)."""
+    licence facts of every module (``overrides``: the user's, see ``licences.overrides``;
+    ``cpu``: the glibc-hwcaps levels the device's CPU is assumed to support)."""
     with paused_gc():
-        return _scan_root(host_dir, name, workers, progress, root_name, overrides)
+        return _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu)
 
 
 def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: Progress,
-               root_name: str, overrides: Overrides | None) -> ScanResult:
+               root_name: str, overrides: Overrides | None, cpu: tuple[str, ...]) -> ScanResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     root = RootFS(host_dir, root_name)
@@ -162,6 +170,8 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
             problems.append(result)
         elif result is not None:
             modules[result.path] = result
+            problems += [Problem(display_path(result.path), Severity.WARNING, message, code)
+                         for code, message in result.anomalies]
     timings["parse"] = time.perf_counter() - t0
 
     aliases: dict[str, list[str]] = {}
@@ -172,21 +182,24 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
             link_targets[shown] = os.readlink(root.host_path(link))
             target = root.resolve(link)
         except (RootfsError, OSError) as exc:
-            problems.append(Problem(shown, Severity.WARNING, str(exc)))
+            problems.append(Problem(shown, Severity.WARNING, str(exc), ProblemCode.SYMLINK_UNRESOLVABLE))
             continue
         if link in root.warnings:
-            problems.append(Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}"))
+            problems.append(Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}",
+                                    ProblemCode.SYMLINK_OUTSIDE))
         if target is None:
             if _looks_like_code(link, 0):
                 problems.append(Problem(shown, Severity.WARNING,
-                                        f"dangling symlink: {display_path(link_targets[shown])} is not in the root"))
+                                        f"dangling symlink: {display_path(link_targets[shown])} is not in the root",
+                                        ProblemCode.SYMLINK_DANGLING))
             continue
         target = display_path(target)
         if target in modules:
             aliases.setdefault(target, []).append(shown)
 
+    problems += risky_search_paths(root, modules.values())
     t1 = time.perf_counter()
-    world = World(root, modules, problems)
+    world = World(root, modules, problems, cpu)
     resolution = Resolution()
     flavours = {}
     binder = SymbolBinder(flavours, list(modules.values()))
@@ -216,5 +229,6 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
     return ScanResult(
         firmware_name=name or os.path.basename(os.path.abspath(host_dir)),
         firmware_sha256=firmware_hash(modules, link_targets, root),
-        modules=mods, resolution=resolution, problems=problems, elapsed=timings, licences=licences)
+        modules=mods, resolution=resolution, problems=problems, elapsed=timings, licences=licences,
+        loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()})
 

@@ -1,7 +1,8 @@
 """Where each loader looks for a DT_NEEDED name: the search directories in order.
 
 ``SearchPath.candidates`` yields device paths to try, in the order the flavour's loader tries
-them; ``link_map`` takes the first that holds a suitable ELF file.
+them, each with the rule that put it there (``FoundBy``) and, for DT_RPATH/DT_RUNPATH, the object
+whose entry it came from; ``link_map`` takes the first that holds a suitable ELF file.
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .errors import LdconfigError
 from .flavours import PLATFORM, LoaderFlavour, UclibcBuild, musl_arch, musl_arch_of_loader
+from .interp_defaults import CompiledDefaults, glibc_hwcaps, glibc_system_dirs, supported_hwcaps, uclibc_dirs
 from .ldconfig import (
     OLD_MAGIC,
     UCLIBC_ACCEPTED,
@@ -21,8 +24,8 @@ from .ldconfig import (
     read_ld_so_conf,
     read_musl_path_file,
 )
-from .model import ElfFacts, Flavour, Problem, Severity
-from .rootfs import RootFS
+from .model import ElfFacts, Flavour, FoundBy, Problem, ProblemCode, Severity
+from .rootfs import RootFS, display_path
 
 _ORIGIN_ONLY = re.compile(r"\$(ORIGIN|\{ORIGIN\})")
 _DST = re.compile(r"\$(ORIGIN|LIB|PLATFORM|\{ORIGIN\}|\{LIB\}|\{PLATFORM\})")
@@ -38,12 +41,23 @@ class LoadedObject:
     names: set[str] = field(default_factory=set)
 
 
+class Candidate(NamedTuple):
+    """One device path the loader tries, the rule that makes it try it, and (RPATH/RUNPATH)
+    the object whose dynamic entry named the folder."""
+
+    path: str
+    rule: FoundBy
+    via: LoadedObject | None = None
+
+
 class LoaderConfig:
     """The search-path facts of one root for one flavour: ld.so.cache, ld.so.conf, musl path file."""
 
-    def __init__(self, root: RootFS, problems: list[Problem]) -> None:
+    def __init__(self, root: RootFS, problems: list[Problem], cpu: tuple[str, ...] = ()) -> None:
         self.root = root
         self.problems = problems
+        self.cpu = cpu  # glibc-hwcaps levels the device's CPU is assumed to support (--cpu)
+        self.defaults_used: dict[str, CompiledDefaults] = {}  # "flavour interpreter" -> defaults
         self._glibc_cache: LdCache | None | bool = False
         self._musl_paths: dict[str, list[str] | None] = {}
         self._musl_arch: dict[str | None, str | None] = {}
@@ -63,7 +77,7 @@ class LoaderConfig:
         try:
             return read_ld_so_cache(data)
         except LdconfigError as exc:
-            self.problems.append(Problem(path, Severity.WARNING, f"ignored: {exc}"))
+            self.problems.append(Problem(path, Severity.WARNING, f"ignored: {exc}", ProblemCode.LD_CACHE_IGNORED))
             return None
 
     def _emulated_cache(self) -> LdCache | None:
@@ -74,7 +88,7 @@ class LoaderConfig:
         self.problems.append(Problem(
             "/etc/ld.so.conf", Severity.WARNING,
             "no /etc/ld.so.cache in the root: assuming ldconfig was run over /etc/ld.so.conf "
-            f"({len(dirs)} directories)"))
+            f"({len(dirs)} directories)", ProblemCode.LD_CONF_ASSUMED))
         return _DirCache(dirs, self.root)  # type: ignore[return-value]
 
     def uclibc_cache(self, byteorder: str) -> LdCache | None:
@@ -91,7 +105,8 @@ class LoaderConfig:
                     and not cache.format.startswith("glibc-old+new") and cache.byteorder == byteorder
                 if not usable:
                     self.problems.append(Problem("/etc/ld.so.cache", Severity.WARNING,
-                                                 "ignored: not a uClibc cache for this loader (it says 'corrupt')"))
+                                                 "ignored: not a uClibc cache for this loader (it says 'corrupt')",
+                                                 ProblemCode.LD_CACHE_IGNORED))
                     cache = None
             self._uclibc_cache[byteorder] = cache
         return self._uclibc_cache[byteorder]
@@ -110,6 +125,37 @@ class LoaderConfig:
         if key not in self._musl_paths:
             self._musl_paths[key] = read_musl_path_file(self.root, arch, prefix) if arch else None  # noqa: E501
         return self._musl_paths[key]
+
+
+    def default_dirs(self, flavour: LoaderFlavour, exe: ElfFacts, loader: ElfFacts | None,
+                     has_dir: Callable[[str], bool]) -> CompiledDefaults:
+        """The loader's compiled-in directories: read from the interpreter in the root (glibc's
+        SYSTEM_DIRS and glibc-hwcaps levels, uClibc's library path), musl's fixed list, or, with
+        no interpreter to read, guessed from the root's layout (and a warning says so)."""
+        key = f"{flavour.flavour.value} {loader.path if loader is not None else '-'}"
+        if key not in self.defaults_used:
+            data = self.root.read_bytes(loader.path) if loader is not None else None
+            dirs: list[str] | None = None
+            hwcaps: list[str] = []
+            if data is not None and flavour.flavour is Flavour.GLIBC:
+                dirs, hwcaps = glibc_system_dirs(data), glibc_hwcaps(data)
+            elif data is not None and flavour.flavour is Flavour.UCLIBC:
+                dirs = uclibc_dirs(data)
+            if flavour.flavour is Flavour.MUSL:
+                found = CompiledDefaults(tuple(flavour.default_dirs(exe, has_dir)), "musl's fixed list")
+            elif dirs and loader is not None:
+                found = CompiledDefaults(tuple(dirs), f"interpreter {display_path(loader.path)}",
+                                         supported_hwcaps(hwcaps, self.cpu), tuple(hwcaps))
+            else:
+                found = CompiledDefaults(tuple(flavour.default_dirs(exe, has_dir)),
+                                         "layout of the root (no interpreter to read them from)")
+                self.problems.append(Problem(
+                    display_path(exe.path), Severity.WARNING,
+                    f"{flavour.flavour.value} loader {'not in the root' if loader is None else 'unreadable'}: its "
+                    f"default directories are guessed from the root's layout ({':'.join(found.dirs)})",
+                    ProblemCode.DEFAULT_DIRS_GUESSED))
+            self.defaults_used[key] = found
+        return self.defaults_used[key]
 
 
 class _DirCache:
@@ -149,18 +195,27 @@ class SearchPath:
 
     def __init__(self, flavour: LoaderFlavour, config: LoaderConfig, exe: LoadedObject,
                  interpreter: str | None, has_dir: Callable[[str], bool],
-                 loader: ElfFacts | None = None) -> None:
+                 loader: ElfFacts | None = None, defaults_from: ElfFacts | None = None) -> None:
+        """``loader``: the interpreter in this link map; ``defaults_from``: the loader file whose
+        compiled-in directories apply (the interpreter, or for a library the root's loader)."""
         self.flavour = flavour
         self.config = config
         self.exe = exe
         self.interpreter = interpreter
         self.has_dir = has_dir
         self.lib_token = flavour.lib_token(exe.facts, has_dir)
-        self.defaults = flavour.default_dirs(exe.facts, has_dir)
+        compiled = config.default_dirs(flavour, exe.facts, defaults_from or loader, has_dir)
+        self.defaults = list(compiled.dirs)
+        self.hwcaps = compiled.hwcaps
         uclibc = flavour.flavour is Flavour.UCLIBC
         self.uclibc = UclibcBuild.of(exe.facts.interpreter or interpreter, loader) if uclibc else UclibcBuild()
-        if uclibc and not self.uclibc.cache:
+        if uclibc and not self.uclibc.cache and compiled.source.startswith("layout"):
             self.defaults = [*self.defaults, "/usr/X11R6/lib"]  # dl-elf.c: #ifndef __LDSO_CACHE_SUPPORT__
+
+    def dir_variants(self, directory: str) -> list[str]:
+        """The folders glibc tries for one search-path directory: its glibc-hwcaps subfolders for
+        the assumed CPU, best first, then the directory itself (``open_path`` over ``capstr``)."""
+        return [f"{directory}/glibc-hwcaps/{level}" for level in self.hwcaps] + [directory]
 
     def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
         if entries and self.flavour.flavour is Flavour.MUSL and any(
@@ -173,8 +228,9 @@ class SearchPath:
                 out.append(expanded if expanded.startswith("/") else "/" + expanded)
         return out
 
-    def candidates(self, name: str, requester: LoadedObject) -> Iterator[str]:
-        """Device paths to try for ``name``, in the loader's order (duplicates possible)."""
+    def candidates(self, name: str, requester: LoadedObject) -> Iterator[Candidate]:
+        """Device paths to try for ``name``, in the loader's order (duplicates possible), each
+        with the rule that tries it."""
         if self.flavour.flavour is Flavour.MUSL:
             yield from self._musl(name, requester)
         elif self.flavour.flavour is Flavour.UCLIBC:
@@ -182,44 +238,55 @@ class SearchPath:
         else:
             yield from self._glibc(name, requester)
 
-    def _glibc(self, name: str, requester: LoadedObject) -> Iterator[str]:
+    def _glibc(self, name: str, requester: LoadedObject) -> Iterator[Candidate]:
         facts = requester.facts
+        rpath, runpath = FoundBy.RPATH, FoundBy.RUNPATH
         if facts.runpath is None:
             did_main = False
             obj: LoadedObject | None = requester
             while obj is not None:
                 if obj.facts.rpath and obj.facts.runpath is None:
                     for d in self._dirs(obj.facts.rpath, obj):
-                        yield posixpath.join(d, name)
+                        for v in self.dir_variants(d):
+                            yield Candidate(posixpath.join(v, name), rpath, obj)
                     did_main |= obj is self.exe
                 obj = obj.loader
             exe = self.exe.facts
             if not did_main and exe.rpath and exe.runpath is None:
                 for d in self._dirs(exe.rpath, self.exe):
-                    yield posixpath.join(d, name)
+                    for v in self.dir_variants(d):
+                        yield Candidate(posixpath.join(v, name), rpath, self.exe)
         for d in self._dirs(facts.runpath, requester):
-            yield posixpath.join(d, name)
+            for v in self.dir_variants(d):
+                yield Candidate(posixpath.join(v, name), runpath, requester)
         cache = self.config.glibc_cache()
         if cache is not None:
             found = cache.lookup(name, self.exe.facts.elf_class, self.exe.facts.machine, self.exe.facts.flags)
+            rule = FoundBy.LD_SO_CONF if isinstance(cache, _DirCache) else FoundBy.LD_SO_CACHE
             for path in found[:1]:  # ld.so takes the cache's first fitting entry and nothing else
                 if not (facts.nodeflib and posixpath.dirname(path) in self.defaults):
-                    yield path
+                    yield Candidate(path, rule)
         if facts.nodeflib:
             return
+        default = FoundBy.DEFAULT_DIR
         for d in self.defaults:
-            yield posixpath.join(d, name)
+            for v in self.dir_variants(d):
+                yield Candidate(posixpath.join(v, name), default)
 
-    def _musl(self, name: str, requester: LoadedObject) -> Iterator[str]:
+    def _musl(self, name: str, requester: LoadedObject) -> Iterator[Candidate]:
         obj: LoadedObject | None = requester
         while obj is not None:
-            entries = obj.facts.runpath if obj.facts.runpath is not None else obj.facts.rpath
+            if obj.facts.runpath is not None:
+                entries, rule = obj.facts.runpath, FoundBy.RUNPATH
+            else:
+                entries, rule = obj.facts.rpath, FoundBy.RPATH
             for d in self._dirs(entries, obj):
-                yield posixpath.join(d, name)
+                yield Candidate(posixpath.join(d, name), rule, obj)
             obj = obj.loader
         paths = self.config.musl_paths(self.exe.facts, self.interpreter)
+        rule = FoundBy.MUSL_PATH_FILE if paths is not None else FoundBy.DEFAULT_DIR
         for d in paths if paths is not None else self.defaults:
-            yield posixpath.join(d, name)
+            yield Candidate(posixpath.join(d, name), rule)
 
     def _uclibc_dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
         """``search_for_named_library``: entries are taken literally (uClibc 0.9.x); uClibc-ng
@@ -236,7 +303,7 @@ class SearchPath:
             out.append(entry if entry.startswith("/") else "/" + entry)
         return out
 
-    def _uclibc(self, name: str, requester: LoadedObject) -> Iterator[str]:
+    def _uclibc(self, name: str, requester: LoadedObject) -> Iterator[Candidate]:
         """``_dl_load_shared_library``: the requester's own DT_RPATH (dropped when it has
         DT_RUNPATH), (LD_LIBRARY_PATH,) its DT_RUNPATH, ld.so.cache, the interpreter's folder
         if the loader was built to search it, /lib:/usr/lib.  Every hit is only a candidate:
@@ -244,15 +311,16 @@ class SearchPath:
         facts = requester.facts
         if facts.runpath is None:
             for d in self._uclibc_dirs(facts.rpath, requester):
-                yield posixpath.join(d, name)
+                yield Candidate(posixpath.join(d, name), FoundBy.RPATH, requester)
         for d in self._uclibc_dirs(facts.runpath, requester):
-            yield posixpath.join(d, name)
+            yield Candidate(posixpath.join(d, name), FoundBy.RUNPATH, requester)
         cache = self.config.uclibc_cache(self.exe.facts.endian) if self.uclibc.cache else None
         if cache is not None:
-            yield from (e.path for e in cache.entries if e.name == name and e.flags in UCLIBC_ACCEPTED)
+            yield from (Candidate(e.path, FoundBy.LD_SO_CACHE)
+                        for e in cache.entries if e.name == name and e.flags in UCLIBC_ACCEPTED)
         raw = self.exe.facts.interpreter or self.interpreter
-        if raw and self.uclibc.searches_interp_dir:
-            yield posixpath.join("/", posixpath.dirname(raw), name)  # relative: from the cwd, /
+        if raw and self.uclibc.searches_interp_dir:  # relative: from the cwd, /
+            yield Candidate(posixpath.join("/", posixpath.dirname(raw), name), FoundBy.INTERPRETER_DIR)
         for d in self.defaults:
-            yield posixpath.join(d, name)
+            yield Candidate(posixpath.join(d, name), FoundBy.DEFAULT_DIR)
 

@@ -566,13 +566,13 @@ class Scan:
         return [p for p in self.report["problems"] if severity is None or p["severity"] == severity]
 
 
-def scan(root: Root, workdir: Path, name: str = "fixture") -> Scan:
-    """``linkgraph scan ROOT --db DB --quiet`` then ``linkgraph report --db DB --format json``."""
+def scan(root: Root, workdir: Path, name: str = "fixture", extra: Sequence[str] = ()) -> Scan:
+    """``linkgraph scan ROOT --db DB --quiet [EXTRA]`` then ``linkgraph report --db DB --format json``."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / f"{name}.lbdb"
     cmd = linkgraph_cmd()
     proc = subprocess.run(
-        [*cmd, "scan", str(root.path), "--db", str(db), "--name", name, "--quiet"],
+        [*cmd, "scan", str(root.path), "--db", str(db), "--name", name, "--quiet", *extra],
         capture_output=True,
         text=True,
         timeout=600,

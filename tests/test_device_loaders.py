@@ -423,3 +423,17 @@ def test_musl_mips_got_lookups_need_a_definition(musl_root: Path, tmp_path: Path
     init = checked.traces["/sbin/init"]
     assert ("/lib/libjson_script.so", "avl_strcmp") in init.unresolved, init.describe()
     assert_agreement(checked)
+
+
+def test_musl_ignores_abi_flags(musl_root: Path, tmp_path: Path) -> None:
+    """musl's ``map_library`` checks only ``e_type``: a library whose ``e_flags`` claim another ABI
+    (here MIPS n32, which glibc's ``elf_machine_matches_host`` would skip) is loaded all the same."""
+    root = derive(musl_root, tmp_path / "root")
+    lib = root / "lib/libubox.so"
+    data = bytearray(lib.read_bytes())
+    flags = struct.unpack_from(">I", data, 36)[0]
+    struct.pack_into(">I", data, 36, flags | 0x20)  # EF_MIPS_ABI2
+    lib.write_bytes(bytes(data))
+    checked = check_root(root, tmp_path / "work")
+    assert any("/lib/libubox.so" in t.objects for t in checked.traces.values())
+    assert_agreement(checked)

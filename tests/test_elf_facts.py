@@ -622,7 +622,11 @@ def test_truncated_file_raises(length) -> None:
 
 def test_truncated_after_loads_is_still_readable() -> None:
     data = Path(LS).read_bytes()  # only the section headers are lost: the loader does not need them
-    assert comparable(read_elf_facts(data[: loads_end(data)], LS)) == comparable(facts_of(LS))
+    truncated = comparable(read_elf_facts(data[: loads_end(data)], LS))
+    assert [code for code, _ in truncated.pop("anomalies")] == ["section-headers-disagree"]
+    clean = comparable(facts_of(LS))
+    assert clean.pop("anomalies") == []
+    assert truncated == clean
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -665,12 +669,9 @@ def patch_dynamic(data: bytes, tag: int, value: int) -> bytes:
 @pytest.mark.parametrize(
     ("label", "mutate"),
     [
-        ("dynamic past EOF", lambda d: patch_phdr(d, 2, offset=len(d) + 100)),
-        ("dynamic too long", lambda d: patch_phdr(d, 2, filesz=len(d))),
         ("load past EOF", lambda d: patch_phdr(d, 1, filesz=len(d) * 2)),
         ("interp past EOF", lambda d: patch_phdr(d, 3, offset=len(d) - 2)),
         ("strtab outside loads", lambda d: patch_dynamic(d, 5, 0x7FFF_0000_0000)),
-        ("strsz huge", lambda d: patch_dynamic(d, 10, 1 << 40)),
         ("needed outside strtab", lambda d: patch_dynamic(d, 1, 1 << 30)),
         ("symtab outside loads", lambda d: patch_dynamic(d, 6, 0x10)),
         ("gnu hash outside loads", lambda d: patch_dynamic(d, 0x6FFFFEF5, 1 << 50)),
@@ -683,6 +684,26 @@ def patch_dynamic(data: bytes, tag: int, value: int) -> bytes:
 def test_corrupt_dynamic_data_raises(label: str, mutate) -> None:
     with pytest.raises(ElfError, match="ls"):
         read_elf_facts(mutate(Path(LS).read_bytes()), LS)
+
+
+@pytest.mark.parametrize(
+    ("label", "mutate", "codes"),
+    [
+        ("dynamic past EOF", lambda d: patch_phdr(d, 2, offset=len(d) + 100), ["dynamic-offset-mismatch"]),
+        ("dynamic too long", lambda d: patch_phdr(d, 2, filesz=len(d)), []),
+        ("dynamic too short", lambda d: patch_phdr(d, 2, filesz=16), ["dynamic-size-mismatch"]),
+        ("strsz huge", lambda d: patch_dynamic(d, 10, 1 << 40), []),
+        ("strsz too small", lambda d: patch_dynamic(d, 10, 1), ["strtab-size-mismatch"]),
+    ],
+)
+def test_file_level_fields_the_loader_ignores(label: str, mutate, codes: list[str]) -> None:
+    """The loaders read PT_DYNAMIC at its p_vaddr up to DT_NULL and strings up to their NUL:
+    a wrong p_offset, p_filesz or DT_STRSZ changes nothing they see, and is reported."""
+    clean = read_elf_facts(Path(LS).read_bytes(), LS)
+    facts = read_elf_facts(mutate(Path(LS).read_bytes()), LS)
+    assert [c.value for c, _ in facts.anomalies] == codes
+    assert (facts.needed, facts.soname, len(facts.symbols), len(facts.references)) == (
+        clean.needed, clean.soname, len(clean.symbols), len(clean.references))
 
 
 def test_absurd_counts_fail_fast() -> None:

@@ -107,6 +107,23 @@ def test_traps_show_in_the_analysis(client: Any, fw: str) -> None:
     assert gone["missing"] == [{"soname": "libgone.so.1"}]
 
 
+def test_declared_dependencies_say_how_they_were_found(client: Any, fw: str) -> None:
+    """Found by: the rule and the folder (libtree/blint style), or the paths tried for a missing one."""
+    busybox = client.get(f"/api/firmware/{fw}/file", query_string={"path": BUSYBOX}).get_json()
+    found = {d["soname"]: d["found_by"] for d in busybox["declared"]}
+    assert found["libutility.so"] == {"rule": "default-dir", "directory": "/lib", "via": None, "tried": [],
+                                      "variants": []}
+    assert found["libc.so.6"]["rule"] == "default-dir"
+    assert found["libc.so.6"]["directory"] == LIBC.rsplit("/", 1)[0]
+    libc = client.get(f"/api/firmware/{fw}/file", query_string={"path": LIBC}).get_json()
+    assert [d["found_by"]["rule"] for d in libc["declared"]] == ["interpreter"]
+    gone = client.get(f"/api/firmware/{fw}/file", query_string={"path": "/usr/bin/trap_missing"}).get_json()
+    missing = next(d["found_by"] for d in gone["declared"] if d["soname"] == "libgone.so.1")
+    assert missing["rule"] is None and missing["directory"] is None
+    assert missing["tried"] == [f"{d}/libgone.so.1" for d in
+                                ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")]
+
+
 def test_tree_marks_kinds_links_ghosts_and_flags(client: Any, fw: str) -> None:
     tree = client.get(f"/api/firmware/{fw}/tree").get_json()
     entries = {e["path"]: e for e in tree["entries"]}

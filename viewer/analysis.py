@@ -7,6 +7,7 @@ Every function takes a store with ``query(name, params)`` (the viewer's locked s
 
 from __future__ import annotations
 
+import json
 import posixpath
 from typing import Any, Protocol
 
@@ -45,6 +46,15 @@ def _symbols(row: Row) -> list[str]:
     return sorted(row.get("symbols") or [])
 
 
+def _found_by(row: Row) -> Row:
+    """How the loader found a declared dependency: the rule and folder (and, for DT_RPATH or
+    DT_RUNPATH, the object that named it), or for a missing one the paths it tried; ``variants``
+    lists every way when the link maps disagree (docs/report.md)."""
+    raw = row.get("found_by")
+    return {"rule": row.get("rule"), "directory": row.get("directory"), "via": row.get("via"),
+            "tried": list(row.get("tried") or []), "variants": json.loads(raw) if raw else []}
+
+
 def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
     """Overview and ELF analysis of one file: declared, used, declared-unused, hidden, missing,
     used by, unresolved, duplicate providers."""
@@ -57,7 +67,7 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
     return {
         "module": module,
         "declared": [{"soname": e["soname"], "position": e["position"], "to": e["to"], "status": e["status"],
-                      "symbols": _symbols(e)} for e in declared],
+                      "symbols": _symbols(e), "found_by": _found_by(e)} for e in declared],
         "used": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)}
                  for e in declared if e["status"] == "used"],
         "declared_unused": [{"soname": e["soname"], "to": e["to"]}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import RootfsError
-from ..model import Certainty, Flavour, Module, Problem, Severity
+from ..model import Certainty, Flavour, Module, Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class Context:
         key = (path, message)
         if key not in self._warned:
             self._warned.add(key)
-            self.problems.append(Problem(display_path(path), Severity.WARNING, message))
+            self.problems.append(Problem(display_path(path), Severity.WARNING, message, ProblemCode.LICENCE_DATA))
 
     def read_text(self, path: str, what: str) -> str | None:
         """A text file inside the root (None if absent); not UTF-8 or too large: a warning."""

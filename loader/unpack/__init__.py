@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..model import Problem, Severity
+from ..model import Problem, ProblemCode, Severity
 from .records import ARCHIVE, DIRECTORY, IMAGE, Carved, FoundRoot, Progress, Unpacked
 
 __all__ = ["ARCHIVE", "DIRECTORY", "IMAGE", "Carved", "FoundRoot", "Unpacked", "unpack"]
@@ -40,7 +40,8 @@ def unpack(target: Path, workdir: Path, progress: Progress | None = None) -> Unp
     if target.is_dir():
         return Unpacked(kind=DIRECTORY, roots=[FoundRoot(target.resolve().name or "/", target, [])])
     if not target.is_file():
-        return Unpacked(kind=IMAGE, problems=[Problem(str(target), Severity.ERROR, "not a file or a directory")])
+        problem = Problem(str(target), Severity.ERROR, "not a file or a directory", ProblemCode.UNPACK)
+        return Unpacked(kind=IMAGE, problems=[problem])
     from .driver import Unpacker  # imports unblob (slow): only when there is something to unpack
 
     # unblob runs helper commands installed beside this Python (jefferson, ubireader_*): make sure

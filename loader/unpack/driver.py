@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import Problem, Severity
+from ..model import Problem, ProblemCode, Severity
 from .archives import extract_archive
 from .formats import FILESYSTEMS, STREAMS, NotThisFormat, read_head, sniff
 from .records import ARCHIVE, IMAGE, Carved, FoundRoot, Progress, Unpacked
@@ -86,7 +86,7 @@ class Unpacker:
         self.folders = 0  # output folders made
 
     def problem(self, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
-        self.result.problems.append(Problem(path, severity, message))
+        self.result.problems.append(Problem(path, severity, message, ProblemCode.UNPACK))
 
     def run(self, target: Path) -> Unpacked:
         self.result.kind = self._process(Job(target, target.name, ""))

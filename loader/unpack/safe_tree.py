@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..model import Problem, Severity
+from ..model import Problem, ProblemCode, Severity
 from ..rootfs import display_path
 
 MAX_TREE_BYTES = 16 << 30  # an archive expanding past this (a zip bomb) stops being written
@@ -56,7 +56,8 @@ class SafeTree:
         top.mkdir(parents=True, exist_ok=True)
 
     def problem(self, member: str, message: str, severity: Severity = Severity.ERROR) -> None:
-        self.problems.append(Problem(self.source, severity, f"member {display_path(member)!r}: {message}"))
+        self.problems.append(Problem(self.source, severity, f"member {display_path(member)!r}: {message}",
+                                     ProblemCode.UNPACK_MEMBER))
 
     # -- names and parent folders -------------------------------------------------------------
 

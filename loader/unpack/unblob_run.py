@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from ..model import Problem, Severity
+from ..model import Problem, ProblemCode, Severity
 from .formats import format_of_handler
 from .links import KeptLinks, MemberProblems, restore_links
 from .records import Carved
@@ -101,7 +101,7 @@ def _problem(report: object, path: str) -> Problem | None:
     if message is None:
         return None
     error = isinstance(report, r.ErrorReport) and report.severity is r.Severity.ERROR
-    return Problem(path, Severity.ERROR if error else Severity.WARNING, message)
+    return Problem(path, Severity.ERROR if error else Severity.WARNING, message, ProblemCode.UNPACK)
 
 
 def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
@@ -119,7 +119,8 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
     try:
         outcome = Sandbox(config, out, None).run(processing.process_file, config, path)
     except Exception as exc:  # noqa: BLE001 - unblob failing on one file never stops the rest
-        found.problems.append(Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}"))
+        found.problems.append(Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}",
+                                     ProblemCode.UNPACK))
         return found
     tops = [result for result in outcome.results if result.task.depth == 0]
     if not tops:
@@ -143,7 +144,8 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
                 restore_links(tree, sub)
             elif isinstance(sub, MemberProblems):
                 severities = {s.value: s for s in Severity}
-                found.problems += [Problem(carved.inner_source, severities[s], m) for s, m in sub.problems]
+                found.problems += [Problem(carved.inner_source, severities[s], m, ProblemCode.UNPACK_MEMBER)
+                                  for s, m in sub.problems]
             elif (problem := _problem(sub, carved.inner_source)) is not None:
                 found.problems.append(problem)
         found.chunks.append(Chunk(carved, tree if tree.is_dir() else None))

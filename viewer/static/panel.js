@@ -194,6 +194,27 @@ export class FilePanel {
     return box;
   }
 
+  // How the loader found a declared dependency: "rule in DIR (via OBJECT)", or the paths tried.
+  foundBy(f) {
+    if (!f) return "";
+    const one = (v) => {
+      if (!v.rule) {
+        const tried = v.tried || [];
+        return el("details", {className: "found-by found-by-missing"},
+          el("summary", {}, `not found: ${plural(tried.length, "path")} tried`),
+          el("ol", {}, ...tried.map((p) => el("li", {}, el("code", {}, p)))));
+      }
+      return el("span", {className: "found-by"}, el("code", {className: "found-by-rule"}, v.rule),
+        ...(v.directory ? [" in ", el("code", {}, v.directory)] : []),
+        ...(v.via ? [" (via ", this.fileLink(v.via), ")"] : []));
+    };
+    if (!f.variants || f.variants.length < 2) return one(f);
+    return el("details", {className: "found-by-variants"},
+      el("summary", {}, one(f), ` (found ${f.variants.length} ways, depending on the program)`),
+      el("ul", {className: "plain"}, ...f.variants.map((v) =>
+        el("li", {}, one(v), ` for ${plural(v.executables.length, "link map")}`))));
+  }
+
   analysis() {
     const d = this.data;
     const code = (t) => (t === null || t === undefined ? "" : el("code", {}, t));
@@ -204,10 +225,11 @@ export class FilePanel {
     return el("div", {},
       el("p", {className: "exports"}, el("a", {href: apiUrl("analysis.csv", {path: d.module.path}),
         className: "export export-analysis-csv", download: ""}, "Export this analysis as CSV")),
-      this.section("declared", "Declared", "DT_NEEDED entries in order, with the file the loader takes for each.",
-        d.declared, ["#", "soname", "loads", "status", "symbols"],
-        (r) => [String(r.position ?? ""), code(r.soname), this.fileLink(r.to), statusTag(r.status),
-          symbolDetails(r.symbols)]),
+      this.section("declared", "Declared", "DT_NEEDED entries in order, with the file the loader takes for each " +
+        "and how it found it (the rule and the folder), or the paths it tried for a missing one.",
+        d.declared, ["#", "soname", "loads", "found by", "status", "symbols"],
+        (r) => [String(r.position ?? ""), code(r.soname), this.fileLink(r.to), this.foundBy(r.found_by),
+          statusTag(r.status), symbolDetails(r.symbols)]),
       this.section("used", "Used", "Declared, and symbols of this file bind to it.", d.used,
         ["soname", "file", "symbols"], (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
       this.section("declared_unused", "Declared-unused", "Declared, but nothing of this file binds to it.",

@@ -1,0 +1,117 @@
+"""Risky DT_RPATH / DT_RUNPATH entries: where a library could come from someone else.
+
+Each entry of an object's search path is checked once (one warning per file, tag and entry):
+
+* ``rpath-empty``: an empty entry (``"a::b"``, a leading or trailing ``:``): glibc and uClibc
+  read it as the working directory (musl's ``path_open`` skips it);
+* ``rpath-relative``: an entry that neither starts with ``/`` nor with ``$ORIGIN``: it is
+  resolved from the working directory of the process, whatever that is;
+* ``rpath-world-writable``: an entry into a folder anyone may write to: the temporary folders
+  (``WORLD_WRITABLE``, which are tmpfs on most devices, with ``/var`` usually a link to ``/tmp``),
+  or a folder of the root, or one above it, whose mode has ``o+w``;
+* ``rpath-build-host``: an absolute entry that names nothing in the root and looks like a path of
+  the machine the firmware was built on (``BUILD_HOST``): home folders, CI workspaces, toolchain
+  and source folders. Whoever can create that folder on the device chooses the library.
+
+``$ORIGIN`` is expanded to the folder of the file; an entry still holding another ``$`` token
+is only checked for being empty or relative.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import stat
+from collections.abc import Iterable
+
+from .errors import RootfsError
+from .model import ElfFacts, Problem, ProblemCode, Severity
+from .rootfs import RootFS, display_path
+
+WORLD_WRITABLE = ("/tmp", "/var", "/var/tmp", "/dev/shm")
+BUILD_HOST = re.compile(r"^/(home|builds?|work|workspace|usr/src|var/lib/jenkins|opt/toolchain[^/]*)(/|$)")
+_ORIGIN = re.compile(r"^\$(ORIGIN|\{ORIGIN\})(?=/|$)")
+
+
+def risky_search_paths(root: RootFS, objects: Iterable[ElfFacts]) -> list[Problem]:
+    """Warnings for the risky DT_RPATH/DT_RUNPATH entries of ``objects``, in path order."""
+    writable: dict[str, bool] = {}
+    out: list[Problem] = []
+    for facts in sorted(objects, key=lambda f: f.path):
+        for tag, raw in (("DT_RPATH", facts.rpath_raw), ("DT_RUNPATH", facts.runpath_raw)):
+            if raw is None:
+                continue
+            seen: set[str] = set()
+            for entry in raw.split(":"):
+                if entry in seen:
+                    continue
+                seen.add(entry)
+                found = _check(root, facts, entry, writable)
+                if found is not None:
+                    code, why = found
+                    shown = display_path(entry) if entry else ""
+                    out.append(
+                        Problem(
+                            display_path(facts.path),
+                            Severity.WARNING,
+                            f"{tag} entry {shown!r} ({display_path(raw)}): {why}",
+                            code,
+                        )
+                    )
+    return out
+
+
+def _check(root: RootFS, facts: ElfFacts, entry: str, writable: dict[str, bool]) -> tuple[ProblemCode, str] | None:
+    if not entry:
+        return ProblemCode.RPATH_EMPTY, "an empty entry: glibc and uClibc search the working directory (musl skips it)"
+    origin = _ORIGIN.match(entry)
+    if not entry.startswith("/") and origin is None:
+        return ProblemCode.RPATH_RELATIVE, "relative: the loader resolves it from the working directory"
+    path = entry
+    if origin is not None:
+        path = (posixpath.dirname(facts.path) or "/") + entry[origin.end() :]
+    if "$" in path:
+        return None
+    path = posixpath.normpath(path)
+    if BUILD_HOST.match(path) and not _exists(root, path):
+        return ProblemCode.RPATH_BUILD_HOST, "a path of the build machine, absent from the root"
+    hit = _world_writable(root, path, writable)
+    if hit is not None:
+        return ProblemCode.RPATH_WORLD_WRITABLE, f"{display_path(hit)} is writable by anyone on the device"
+    return None
+
+
+def _exists(root: RootFS, path: str) -> bool:
+    try:
+        return root.resolve(path) is not None
+    except RootfsError:
+        return False
+
+
+def _world_writable(root: RootFS, path: str, cache: dict[str, bool]) -> str | None:
+    """The first folder on the way to ``path`` (``/`` first) that anyone may write to, or None."""
+    current = "/"
+    for part in [p for p in path.split("/") if p]:
+        current = posixpath.join(current, part)
+        if current in WORLD_WRITABLE:
+            return current
+        if current not in cache:
+            cache[current] = _mode_o_w(root, current)
+        if cache[current]:
+            return current
+    return None
+
+
+def _mode_o_w(root: RootFS, path: str) -> bool:
+    try:
+        canonical = root.resolve(path)
+    except RootfsError:
+        return False
+    if canonical is None:
+        return False
+    try:
+        st = os.stat(root.host_path(canonical))
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and bool(st.st_mode & stat.S_IWOTH)
