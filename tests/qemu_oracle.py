@@ -34,6 +34,27 @@ How the oracle runs (checked with the two MIPS images in ``../shared/firmware``)
   prints ``Error relocating OBJ: SYM: symbol not found`` (weak ones stay 0 silently); the exit
   status is then 127.  ``--list`` also works on a library (it is mapped as the program), so
   library-rooted link maps and their unresolved references can be checked too.
+* **Older uClibc** (0.9.28 in the Hi-Link HLK-RM04 root, 0.9.32.1 in the D-Link DIR-880L root,
+  ARM through ``qemu-arm-static``) prints the same lines, with one difference in the loader's
+  place: before 0.9.33 (uClibc commit 02f56b3ae "ldso: Do not add the ld.so at the end of the
+  loaded modules list") the NEEDED walk *skips* every entry whose last component is
+  ``ld-uClibc.so.0`` and the loader is always appended after the walk and printed as the last
+  line (``ld-uClibc.so.0 => /lib/ld-uClibc.so.0``) just before the trace exits.  The parser
+  takes every list in printed order, so both placements come out right.  0.9.28 also has no
+  ``st_dev``/``st_ino`` check: one file reached under two names is mapped and printed twice,
+  which the parser reports as unexplained output.
+* **glibc** (2.21 in the JioFi 2 root, ARM ``ld-linux.so.3``; ``elf/rtld.c``): ``qemu-ARCH-static
+  -E LD_TRACE_LOADED_OBJECTS=1 -E LD_WARN=1 -E LD_BIND_NOW=1 EXE``, what ``ldd -r`` runs.
+  After loading everything, ld.so prints the link map chain in load order without the
+  executable: ``\tNAME => PATH (ADDR)`` for each object, ``\tNAME => not found`` for a name it
+  could not load (a "faked" map, at its place in the chain), and the loader itself as
+  ``\tPT_INTERP (ADDR)`` where it sits in the chain; the list is parsed by tests/oracle.py's
+  ``parse_trace_list`` (the host glibc oracle's parser).  With ``LD_WARN`` it then relocates
+  every object but itself and prints ``undefined symbol: SYM\t(PATH)`` on stderr for each
+  strong reference nothing defines (``LD_DEBUG=bindings`` works too: glibc's loader always has
+  it).  A library, or a plugin linked with PT_INTERP but entry point 0 (qemu may refuse to
+  start it), is listed the way ``ldd`` does it, ``INTERP FILE`` with the same environment;
+  ``INTERP --list FILE`` would not relocate (``--list`` sets ``dl_lazy = -1``).
 
 Printed paths are device paths as the loader opened them (relative ones against ``/``); they are
 mapped to linkgraph's canonical form by resolving symlinks inside the root.
@@ -55,6 +76,11 @@ from pathlib import Path
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
+
+try:
+    import oracle as glibc_oracle
+except ImportError:  # collected as the package "tests"
+    from tests import oracle as glibc_oracle
 
 REPO = Path(__file__).resolve().parent.parent
 FIRMWARE_DIR = Path(os.environ.get("LINKGRAPH_FIRMWARE_DIR", REPO.parent / "shared" / "firmware"))
@@ -159,6 +185,8 @@ class ElfInfo:
     interpreter: str | None
     pie: bool
     dynamic: bool
+    soname: str | None = None
+    entry: int = 0
 
 
 def elf_info(host_path: Path) -> ElfInfo | None:
@@ -168,7 +196,7 @@ def elf_info(host_path: Path) -> ElfInfo | None:
                 return None
             fh.seek(0)
             elf = ELFFile(fh)
-            interp, pie, dynamic = None, False, False
+            interp, pie, dynamic, soname = None, False, False, None
             for seg in elf.iter_segments():
                 if seg["p_type"] == "PT_INTERP":
                     interp = seg.get_interp_name()
@@ -177,8 +205,11 @@ def elf_info(host_path: Path) -> ElfInfo | None:
                     for tag in seg.iter_tags():
                         if tag.entry.d_tag == "DT_FLAGS_1" and tag.entry.d_val & 0x08000000:  # DF_1_PIE
                             pie = True
+                        elif tag.entry.d_tag == "DT_SONAME":
+                            soname = tag.soname
             return ElfInfo(elf["e_machine"], elf.elfclass, "little" if elf.little_endian else "big",
-                           elf["e_type"], elf["e_flags"], interp, pie, dynamic)
+                           elf["e_type"], elf["e_flags"], interp, pie, dynamic, soname,
+                           elf["e_entry"])
     except (OSError, ELFError, ValueError, struct.error):
         return None
 
@@ -198,10 +229,18 @@ def walk_elf(root: Path) -> dict[str, ElfInfo]:
     return out
 
 
-def dynamic_executables(elves: dict[str, ElfInfo]) -> list[str]:
-    """Programs the kernel hands to a dynamic loader: ET_EXEC with PT_INTERP, or PIE."""
+def dynamic_executables(elves: dict[str, ElfInfo], sonameless_pie: bool = False) -> list[str]:
+    """Programs the kernel hands to a dynamic loader: ET_EXEC with PT_INTERP, or PIE (DF_1_PIE;
+    with ``sonameless_pie`` also an ET_DYN with PT_INTERP, an entry point and no DT_SONAME, as
+    older binutils link a PIE without DF_1_PIE; a library with PT_INTERP, like glibc's libc.so.6
+    or old uClibc's libraries, has a soname, and a plugin with PT_INTERP, like the JioFi's
+    xtables and Perl modules, has entry point 0)."""
+
+    def pie(i: ElfInfo) -> bool:  # a plugin linked with PT_INTERP has no entry point
+        return i.pie or (sonameless_pie and i.soname is None and i.entry != 0)
+
     return sorted(p for p, i in elves.items()
-                  if i.interpreter and (i.e_type == "ET_EXEC" or (i.e_type == "ET_DYN" and i.pie)))
+                  if i.interpreter and (i.e_type == "ET_EXEC" or (i.e_type == "ET_DYN" and pie(i))))
 
 
 def loader_kind(interpreter: str | None) -> str:
@@ -252,7 +291,7 @@ class Trace:
     """What the device loader printed for one program (or library), parsed."""
 
     executable: str  # canonical device path of the traced object
-    kind: str  # "uclibc" | "musl"
+    kind: str  # "uclibc" | "musl" | "glibc"
     command: list[str]
     returncode: int
     stdout: str
@@ -260,7 +299,7 @@ class Trace:
     entries: list[tuple[str, str | None]] = field(default_factory=list)  # (NEEDED name, path printed or None)
     objects: list[str] = field(default_factory=list)  # canonical paths, load order, the traced object first
     missing: list[str] = field(default_factory=list)  # names that could not be loaded, first-seen order
-    unresolved: set[tuple[str, str]] = field(default_factory=set)  # musl: (canonical module, symbol)
+    unresolved: set[tuple[str, str]] = field(default_factory=set)  # musl, glibc: (canonical module, symbol)
     ldso_line: str | None = None  # musl's first line: the loader's name
     unparsed: list[str] = field(default_factory=list)  # output lines no rule explains
 
@@ -351,13 +390,19 @@ class DeviceLoader:
             argv, env = [qemu, path], {"LD_TRACE_LOADED_OBJECTS": "1"}
         elif kind == "musl":
             argv, env = [qemu, interpreter, "--list", path], {}
-        else:
-            raise OracleError(f"{path}: {interpreter} is not a uClibc or musl loader")
+        else:  # glibc: what ldd runs, relocating (LD_WARN) every slot (LD_BIND_NOW)
+            env = {"LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "1", "LD_BIND_NOW": "1"}
+            if info.interpreter and info.entry:
+                argv = [qemu, path]
+            else:  # a library or plugin (entry 0: qemu may refuse to start it), as ldd does it;
+                argv = [qemu, interpreter, path]  # not --list, which turns relocation off
         proc = self._run(argv, {**env, **(extra_env or {})})
         trace = Trace(self.canonical(path), kind, [CHROOT, str(self.tree), *argv], proc.returncode,
                       proc.stdout, proc.stderr)
         if kind == "uclibc":
             self._parse_uclibc(trace, info)
+        elif kind == "glibc":
+            self._parse_glibc(trace)
         else:
             self._parse_musl(trace)
         return trace
@@ -378,7 +423,7 @@ class DeviceLoader:
         path = self.canonical(printed)
         if path not in trace.objects:
             trace.objects.append(path)
-        elif trace.kind == "uclibc":  # uClibc prints an object once: a repeat is a second mapping
+        elif trace.kind in ("uclibc", "glibc"):  # printed once: a repeat is a second mapping
             trace.unparsed.append(f"object printed twice: {name} => {printed}")
 
     def _parse_uclibc(self, trace: Trace, info: ElfInfo) -> None:
@@ -396,6 +441,24 @@ class DeviceLoader:
         interp = self.canonical(info.interpreter or "")
         if interp not in trace.objects:  # add_ldso after the walk: loaded last, not printed
             trace.objects.append(interp)
+
+    def _parse_glibc(self, trace: Trace) -> None:
+        trace.objects.append(trace.executable)
+        lines, static = glibc_oracle.parse_trace_list(trace.stdout)
+        if static:
+            trace.unparsed.append("statically linked")
+        for line in lines:  # the interpreter's line is "PT_INTERP (ADDR)": name == path
+            self._add(trace, line.name, line.path)
+        for line in trace.stdout.splitlines():  # anything parse_trace_list passed over silently
+            if line.strip() and not (_ENTRY.match(line) or _NOT_FOUND.match(line) or _MUSL_LDSO.match(line)):
+                trace.unparsed.append(line)
+        for line in trace.stderr.splitlines():
+            if m := glibc_oracle._UNDEFINED_RE.match(line):
+                trace.unresolved.add((self.canonical(m["path"]) if m["path"] else trace.executable, m["symbol"]))
+            elif line.strip() and not glibc_oracle._DEBUG_LINE_RE.match(line):  # LD_DEBUG's own lines
+                trace.unparsed.append(line)  # version errors included: linkgraph has no such report
+        if trace.returncode != 0:
+            trace.unparsed.append(f"exit status {trace.returncode}")
 
     def _parse_musl(self, trace: Trace) -> None:
         trace.objects.append(trace.executable)

@@ -1,0 +1,379 @@
+"""linkgraph's link maps on four stock vendor roots, judged by each device's own loader.
+
+The roots are ``../shared/firmware/roots/NAME.tar.xz`` (see that folder's README): vendor code,
+never copied into the repository.  Each archive is extracted once into the test cache
+(``$LINKGRAPH_TEST_CACHE`` or ``~/.cache/linkgraph-tests``) as ``vendor-roots/NAME/SHA/rootfs``,
+keyed by the archive's sha256, and scanned with the ``linkgraph`` CLI.  Every dynamic program is
+then run by the root's own loader in trace mode, in a chroot through ``qemu-ARCH-static``
+(tests/qemu_oracle.py tells how each loader is run and what it prints):
+
+    root             loader                      arch     traced
+    hilink_hlk-rm04  uClibc 0.9.28               MIPS LE  27 programs
+    dlink_dir880l    uClibc 0.9.32.1             ARM      91 programs
+    jiofi2_m2        glibc 2.21 (ld-linux.so.3)  ARM      253 programs (234 ET_EXEC, 19 PIE)
+                                                          + the 127 other link maps linkgraph roots
+    alt_xiaomi_r4a   musl 1.1.19                 MIPS LE  93 programs + the 104 other link maps
+
+The JioFi's 106 xtables, tc and Perl plugins and two libraries (libwewins.so, libwpa_client.so)
+are ET_DYN with PT_INTERP and no DT_SONAME, like a PIE without DF_1_PIE, but their entry point
+is 0: they are not programs (linkgraph reports them as executables); they are traced like
+libraries, with ``ld.so FILE`` as ``ldd`` does.
+
+Criterion, for every traced object: linkgraph's link map equals the loader's list (the same
+files in the same order, the interpreter where the loader puts it) and the same names are
+missing; for glibc and musl, which relocate in trace mode (glibc with ``LD_WARN=1
+LD_BIND_NOW=1``), also the same strong references nothing defines.  The report must have no
+error-severity problem unless the device's loader refuses that file too.  glibc's loader also
+prints every binding (``LD_DEBUG=bindings``) and the unused direct dependencies
+(``LD_DEBUG=unused``): on the JioFi those must equal linkgraph's too.  One derived root (the
+Hi-Link's, a library moved) checks the loader's compiled-in default folders.
+
+The loader's raw output is cached next to the extracted root, keyed by the archive, the qemu
+binary and the command line (:class:`CachedLoader`), so a rerun only scans and compares; the
+parsing always runs afresh.  ``bench/vendor_agreement.py`` runs the same check (and compares
+glibc's bindings) outside pytest.  A missing archive or qemu is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+try:
+    import oracle
+    import qemu_oracle as qo
+    from conftest import scan_and_report
+    from hostroot import cache_dir
+except ImportError:  # collected as the package "tests"
+    from tests import oracle
+    from tests import qemu_oracle as qo
+    from tests.conftest import scan_and_report
+    from tests.hostroot import cache_dir
+
+ROOTS_DIR = qo.FIRMWARE_DIR / "roots"
+# Bumped whenever the cached loader output would no longer match what the code asks for.
+TRACE_CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class VendorRoot:
+    """What the firmware README says about one root, and what the oracle must find in it."""
+
+    name: str
+    kind: str  # the loader of every program: "uclibc" | "glibc" | "musl"
+    qemu: str  # qemu-user target
+    programs: int  # dynamic programs the kernel hands to the loader
+
+
+VENDOR_ROOTS = {
+    r.name: r
+    for r in (
+        VendorRoot("hilink_hlk-rm04", "uclibc", "mipsel", 27),
+        VendorRoot("dlink_dir880l", "uclibc", "arm", 91),
+        VendorRoot("jiofi2_m2", "glibc", "arm", 253),
+        VendorRoot("alt_xiaomi_r4a", "musl", "mipsel", 93),
+    )
+}
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def archive_of(name: str) -> Path:
+    archive = ROOTS_DIR / f"{name}.tar.xz"
+    if not archive.is_file():
+        raise qo.OracleError(f"vendor root archive {archive} is missing (see {ROOTS_DIR.parent}/README.md)")
+    return archive
+
+
+def extracted_root(name: str) -> tuple[Path, str]:
+    """The archive's ``rootfs`` extracted into the cache (once per archive content), and the
+    archive's sha256."""
+    archive = archive_of(name)
+    sha = sha256_of(archive)
+    final = cache_dir() / "vendor-roots" / name / sha[:20]
+    root = final / "rootfs"
+    if (final / "extracted").is_file():
+        return root, sha
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="extracting-", dir=final.parent))
+    try:
+        proc = subprocess.run(["tar", "-xJf", str(archive), "-C", str(work)], capture_output=True, text=True)
+        if proc.returncode != 0 or not (work / "rootfs").is_dir():
+            raise qo.OracleError(f"tar -xJf {archive} failed ({proc.returncode}):\n{proc.stderr}")
+        (work / "extracted").write_text(f"{archive.name} {sha}\n")
+        if final.exists():  # an interrupted or stale extraction
+            shutil.rmtree(final)
+        try:
+            os.rename(work, final)
+        except OSError:
+            if not (final / "extracted").is_file():  # not a concurrent extraction that won the race
+                raise
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return root, sha
+
+
+def qemu_host_binary(arch: str) -> Path:
+    found = shutil.which(f"qemu-{arch}-static")
+    if found is None:
+        raise qo.OracleError(f"qemu-{arch}-static not found: apt-get install qemu-user-static")
+    return Path(found)
+
+
+class CachedLoader(qo.DeviceLoader):
+    """A DeviceLoader whose runs are kept in a JSON file (command line and environment ->
+    exit status, stdout, stderr); the file's name carries everything else the output depends
+    on (the archive's and the qemu binary's sha256)."""
+
+    def __init__(self, root: Path, workdir: Path, cache_file: Path) -> None:
+        super().__init__(root, workdir)
+        self.cache_file = cache_file
+        self.runs: dict[str, dict] = {}
+        if cache_file.is_file():
+            try:
+                self.runs = json.loads(cache_file.read_text())
+            except ValueError:
+                self.runs = {}
+        self.hits = self.misses = 0
+        self._cache_lock = threading.Lock()
+
+    def _run(self, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        key = json.dumps([argv, sorted(env.items())])
+        with self._cache_lock:
+            hit = self.runs.get(key)
+        if hit is None:
+            proc = super()._run(argv, env)
+            hit = {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+            with self._cache_lock:
+                self.runs[key] = hit
+                self.misses += 1
+        else:
+            with self._cache_lock:
+                self.hits += 1
+        return subprocess.CompletedProcess(argv, hit["returncode"], hit["stdout"], hit["stderr"])
+
+    def save(self) -> None:
+        if not self.misses:
+            return
+        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.cache_file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.runs))
+        os.replace(tmp, self.cache_file)
+
+
+# --------------------------------------------------------------------------- one root
+
+
+@dataclass
+class VendorCheck:
+    """One vendor root, linkgraph's report of it and the device loader's traces."""
+
+    spec: VendorRoot
+    root: Path
+    loader: CachedLoader
+    report: dict
+    programs: list[str]
+    others: list[str]  # other link-map roots (libraries, plugins) the loader could list
+    traces: dict[str, qo.Trace]
+    agreement: qo.Agreement  # programs
+    others_agreement: qo.Agreement  # the other link-map roots
+    errors: list[dict] = field(default_factory=list)  # error problems the device does not share
+    refused: list[dict] = field(default_factory=list)  # error problems of files the device refuses
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def figures(self) -> str:
+        a, o = self.agreement, self.others_agreement
+        text = f"{self.spec.name}: programs {len(a.equal)}/{len(a.compared)} link maps equal"
+        if o.compared:
+            text += f", other link-map roots {len(o.equal)}/{len(o.compared)}"
+        problems = self.report["problems"]
+        n_errors = sum(1 for p in problems if p["severity"] == "error")
+        text += f"; problems {len(problems)} ({n_errors} errors, {len(self.refused)} refused by the device too)"
+        text += f"; loader runs {self.loader.hits} cached, {self.loader.misses} run"
+        text += "; " + ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
+        return text
+
+
+def refused_by_device(check: VendorCheck, path: str) -> bool:
+    """Whether the device's loader refuses the file too: it is in no list the loader printed,
+    and traced itself (as a program, or with glibc and musl as a library) it fails."""
+    if any(path in t.objects[1:] for t in check.traces.values()):
+        return False
+    info = check.loader.elves.get(path)
+    if info is None:  # not an ELF file as pyelftools reads it: no loader would map it
+        return True
+    if path in check.traces:
+        trace = check.traces[path]
+    elif info.interpreter or check.spec.kind != "uclibc":
+        trace = check.loader.trace(path)
+    else:
+        return True  # uClibc cannot list a library: it is never loaded
+    return trace.returncode != 0 and not trace.entries
+
+
+def check_vendor_root(name: str, work: Path, qemu_cache: bool = True) -> VendorCheck:
+    """Extract, scan and trace one vendor root; compare linkgraph's link maps with the traces."""
+    spec = VENDOR_ROOTS[name]
+    seconds = {}
+    t0 = time.monotonic()
+    qemu = qemu_host_binary(spec.qemu)
+    root, sha = extracted_root(name)
+    seconds["extract"] = time.monotonic() - t0
+    key = f"{sha[:20]}-{sha256_of(qemu)[:20]}-v{TRACE_CACHE_VERSION}"
+    cache_file = cache_dir() / "vendor-roots" / name / f"traces-{key}.json"
+    if not qemu_cache:
+        cache_file = work / "traces.json"
+    work.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    report = scan_and_report(root, work / "graph.lbdb")
+    seconds["scan+report"] = time.monotonic() - t0
+    t0 = time.monotonic()
+    loader = CachedLoader(root, work, cache_file)
+    programs = qo.dynamic_executables(loader.elves, sonameless_pie=True)
+    kinds = {qo.loader_kind(loader.elves[p].interpreter) for p in programs}
+    if kinds != {spec.kind}:
+        raise qo.OracleError(f"{name}: expected {spec.kind} programs only, found loaders {kinds}")
+    others: list[str] = []
+    if spec.kind in ("glibc", "musl"):  # these loaders list a library too
+        others = sorted(
+            lm["executable"]
+            for lm in report["link_maps"]
+            if lm["executable"] not in programs and lm["executable"] in loader.elves
+        )
+    traces = loader.trace_many(programs + others)
+    loader.save()
+    seconds["oracle"] = time.monotonic() - t0
+    relocates = spec.kind in ("glibc", "musl")
+    check = VendorCheck(
+        spec, root, loader, report, programs, others, traces,
+        qo.compare_link_maps(report, {p: traces[p] for p in programs}, unresolved=relocates),
+        qo.compare_link_maps(report, {p: traces[p] for p in others}, unresolved=relocates),
+        seconds=seconds,
+    )  # fmt: skip
+    for problem in report["problems"]:
+        if problem["severity"] == "error":
+            (check.refused if refused_by_device(check, problem["path"]) else check.errors).append(problem)
+    loader.save()
+    return check
+
+
+def glibc_bindings(check: VendorCheck) -> oracle.Agreement:
+    """Every program's cross-object bindings (``LD_DEBUG=bindings``) and declared-unused NEEDED
+    edges (``LD_DEBUG=unused``, what ``ldd -u`` runs) as the device's glibc loader reports
+    them, compared with linkgraph's by tests/oracle.py's ``compare_report`` (ld.so's own
+    references left out: trace mode does not relocate it; names ld.so could not load left out
+    of the unused list: linkgraph calls those edges ``missing``)."""
+    loader = check.loader
+
+    def one(path: str) -> tuple[oracle.GlibcTrace, list[str]]:
+        base = check.traces[path]
+        bound = loader.trace(path, {"LD_DEBUG": "bindings"})
+        interpreter = loader.canonical(loader.elves[path].interpreter or "")
+        trace = oracle.add_debug_output(
+            oracle.GlibcTrace(path, interpreter, base.objects, base.missing), bound.stderr, loader.canonical, path
+        )
+        lines = loader.trace(path, {"LD_DEBUG": "unused"}).stdout.splitlines()
+        names = []
+        if "Unused direct dependencies:" in lines:
+            names = [x.strip() for x in lines[lines.index("Unused direct dependencies:") + 1 :] if x.strip()]
+        return trace, [loader.canonical(n) for n in names if n.startswith("/")]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = dict(zip(check.programs, pool.map(one, check.programs), strict=True))
+    loader.save()
+    traces = {p: t for p, (t, _) in results.items()}
+    unused = {p: u for p, (_, u) in results.items()}
+    return oracle.compare_report(check.report, traces, unused)
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+@pytest.fixture(scope="module")
+def vendor_check(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], VendorCheck]:
+    """check_vendor_root once per root and module; called inside the tests, so that a missing
+    archive or qemu fails the test (a fixture error would not name the root)."""
+    done: dict[str, VendorCheck] = {}
+
+    def get(name: str) -> VendorCheck:
+        if name not in done:
+            done[name] = check_vendor_root(name, tmp_path_factory.mktemp(name))
+        return done[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", list(VENDOR_ROOTS))
+def test_vendor_root_link_maps(name: str, vendor_check: Callable[[str], VendorCheck]) -> None:
+    """Every program's link map (and with glibc and musl every other link map linkgraph roots,
+    and the strong references nothing defines) equals the device loader's; no error problem
+    that the device's loader does not share."""
+    check = vendor_check(name)
+    print(check.figures())
+    assert len(check.programs) == check.spec.programs, f"{name}: programs found {len(check.programs)}"
+    assert set(check.traces) == set(check.programs) | set(check.others)
+    if check.spec.kind in ("glibc", "musl"):
+        assert check.others, f"{name}: no library-rooted link map traced"
+    problems = []
+    if check.agreement.differences:
+        problems.append("programs: " + check.agreement.explain())
+    if check.others_agreement.differences:
+        problems.append("other link-map roots: " + check.others_agreement.explain())
+    if check.errors:
+        problems.append(f"error problems the device's loader does not share: {check.errors}")
+    assert not problems, check.figures() + "\n" + "\n\n".join(problems)
+
+
+def test_glibc_vendor_root_bindings(vendor_check: Callable[[str], VendorCheck]) -> None:
+    """JioFi 2 (glibc 2.21, whose loader has LD_DEBUG): every cross-object binding of every
+    program and every declared-unused edge equals what the device's ld.so reports."""
+    check = vendor_check("jiofi2_m2")
+    agreement = glibc_bindings(check)
+    print(agreement.summary())
+    assert agreement.oracle_bindings > 10_000, agreement.summary()
+    assert not agreement.binding_diffs and not agreement.unused_diffs, agreement.summary(20)
+
+
+def test_uclibc_0928_default_dirs_from_loader(tmp_path: Path) -> None:
+    """The Hi-Link's uClibc 0.9.28 loader was built with UCLIBC_RUNTIME_PREFIX set to the SDK's
+    ``/home/tim/.../romfs/``: its default folders are ``/home/tim/.../romfs/lib`` and
+    ``.../romfs/usr/lib`` (strings in ld-uClibc-0.9.28.so), which do not exist on the device,
+    and it finds everything through the interpreter's folder ``/lib`` (``_dl_ldsopath``, always
+    searched before 0.9.33).  A derived root with libiw.so.29 moved to /usr/lib: the device's
+    loader does not find it for iwconfig, and neither may linkgraph."""
+    try:
+        from test_device_loaders import assert_agreement, check_root, derive
+    except ImportError:  # collected as the package "tests"
+        from tests.test_device_loaders import assert_agreement, check_root, derive
+
+    stock, _ = extracted_root("hilink_hlk-rm04")
+    qemu_host_binary("mipsel")
+    root = derive(stock, tmp_path / "root")
+    (root / "usr/lib").mkdir()
+    (root / "lib/libiw.so.29").rename(root / "usr/lib/libiw.so.29")
+    checked = check_root(root, tmp_path / "work")
+    for program in ("/bin/iwconfig", "/bin/iwpriv"):
+        assert checked.traces[program].missing == ["libiw.so.29"], checked.traces[program].describe()
+    assert_agreement(checked)
