@@ -9,12 +9,13 @@ a stable code), which is evidence a reader of the report wants to see.
 from __future__ import annotations
 
 from . import elf_tables as t
+from .elf_image import Image
 from .elf_sections import SHT_DYNAMIC, SHT_DYNSYM, SectionHeaders
 from .errors import ElfError
 from .model import ElfFacts, ProblemCode
 
 
-def check_dynamic(img: t.Image, dynamic: tuple[int, int, int], count: int, facts: ElfFacts) -> None:
+def check_dynamic(img: Image, dynamic: tuple[int, int, int], count: int, facts: ElfFacts) -> None:
     """Record where PT_DYNAMIC's file-level fields disagree with the array the loader reads."""
     offset, vaddr, filesz = dynamic
     size = (count + 1) * (16 if img.is64 else 8)  # the entries and their DT_NULL

@@ -14,6 +14,7 @@ from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
 from . import elf_tables as t
 from .elf_anomalies import check_dynamic, check_sections
+from .elf_image import Image, Strings, dynamic_entries
 from .elf_sections import SectionHeaders
 from .errors import ElfError
 from .model import ElfFacts, Kind, ProblemCode
@@ -91,7 +92,7 @@ def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
         facts.interpreter = data[pos : pos + size].split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
     if dynamic is not None:
         facts.dynamic = True
-        tags = _read_dynamic(t.Image(data, e, is64, loads), dynamic, e_machine, facts)
+        tags = _read_dynamic(Image(data, e, is64, loads), dynamic, e_machine, facts)
         if e_type != ET_REL:
             check_sections(sections, dynamic[1], tags, facts)
     facts.kind = _kind(facts, e_type, entry, sections, path)
@@ -137,9 +138,9 @@ def _program_headers(
     return loads, dynamic, interp
 
 
-def _read_dynamic(img: t.Image, dynamic: tuple[int, int, int], machine: int, facts: ElfFacts) -> dict[int, int]:
+def _read_dynamic(img: Image, dynamic: tuple[int, int, int], machine: int, facts: ElfFacts) -> dict[int, int]:
     """Fill ``facts`` from the dynamic array the loader reads; returns its tags (the last of each)."""
-    entries, terminated = t.dynamic_entries(img, dynamic[1])
+    entries, terminated = dynamic_entries(img, dynamic[1])
     check_dynamic(img, dynamic, len(entries), facts)
     if not terminated:
         facts.note(
@@ -157,7 +158,7 @@ def _read_dynamic(img: t.Image, dynamic: tuple[int, int, int], machine: int, fac
     elif needed or {t.DT_SONAME, t.DT_RPATH, t.DT_RUNPATH, t.DT_SYMTAB} & tags.keys():
         raise ElfError("dynamic section has strings or symbols but no DT_STRTAB")
     else:
-        strings = t.Strings(b"")
+        strings = Strings(b"")
     facts.needed = strings.many(needed, "DT_NEEDED")
     if t.DT_SONAME in tags:
         facts.soname = strings.get(tags[t.DT_SONAME], "DT_SONAME")
@@ -187,13 +188,13 @@ def _read_dynamic(img: t.Image, dynamic: tuple[int, int, int], machine: int, fac
     return tags
 
 
-def _strings(img: t.Image, addr: int, strsz: int) -> t.Strings:
+def _strings(img: Image, addr: int, strsz: int) -> Strings:
     """DT_STRTAB as DT_STRSZ sizes it, and the rest of its segment for strings read past DT_STRSZ."""
     where = img.mapped(addr)
     if where is None:
         raise ElfError(f"DT_STRTAB address {addr:#x} is not in any loaded segment")
     pos, in_file, _zeros = where
-    return t.Strings(img.data[pos : pos + min(strsz, in_file)], (img.data, pos, pos + in_file))
+    return Strings(img.data[pos : pos + min(strsz, in_file)], (img.data, pos, pos + in_file))
 
 
 def _kind(facts: ElfFacts, e_type: int, entry: int, sections: SectionHeaders, path: str) -> Kind:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 
+from .elf_image import Image, Strings
 from .errors import ElfError
 from .model import DynSymbol, Reference, RelocClass
 
@@ -74,109 +75,6 @@ def reloc_flags(machine: int, elf_class: int) -> dict[int, int]:
     flags = dict.fromkeys(plt, _PLT)
     flags.update(dict.fromkeys(copy, _COPY))
     return flags
-
-
-class Image:
-    """The bytes of an ELF file with its class, byte order and PT_LOAD address map.
-
-    ``loads`` holds ``(vaddr, filesz, offset, memsz)`` per PT_LOAD: the loader maps ``filesz``
-    bytes of the file at ``vaddr`` and zero-fills up to ``memsz`` (glibc ``_dl_map_segments``,
-    uClibc ``_dl_load_elf_shared_library``, musl ``map_library``; the kernel for the program).
-    """
-
-    __slots__ = ("data", "e", "is64", "loads")
-
-    def __init__(self, data: bytes, e: str, is64: bool, loads: list[tuple[int, int, int, int]]) -> None:
-        self.data, self.e, self.is64, self.loads = data, e, is64, loads
-
-    def offset(self, addr: int, size: int, what: str) -> int:
-        """File offset of ``size`` bytes at virtual address ``addr``; ElfError if not in the file."""
-        for vaddr, filesz, off, _memsz in self.loads:
-            if vaddr <= addr < vaddr + filesz or (size == 0 and addr == vaddr + filesz):
-                pos = off + addr - vaddr
-                if size < 0 or pos + size > len(self.data):
-                    raise ElfError(f"{what} at {addr:#x} (+{size:#x}) extends past the end of the file")
-                return pos
-        raise ElfError(f"{what} address {addr:#x} is not in any loaded segment")
-
-    def mapped(self, addr: int) -> tuple[int, int, int] | None:
-        """Where ``addr`` lies in the process image: (file offset, file bytes from there on, zero-filled
-        bytes after those) within its PT_LOAD segment, or None when no segment maps it."""
-        for vaddr, filesz, off, memsz in self.loads:
-            if vaddr <= addr < vaddr + max(filesz, memsz):
-                inside = addr - vaddr
-                in_file = max(0, min(filesz, len(self.data) - off) - inside)
-                return off + inside, in_file, max(filesz, memsz) - inside - in_file
-        return None
-
-    def u32(self, pos: int, what: str) -> int:
-        if pos < 0 or pos + 4 > len(self.data):
-            raise ElfError(f"{what} extends past the end of the file")
-        return struct.unpack_from(self.e + "I", self.data, pos)[0]
-
-
-def dynamic_entries(img: Image, addr: int) -> tuple[list[tuple[int, int]], bool]:
-    """The dynamic array at ``addr`` as the loader reads it: from the mapped image, up to DT_NULL
-    (glibc ``elf_get_dynamic_info``, uClibc ``_dl_parse_dynamic_info``, musl ``decode_vec``).
-
-    Memory past a segment's file bytes is zero-filled (``sstrip`` cuts trailing zero bytes off a
-    file and lowers ``p_filesz``), so a DT_NULL may lie there. Returns the (tag, value) pairs
-    before DT_NULL and whether a DT_NULL was found (False: the array runs to the segment's end).
-    """
-    where = img.mapped(addr)
-    if where is None:
-        raise ElfError(f"PT_DYNAMIC address {addr:#x} is not in any loaded segment")
-    pos, in_file, zeros = where
-    entsize = 16 if img.is64 else 8
-    view = img.data[pos : pos + in_file] + bytes(min(zeros, 2 * entsize))
-    pairs: list[tuple[int, int]] = []
-    for tag, val in struct.iter_unpack(img.e + ("QQ" if img.is64 else "II"), view[: len(view) - len(view) % entsize]):
-        if tag == DT_NULL:
-            return pairs, True
-        pairs.append((tag, val))
-    return pairs, False
-
-
-class Strings:
-    """DT_STRTAB, decoded once when it is plain ASCII (the common case).
-
-    ``raw`` is the table as DT_STRSZ sizes it. The loaders never look at DT_STRSZ: they read a
-    string at ``DT_STRTAB + offset`` up to its NUL, wherever that is in the mapped image. So an
-    offset past DT_STRSZ is still read, from ``memory`` (``(data, start, end)``: the file bytes
-    of the segment from DT_STRTAB on), and noted in ``beyond``.
-    """
-
-    __slots__ = ("raw", "text", "memory", "beyond")
-
-    def __init__(self, raw: bytes, memory: tuple[bytes, int, int] | None = None) -> None:
-        self.raw = raw
-        self.text = raw.decode("ascii") + "\0" if raw.isascii() else None  # NUL sentinel for find()
-        self.memory = memory
-        self.beyond: set[str] = set()  # what was read past DT_STRSZ
-
-    def get(self, off: int, what: str = "string") -> str:
-        return self.many([off], what)[0]
-
-    def many(self, offsets: list[int], what: str) -> list[str]:
-        """The NUL-terminated strings at each offset (ElfError if one is outside the mapped image)."""
-        if offsets and not 0 <= min(offsets) <= max(offsets) < len(self.raw):
-            return [self._one(off, what) for off in offsets]
-        if self.text is not None:
-            text, find = self.text, self.text.find
-            return [text[off : find("\0", off)] for off in offsets]
-        raw = self.raw + b"\0"
-        find_b = raw.find
-        return [raw[off : find_b(b"\0", off)].decode("utf-8", "surrogateescape") for off in offsets]
-
-    def _one(self, off: int, what: str) -> str:
-        if 0 <= off < len(self.raw):
-            return self.many([off], what)[0]
-        data, start, end = self.memory or (b"", 0, 0)
-        if off < 0 or start + off >= end:
-            raise ElfError(f"{what} offset {off:#x} is outside the dynamic string table and its segment")
-        self.beyond.add(what)
-        stop = data.find(b"\0", start + off, end)
-        return data[start + off : end if stop < 0 else stop].decode("utf-8", "surrogateescape")
 
 
 def symbol_count(img: Image, tags: dict[int, int], machine: int) -> int:

@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from .errors import RootfsError
 from .flavours import LoaderFlavour, flavour_of
 from .header_checks import Verdict
+from .loader_config import LoaderConfig
 from .model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge, Problem
 from .rootfs import RootFS, display_path
-from .search_path import Candidate, LoadedObject, LoaderConfig, SearchPath
+from .search_path import Candidate, LoadedObject, SearchPath
 
 
 class World:
