@@ -23,7 +23,7 @@ if [[ $want_tests -eq 1 ]]; then
     # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders,
     # Chromium for the viewer's browser tests, poppler-utils to look at rendered PDF pages
     debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose qemu-user qemu-user-static
-           chromium poppler-utils)
+           chromium poppler-utils gdb-multiarch)
 fi
 missing=()
 for pkg in "${debs[@]}"; do
