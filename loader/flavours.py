@@ -195,7 +195,10 @@ class UclibcBuild:
     * before 0.9.33 (``ldso.c``, up to commit 02f56b3 "Do not add the ld.so at the end of the
       loaded modules list"), ``_dl_get_ready_to_run`` skips every NEEDED entry naming the loader
       and always appends the loader after the whole walk; the version is in the loader's file
-      name (``ld-uClibc-0.9.32.1.so``), as uClibc installs it.
+      name (``ld-uClibc-0.9.32.1.so``), as uClibc installs it;
+    * up to 0.9.28 (before commit 24acea547, "Fix bug 430", which brought the st_dev/st_ino check),
+      ``_dl_check_if_named_library_is_loaded`` reuses a loaded module whose opened path ends in
+      the NEEDED name's last component (``libc.so.N`` with N other than 0 is still searched).
 
     When the loader is not in the root, uClibc's defaults are assumed.
     """
@@ -205,18 +208,20 @@ class UclibcBuild:
     rpath_origin: bool = False
     name: str = "ld-uClibc.so.0"  # UCLIBC_LDSO: the NEEDED name that means the loader itself
     loader_always_last: bool = False
+    reuse_by_basename: bool = False
 
     @classmethod
     def of(cls, interpreter: str | None, loader: ElfFacts | None) -> UclibcBuild:
         name = (loader.soname if loader is not None and loader.soname else None) or \
             posixpath.basename(interpreter or "") or cls.name
         ng = not name.endswith(".so.0")
-        version = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
-        last = version is not None and tuple(int(v) for v in version.groups()) < (0, 9, 33)
+        found = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
+        version = tuple(int(v) for v in found.groups()) if found else (99,)
+        last, by_basename = version < (0, 9, 33), version < (0, 9, 29)
         if loader is None or not loader.symbols:
-            return cls(rpath_origin=ng, name=name, loader_always_last=last)
+            return cls(rpath_origin=ng, name=name, loader_always_last=last, reuse_by_basename=by_basename)
         defined = {s.name for s in loader.symbols if s.shndx != SHN_UNDEF}
-        return cls("_dl_ldsopath" in defined, "_dl_map_cache" in defined, ng, name, last)
+        return cls("_dl_ldsopath" in defined, "_dl_map_cache" in defined, ng, name, last, by_basename)
 
 
 _UCLIBC_VERSION = re.compile(r"^ld-uClibc-(\d+)\.(\d+)\.(\d+)")

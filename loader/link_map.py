@@ -82,9 +82,10 @@ class _Loader:
         self.exe = LoadedObject(exe, exe.path, None, {exe.path})
         self.order: list[LoadedObject] = [self.exe]
         self.by_path: dict[str, LoadedObject] = {exe.path: self.exe}
-        if exe.interpreter or flavour.flavour is Flavour.GLIBC:
+        if exe.interpreter:
             interp_path, interp = world.interpreter(exe)
-        else:  # a library no program loads: under the loader of the root's programs
+        else:  # a library no program loads: under the loader of the root's programs (for glibc
+            # too: a process that dlopens it has ld.so loaded, which its soname then names)
             default = world.default_interpreter(flavour)
             interp_path, interp = world.interpreter(_with_interpreter(exe, default)) if default else (None, None)
         self.interp_path = interp_path
@@ -111,6 +112,20 @@ class _Loader:
     def _already_loaded(self, name: str) -> LoadedObject | None:
         for obj in self.by_path.values():
             if name in obj.names or (self.flavour.match_soname and obj.facts.soname == name):
+                obj.names.add(name)
+                return obj
+        return None
+
+    def _loaded_by_basename(self, name: str) -> LoadedObject | None:
+        """uClibc up to 0.9.28, ``_dl_check_if_named_library_is_loaded`` (``UclibcBuild``): the last component of the
+        name against the last component of the path each loaded module was opened under (the
+        program's as started; the loader itself joins the list only after the walk); a
+        ``libc.so.N`` other than ``libc.so.0`` is never taken (it is searched)."""
+        base = posixpath.basename(name)
+        if base.startswith("libc.so.") and len(base) > 8 and base[8].isdigit() and base[8] != "0":
+            return None
+        for obj in self.order:
+            if obj is not self.interp and posixpath.basename(obj.opened_as) == base:
                 obj.names.add(name)
                 return obj
         return None
@@ -144,6 +159,10 @@ class _Loader:
                 return self._reused(source, name, self.interp, not self.search.uclibc.loader_always_last)
         if flavour.reuse_by_name:
             found = self._already_loaded(name)
+            if found is not None:
+                return self._reused(source, name, found)
+        elif self.search.uclibc.reuse_by_basename:
+            found = self._loaded_by_basename(name)
             if found is not None:
                 return self._reused(source, name, found)
         tried = 0

@@ -64,7 +64,8 @@ def risky_search_paths(root: RootFS, objects: Iterable[ElfFacts]) -> list[Proble
 
 def _check(root: RootFS, facts: ElfFacts, entry: str, writable: dict[str, bool]) -> tuple[ProblemCode, str] | None:
     if not entry:
-        return ProblemCode.RPATH_EMPTY, "an empty entry: glibc and uClibc search the working directory (musl skips it)"
+        why = "an empty entry: uClibc (and glibc, between colons) search the working directory; musl skips it"
+        return ProblemCode.RPATH_EMPTY, why
     origin = _ORIGIN.match(entry)
     if not entry.startswith("/") and origin is None:
         return ProblemCode.RPATH_RELATIVE, "relative: the loader resolves it from the working directory"
