@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from . import prelink
 from .flavours import LoaderFlavour
 from .model import (
     SHN_ABS,
@@ -222,7 +223,20 @@ class SymbolBinder:
         return cached
 
     def bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
-        """Add the bindings, unresolved references and duplicates of one link map to ``out``."""
+        """Add the bindings, unresolved references and duplicates of one link map to ``out``
+        (for a program glibc starts prelinked, the slots' prelinked values: loader/prelink.py)."""
+        if self.flavours[link_map.executable].flavour is Flavour.GLIBC and prelink.check(link_map, objects):
+            looked_up = Resolution()
+            self._bind(link_map, objects, looked_up)
+            prelink.apply(link_map, objects, looked_up, out, self._defines_name)
+        else:
+            self._bind(link_map, objects, out)
+
+    def _defines_name(self, path: str, name: str) -> bool:
+        table = self._tables.get(path)
+        return table is not None and name in table.by_name
+
+    def _bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
         flavour = self.flavours[link_map.executable]
         exe_path = link_map.executable
         exe = objects[0]

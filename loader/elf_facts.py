@@ -15,6 +15,7 @@ from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 from . import elf_tables as t
 from .elf_anomalies import check_dynamic, check_sections
 from .elf_image import Image, Strings, dynamic_entries
+from .elf_prelink import is_prelinked, read_prelink
 from .elf_sections import SectionHeaders
 from .errors import ElfError
 from .model import ElfFacts, Kind, ProblemCode
@@ -179,6 +180,8 @@ def _read_dynamic(img: Image, dynamic: tuple[int, int, int], machine: int, facts
         except t.SymbolsBeyondCount as short:
             facts.symbols = t.read_symbols(img, tags, strings, machine, at_least=short.needed)
             facts.references = t.read_references(img, tags, machine, facts.elf_class, facts.symbols)
+    if is_prelinked(tags):
+        facts.prelink = read_prelink(img, tags, strings)
     if strings.beyond:
         facts.note(
             ProblemCode.STRTAB_SIZE_MISMATCH,

@@ -214,13 +214,12 @@ def _reloc_pairs(img: Image, addr: int, size: int, ent: int, rela: bool, mips64:
     return [(info >> 8, info & 0xFF) for (info,) in struct.iter_unpack(e + "4xI" + pad, chunk) if info > 0xFF]
 
 
-def read_references(
-    img: Image, tags: dict[int, int], machine: int, elf_class: int, symbols: list[DynSymbol]
-) -> list[Reference]:
-    """One Reference per symbol named by a relocation (or, on MIPS, by the global GOT)."""
-    has_rela = DT_RELA in tags or (DT_REL not in tags and img.is64)
+def relocation_tables(tags: dict[int, int], is64: bool) -> list[tuple[int, int, int, bool]]:
+    """(address, size, entry size, rela) of each relocation table, in glibc's processing order:
+    DT_REL then DT_RELA, each followed by DT_JMPREL when that is of its kind and not inside it."""
+    has_rela = DT_RELA in tags or (DT_REL not in tags and is64)
     plt_rela = tags.get(DT_PLTREL, DT_RELA if has_rela else DT_REL) == DT_RELA
-    tables = []  # (address, size, entry size, rela) in glibc's processing order: REL then RELA
+    tables = []
     for rela, (t_addr, t_size, t_ent) in (
         (False, (DT_REL, DT_RELSZ, DT_RELENT)),
         (True, (DT_RELA, DT_RELASZ, DT_RELAENT)),
@@ -232,6 +231,14 @@ def read_references(
             jstart, jsize = tags[DT_JMPREL], tags[DT_PLTRELSZ]
             if start is None or not start <= jstart < start + size:  # not already inside DT_REL(A)
                 tables.append((jstart, jsize, tags.get(t_ent, 0), rela))
+    return tables
+
+
+def read_references(
+    img: Image, tags: dict[int, int], machine: int, elf_class: int, symbols: list[DynSymbol]
+) -> list[Reference]:
+    """One Reference per symbol named by a relocation (or, on MIPS, by the global GOT)."""
+    tables = relocation_tables(tags, img.is64)
     flags = reloc_flags(machine, elf_class)
     mips64 = machine in MIPS_MACHINES and img.is64
     folded: dict[int, int] = {}

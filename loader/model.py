@@ -135,6 +135,21 @@ class Reference:
 
 
 @dataclass(slots=True)
+class PrelinkInfo:
+    """What glibc's prelink check and a prelinked start read (loader/prelink.py); kept only for
+    objects with DT_GNU_PRELINKED (a prelinked library) or DT_GNU_LIBLIST (a prelinked program)."""
+
+    checksum: int | None  # DT_CHECKSUM
+    timestamp: int | None  # DT_GNU_PRELINKED
+    liblist: list[tuple[str, int, int]] | None  # DT_GNU_LIBLIST: (l_name, l_time_stamp, l_checksum)
+    conflicts: list[tuple[int, int, int]]  # DT_GNU_CONFLICT (Elf_Rela): (r_offset, type, r_addend)
+    loads: list[tuple[int, int]]  # PT_LOAD (p_vaddr, p_memsz): where the object sits at its prelinked address
+    # every relocation naming a symbol: (symbol index, r_offset, type, slot value in the file or None
+    # when the slot is not mapped, r_addend or 0 for REL)
+    slots: list[tuple[int, int, int, int | None, int]]
+
+
+@dataclass(slots=True)
 class ElfFacts:
     """What the loader needs to know about one ELF file, from its program headers."""
 
@@ -165,6 +180,7 @@ class ElfFacts:
     symbols: list[DynSymbol] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     has_versym: bool = False  # the object carries a .gnu.version table
+    prelink: PrelinkInfo | None = None  # DT_GNU_PRELINKED / DT_GNU_LIBLIST objects only
     modinfo: dict[str, str] = field(default_factory=dict)
     # where the file-level view (p_filesz, p_offset, section headers) disagrees with what the
     # loader reads in memory: (code, message), recorded as warnings by the scan
