@@ -41,6 +41,7 @@ from .model import (
     LinkMap,
     RelocClass,
     Resolution,
+    add_holding,
 )
 
 ALLOWED_TYPES = frozenset((STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_COMMON, STT_TLS, STT_GNU_IFUNC))
@@ -280,20 +281,20 @@ class SymbolBinder:
                     elif lst[-1] != exe_path:
                         lst.append(exe_path)
                     if entry.duplicate is not None:
-                        _add(duplicates, entry.duplicate, exe_path)
+                        add_holding(duplicates, entry.duplicate, exe_path)
 
     def _record(self, entry: _Resolved, providers: tuple[str, ...], exe_path: str, glibc: bool,
                 unique: dict[str, str], out: Resolution) -> None:
         lookup = entry.lookup
         if not providers:
-            _add(out.unresolved, (entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
+            add_holding(out.unresolved, (entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
             return
         chosen = providers[0]
         if glibc and not lookup.self_bound and (chosen, lookup.name) in self._uniques:
             chosen = unique.setdefault(lookup.name, chosen)
-        _add(out.bindings, (entry.module, lookup.name, lookup.version, chosen), exe_path)
+        add_holding(out.bindings, (entry.module, lookup.name, lookup.version, chosen), exe_path)
         if len(providers) > 1:
-            _add(out.duplicates, (lookup.name, providers, providers[0]), exe_path)
+            add_holding(out.duplicates, (lookup.name, providers, providers[0]), exe_path)
 
 
 def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFacts]:
@@ -324,10 +325,3 @@ def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFact
             visit(obj.path)
     return [by_path[p] for p in finished if p in by_path] + [objects[0]]
 
-
-def _add(table: dict, key: tuple, exe: str) -> None:
-    lst = table.get(key)
-    if lst is None:
-        table[key] = [exe]
-    elif lst[-1] != exe:
-        lst.append(exe)

@@ -250,6 +250,15 @@ UnresolvedKey = tuple[str, str, "str | None", bool]  # (module, symbol, version,
 DuplicateKey = tuple[str, tuple[str, ...], str]  # (symbol, providers in load order, chosen)
 
 
+def add_holding(table: dict, key: tuple, exe: str) -> None:
+    """Record that the fact ``key`` holds in the link map of ``exe`` (link maps come in order)."""
+    held = table.get(key)
+    if held is None:
+        table[key] = [exe]
+    elif held[-1] != exe:
+        held.append(exe)
+
+
 @dataclass(slots=True)
 class Resolution:
     """Everything the loader emulation found for one root.

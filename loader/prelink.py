@@ -31,6 +31,7 @@ from .model import (
     FoundBy,
     LinkMap,
     Resolution,
+    add_holding,
 )
 
 # Relocation types whose slot holds an address (S + A) and whose conflict entry stores r_addend
@@ -149,24 +150,17 @@ def apply(
     for (module, name, version, provider), exes in looked_up.bindings.items():
         if (module, name, version) not in replaced:
             for e in exes:
-                _add(out.bindings, (module, name, version, provider), e)
+                add_holding(out.bindings, (module, name, version, provider), e)
     for (module, name, version, weak), exes in looked_up.unresolved.items():
         if (module, name, version) not in replaced:
             for e in exes:
-                _add(out.unresolved, (module, name, version, weak), e)
+                add_holding(out.unresolved, (module, name, version, weak), e)
     for key, exes in looked_up.duplicates.items():
         for e in exes:
-            _add(out.duplicates, key, e)
+            add_holding(out.duplicates, key, e)
     for (module, name, version), (providers, weak) in replaced.items():
         for provider in sorted(providers):
-            _add(out.bindings, (module, name, version, provider), exe_path)
+            add_holding(out.bindings, (module, name, version, provider), exe_path)
         if not providers and weak is not None:
-            _add(out.unresolved, (module, name, version, weak), exe_path)
+            add_holding(out.unresolved, (module, name, version, weak), exe_path)
 
-
-def _add(table: dict, key: tuple, exe: str) -> None:
-    lst = table.get(key)
-    if lst is None:
-        table[key] = [exe]
-    elif lst[-1] != exe:
-        lst.append(exe)
