@@ -5,7 +5,8 @@ dynamic program is run under its own loader by the runtime oracle (runtime_oracl
 a chroot of the root, ``LD_BIND_NOW=1``, gdb reading every relocated slot after relocation). For
 every program that got that far (*covered*; the others are counted with the loader's reason), the
 cross-object bindings (module, symbol, version, provider) of linkgraph's report must equal the
-oracle's: recall and precision 100%. Two alignments, both from what memory can and cannot show:
+oracle's: recall and precision 100%; and the report has no error problem (no device loader
+refuses a file of these roots). Two alignments, both from what memory can and cannot show:
 
 * copy relocations: the slot is in the program and holds a copy of the data, so the oracle cannot
   name the library it was copied from; linkgraph's bindings of those references are left out;
@@ -53,6 +54,7 @@ class Agreement:
     common: int
     differences: Counter
     examples: dict
+    errors: list  # error-severity problems in linkgraph's report
 
     def summary(self, name: str) -> str:
         lines = [f"[{name}] {self.covered}/{self.programs} programs covered; bindings: oracle {self.oracle}, "
@@ -86,7 +88,8 @@ def agreement(name: str, work: Path) -> tuple[Agreement, dict[str, ro.RuntimeTra
         if b["module"] != b["provider"]:
             ours.setdefault(b["executable"], set()).add((b["module"], b["symbol"], b["version"], b["provider"]))
     ifuncs: dict = {}
-    result = Agreement(0, len(programs), 0, 0, 0, Counter(), {})
+    errors = [p for p in report["problems"] if p["severity"] == "error"]
+    result = Agreement(0, len(programs), 0, 0, 0, Counter(), {}, errors)
     for exe, trace in sorted(traces.items()):
         if not trace.covered:
             continue
@@ -119,3 +122,4 @@ def test_bindings_equal_the_device_loaders(name: str) -> None:
     assert result.oracle > 1000, result.summary(name)
     assert not result.differences, result.summary(name)
     assert result.common == result.oracle == result.ours
+    assert not result.errors, result.errors  # no loader refuses any file of these roots
