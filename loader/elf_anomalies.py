@@ -65,3 +65,19 @@ def check_sections(sections: SectionHeaders, dyn_vaddr: int, tags: dict[int, int
             ProblemCode.SECTION_HEADERS_DISAGREE,
             f"section headers disagree with the dynamic segment ({'; '.join(wrong)}); the loader reads the latter",
         )
+
+
+_NATIVE = {t.DT_SYMENT: (16, 24), t.DT_RELENT: (8, 16), t.DT_RELAENT: (12, 24)}
+
+
+def check_entry_sizes(is64: bool, tags: dict[int, int], facts: ElfFacts) -> None:
+    """DT_SYMENT, DT_RELENT, DT_RELAENT other than the ABI's record sizes: the loaders step through
+    the tables by ``sizeof`` (glibc's ld.so asserts DT_RELENT/DT_RELAENT and stops)."""
+    names = {t.DT_SYMENT: "DT_SYMENT", t.DT_RELENT: "DT_RELENT", t.DT_RELAENT: "DT_RELAENT"}
+    odd = [f"{names[tag]} {tags[tag]} (not {sizes[is64]})" for tag, sizes in _NATIVE.items()
+           if tag in tags and tags[tag] != sizes[is64]]  # fmt: skip
+    if odd:
+        facts.note(
+            ProblemCode.ENTRY_SIZE_MISMATCH,
+            f"{', '.join(odd)}: the tables are read with the ABI's record sizes, as the loaders read them",
+        )

@@ -13,7 +13,7 @@ import struct
 from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
 from . import elf_tables as t
-from .elf_anomalies import check_dynamic, check_sections
+from .elf_anomalies import check_dynamic, check_entry_sizes, check_sections
 from .elf_image import Image, Strings, dynamic_entries
 from .elf_prelink import is_prelinked, read_prelink
 from .elf_sections import SectionHeaders
@@ -107,7 +107,7 @@ def _program_headers(
 
     The kernel reads PT_INTERP from the file (``load_elf_binary``: ``p_offset``, ``p_filesz``);
     the loaders find the dynamic array at PT_DYNAMIC's ``p_vaddr`` in the mapped image, so its
-    file offset and size are only compared (``_check_dynamic``), never trusted.
+    file offset and size are only compared (``elf_anomalies.check_dynamic``), never trusted.
     """
     fmt, base = _PHDR[is64]
     if phnum and phentsize < base:
@@ -154,6 +154,7 @@ def _read_dynamic(img: Image, dynamic: tuple[int, int, int], machine: int, facts
         if tag == t.DT_NEEDED:
             needed.append(val)
         tags[tag] = val  # the last one wins, as in glibc's l_info
+    check_entry_sizes(img.is64, tags, facts)
     if t.DT_STRTAB in tags:
         strings = _strings(img, tags[t.DT_STRTAB], tags.get(t.DT_STRSZ, 0))
     elif needed or {t.DT_SONAME, t.DT_RPATH, t.DT_RUNPATH, t.DT_SYMTAB} & tags.keys():

@@ -110,13 +110,20 @@ def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tu
     """Version index -> (name, verneed file or None), built like glibc's _dl_check_map_versions."""
     table: dict[int, tuple[str, str | None]] = {}
     data, e = img.data, img.e
+    seen: set[int] = set()  # every record is read once: a chain that comes back ends there
     if DT_VERNEED in tags:
         pos = img.offset(tags[DT_VERNEED], 16, "DT_VERNEED")
         for _ in range(min(tags.get(DT_VERNEEDNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
+            if pos in seen:
+                break
+            seen.add(pos)
             _ver, cnt, vn_file, vn_aux, vn_next = struct.unpack_from(e + "HHIII", data, pos)
             filename = strings.get(vn_file, "verneed file name")
             aux = pos + vn_aux
             for _ in range(min(cnt, MAX_VERSION_ENTRIES)):
+                if aux in seen:
+                    break
+                seen.add(aux)
                 _hash, _flags, other, name, vna_next = struct.unpack_from(e + "IHHII", data, aux)
                 table[other & 0x7FFF] = (strings.get(name, "verneed version name"), filename)
                 if not vna_next:
@@ -128,6 +135,9 @@ def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tu
     if DT_VERDEF in tags:
         pos = img.offset(tags[DT_VERDEF], 20, "DT_VERDEF")
         for _ in range(min(tags.get(DT_VERDEFNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
+            if pos in seen:
+                break
+            seen.add(pos)
             _ver, flags, ndx, _cnt, _hash, vd_aux, vd_next = struct.unpack_from(e + "HHHHIII", data, pos)
             if not flags & VER_FLG_BASE:
                 name = struct.unpack_from(e + "I", data, pos + vd_aux)[0]
@@ -158,14 +168,10 @@ def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: in
     executable that exports nothing, whatever it imports). glibc itself never needs the count.
     """
     data, e, is64 = img.data, img.e, img.is64
-    base = 24 if is64 else 16
-    entsize = tags.get(DT_SYMENT, base)
-    if entsize < base:
-        raise ElfError(f"DT_SYMENT {entsize} is smaller than a symbol ({base} bytes)")
+    entsize = 24 if is64 else 16  # every loader indexes an array of ElfW(Sym): DT_SYMENT is not read
     pos = img.offset(tags[DT_SYMTAB], 0, "DT_SYMTAB")
     count = min(max(symbol_count(img, tags, machine), at_least), (len(data) - pos) // entsize)
-    pad = "x" * (entsize - base)
-    fmt = e + ("IBBHQ8x" if is64 else "IIxxxxBBH") + pad
+    fmt = e + ("IBBHQ8x" if is64 else "IIxxxxBBH")
     records = list(struct.iter_unpack(fmt, data[pos : pos + count * entsize]))
     names = strings.many([rec[0] for rec in records], "symbol name")
     if DT_VERSYM in tags:
@@ -194,13 +200,13 @@ def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: in
     return symbols
 
 
-def _reloc_pairs(img: Image, addr: int, size: int, ent: int, rela: bool, mips64: bool) -> list[tuple[int, int]]:
-    """(symbol index, relocation type) for each entry of one relocation table naming a symbol."""
+def _reloc_pairs(img: Image, addr: int, size: int, _ent: int, rela: bool, mips64: bool) -> list[tuple[int, int]]:
+    """(symbol index, relocation type) for each entry of one relocation table naming a symbol.
+
+    The entries are ElfW(Rel) or ElfW(Rela), as the loaders step through them; DT_RELENT and
+    DT_RELAENT are not used for that (``elf_anomalies.check_entry_sizes`` reports odd values)."""
     is64, e = img.is64, img.e
-    base = (24 if rela else 16) if is64 else (12 if rela else 8)
-    ent = ent or base
-    if ent < base:
-        raise ElfError(f"relocation entry size {ent} is smaller than {base}")
+    ent = (24 if rela else 16) if is64 else (12 if rela else 8)
     pos = img.offset(addr, size, "relocation table")
     chunk = img.data[pos : pos + size - size % ent]
     pad = "x" * (ent - (16 if is64 else 8))

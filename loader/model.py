@@ -65,11 +65,15 @@ class ProblemCode(enum.StrEnum):
     DYNAMIC_SIZE_MISMATCH = "dynamic-size-mismatch"
     DYNAMIC_OFFSET_MISMATCH = "dynamic-offset-mismatch"
     STRTAB_SIZE_MISMATCH = "strtab-size-mismatch"
+    ENTRY_SIZE_MISMATCH = "entry-size-mismatch"
     SECTION_HEADERS_DISAGREE = "section-headers-disagree"
     # loader configuration
     LD_CACHE_IGNORED = "ld-cache-ignored"
     LD_CONF_ASSUMED = "ld-conf-assumed"
     DEFAULT_DIRS_GUESSED = "default-dirs-guessed"
+    INCLUDE_LOOP = "include-loop"  # an ld.so.conf include that leads back to a file being read
+    # hostile nesting: directories, includes or paths deeper than a documented limit
+    DEPTH_LIMIT = "depth-limit"
     # unpacking and licence data
     UNPACK = "unpack"
     UNPACK_MEMBER = "unpack-member"

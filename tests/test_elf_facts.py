@@ -678,7 +678,6 @@ def patch_dynamic(data: bytes, tag: int, value: int) -> bytes:
         ("relocations past EOF", lambda d: patch_dynamic(d, 8, 1 << 33)),
         ("versym outside loads", lambda d: patch_dynamic(d, 0x6FFFFFF0, 1 << 45)),
         ("verneed outside loads", lambda d: patch_dynamic(d, 0x6FFFFFFE, 1 << 45)),
-        ("small syment", lambda d: patch_dynamic(d, 11, 4)),
     ],
 )
 def test_corrupt_dynamic_data_raises(label: str, mutate) -> None:
@@ -694,6 +693,9 @@ def test_corrupt_dynamic_data_raises(label: str, mutate) -> None:
         ("dynamic too short", lambda d: patch_phdr(d, 2, filesz=16), ["dynamic-size-mismatch"]),
         ("strsz huge", lambda d: patch_dynamic(d, 10, 1 << 40), []),
         ("strsz too small", lambda d: patch_dynamic(d, 10, 1), ["strtab-size-mismatch"]),
+        ("small syment", lambda d: patch_dynamic(d, 11, 4), ["entry-size-mismatch"]),
+        ("huge syment", lambda d: patch_dynamic(d, 11, 1 << 33), ["entry-size-mismatch"]),
+        ("huge relaent", lambda d: patch_dynamic(d, 9, 0x7FFF_FFFF), ["entry-size-mismatch"]),
     ],
 )
 def test_file_level_fields_the_loader_ignores(label: str, mutate, codes: list[str]) -> None:
@@ -771,3 +773,23 @@ def test_empty_gnu_hash_table_does_not_hide_imports(tmp_path: Path) -> None:
     assert len(facts.symbols) == len(readelf_symbols(str(exe)))
     names = {facts.symbols[r.symbol_index].name for r in facts.references}
     assert {"puts", "abs", "atoi"} <= names or {"puts", "atoi"} <= names
+
+
+def test_verneed_chain_that_comes_back_is_read_once() -> None:
+    """Records valid both as Elf_Verneed and as Elf_Vernaux, each pointing 16 bytes on, with
+    DT_VERNEEDNUM and vn_cnt at their maximum: every record is read once (a visited set), not
+    2**30 times."""
+    syms = [("f", 1, 2, 0, 1, 0x1000)]
+    tags = [(0x6FFFFFF0, 0), (0x6FFFFFFE, 0), (0x6FFFFFFF, 0x7FFF)]
+    size = len(build_elf(symbols=syms, tags=tags))
+    versym = BASE + size + (-size % 8)
+    verneed = versym + 8
+    data = bytearray(build_elf(symbols=syms, tags=[(0x6FFFFFF0, versym), (0x6FFFFFFE, verneed), (0x6FFFFFFF, 0x7FFF)]))
+    assert len(data) == size
+    data += bytes(-size % 8) + struct.pack("<4H", 1, 2, 0, 0)
+    data += struct.pack("<HHIII", 1, 0x7FFF, 0, 0, 16) * 65536  # 1 MiB of records
+    data = bytearray(patch_phdr(bytes(data), 1, filesz=len(data)))
+    started = time.perf_counter()
+    facts = read_elf_facts(bytes(data), "/lib/libloop.so")
+    assert time.perf_counter() - started < 5
+    assert [s.name for s in facts.symbols] == ["", "f"]
