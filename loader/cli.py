@@ -1,7 +1,8 @@
 """The ``linkgraph`` command line. Its ``--help`` texts are the user documentation.
 
 Exit codes: 0 = done, nothing worse than warnings; 1 = done, but some files had error-severity
-problems (listed in the report); 2 = could not run (bad arguments, unreadable target, store).
+problems (listed in the report); 2 = could not run (bad arguments, unreadable target, store);
+3 = internal error (a bug: one line on stderr, the full trace in a file it names).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .console import ProgressBar, print_found, print_rows, print_summary
 from .errors import LinkgraphError
 from .model import Severity
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_FAILED = 0, 1, 2
+EXIT_OK, EXIT_PROBLEMS, EXIT_FAILED, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_DB = "linkgraph.lbdb"
 
 
@@ -80,7 +81,8 @@ def main() -> None:
       linkgraph scan ROOTFS_DIR --neo4j bolt://127.0.0.1:7687   # a shared Neo4j server
 
     Exit codes: 0 done; 1 done, but some files had errors (see the report's problems);
-    2 could not run.
+    2 could not run; 3 internal error (a bug in linkgraph: please report it with the trace file
+    the message names).
     """
 
 
@@ -290,3 +292,23 @@ def _add_viewer_commands() -> None:
 
 
 _add_viewer_commands()
+
+
+def run() -> None:
+    """The ``linkgraph`` command: ``main``, with an internal error turned into one line and exit 3.
+
+    The traceback goes to a new file in the temporary folder, whose path the line names; nothing
+    of it reaches the screen (exit 1 stays "done, with problems")."""
+    try:
+        main()
+    except Exception as exc:  # noqa: BLE001 - every unexpected failure, MemoryError and RecursionError included
+        import tempfile
+        import traceback
+
+        fd, path = tempfile.mkstemp(prefix="linkgraph-internal-error-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
+            out.write(f"linkgraph {__version__}: {' '.join(sys.argv)}\n")
+            traceback.print_exception(exc, file=out)
+        click.echo(f"linkgraph: internal error ({type(exc).__name__}: {str(exc)[:200]}); the full trace is in "
+                   f"{path}: please report it", err=True)
+        sys.exit(EXIT_INTERNAL)

@@ -118,3 +118,25 @@ def test_wheel_installs_into_a_clean_environment(tmp_path: Path) -> None:
     out = subprocess.run([str(venv / "bin" / "linkgraph"), "query", "--list"], capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout
     assert "unresolved" in out
+
+
+def test_internal_error_is_one_line_and_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A bug (here: the scan stage raising MemoryError) never shows a traceback: one line naming
+    the file that holds it, and exit 3, which exit 1 ("done, with problems") cannot be mistaken for."""
+    from linkgraph.loader import cli, scan
+
+    def explode(*_args: object, **_kwargs: object) -> None:
+        raise MemoryError("simulated")
+
+    monkeypatch.setattr(scan, "scan_root", explode)
+    monkeypatch.setattr("linkgraph.loader.firmware.scan_root", explode)
+    monkeypatch.setattr(sys, "argv", ["linkgraph", "scan", str(REPO / "tests"), "--db", str(tmp_path / "x.lbdb"), "-q"])
+    with pytest.raises(SystemExit) as exited:
+        cli.run()
+    assert exited.value.code == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    trace = Path(err.split("the full trace is in ", 1)[1].split(":", 1)[0])
+    assert "MemoryError: simulated" in trace.read_text()
+    trace.unlink()
