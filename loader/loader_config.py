@@ -20,6 +20,8 @@ from .ldconfig import (
 from .model import ElfFacts, Flavour, Problem, ProblemCode, Severity
 from .rootfs import RootFS, display_path
 
+MAX_CONFIG_SIZE = 64 << 20  # ld.so.cache, the interpreter: a few MiB at most on any real system
+
 
 class LoaderConfig:
     """The search-path facts of one root for one flavour: ld.so.cache, ld.so.conf, musl path file."""
@@ -41,8 +43,19 @@ class LoaderConfig:
                 self._glibc_cache = self._emulated_cache()
         return self._glibc_cache  # type: ignore[return-value]
 
+    def read_capped(self, path: str, what: str) -> bytes | None:
+        """A loader configuration file or the loader itself, at most ``MAX_CONFIG_SIZE`` bytes
+        (no real one comes near; a larger one is a problem and is not read)."""
+        data = self.root.read_bytes(path, MAX_CONFIG_SIZE + 1)
+        if data is not None and len(data) > MAX_CONFIG_SIZE:
+            self.problems.append(Problem(
+                display_path(path), Severity.WARNING,
+                f"{what} larger than {MAX_CONFIG_SIZE >> 20} MiB: not read", ProblemCode.CONFIG_TOO_LARGE))
+            return None
+        return data
+
     def _read_cache(self, path: str) -> LdCache | None:
-        data = self.root.read_bytes(path)
+        data = self.read_capped(path, "ld.so.cache")
         if data is None:
             return None
         try:
@@ -68,7 +81,7 @@ class LoaderConfig:
         table in the loader's own byte order, every offset inside the strings, a final NUL.
         Anything else is ignored by the loader ("cache '/etc/ld.so.cache' is corrupt")."""
         if byteorder not in self._uclibc_cache:
-            data = self.root.read_bytes("/etc/ld.so.cache")
+            data = self.root.read_bytes("/etc/ld.so.cache", MAX_CONFIG_SIZE + 1)
             cache = None
             if data is not None:
                 cache = self._read_cache("/etc/ld.so.cache")
@@ -85,7 +98,7 @@ class LoaderConfig:
     def musl_arch(self, exe: ElfFacts, interpreter: str | None) -> str | None:
         """musl's LDSO_ARCH: from the loader file in the root, its name, else the ELF header."""
         if interpreter not in self._musl_arch:
-            data = self.root.read_bytes(interpreter) if interpreter else None
+            data = self.read_capped(interpreter, "the interpreter") if interpreter else None
             self._musl_arch[interpreter] = musl_arch_of_loader(data, interpreter)
         return self._musl_arch[interpreter] or musl_arch(exe)
 
@@ -105,7 +118,7 @@ class LoaderConfig:
         no interpreter to read, guessed from the root's layout (and a warning says so)."""
         key = f"{flavour.flavour.value} {loader.path if loader is not None else '-'}"
         if key not in self.defaults_used:
-            data = self.root.read_bytes(loader.path) if loader is not None else None
+            data = self.read_capped(loader.path, "the interpreter") if loader is not None else None
             dirs: list[str] | None = None
             hwcaps: list[str] = []
             if data is not None and flavour.flavour is Flavour.GLIBC:

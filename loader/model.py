@@ -71,6 +71,7 @@ class ProblemCode(enum.StrEnum):
     LD_CACHE_IGNORED = "ld-cache-ignored"
     LD_CONF_ASSUMED = "ld-conf-assumed"
     DEFAULT_DIRS_GUESSED = "default-dirs-guessed"
+    CONFIG_TOO_LARGE = "config-too-large"
     INCLUDE_LOOP = "include-loop"  # an ld.so.conf include that leads back to a file being read
     # hostile nesting: directories, includes or paths deeper than a documented limit
     DEPTH_LIMIT = "depth-limit"

@@ -21,6 +21,7 @@ from .errors import ElfError, RootfsError
 from .flavours import flavour_of
 from .licences import Overrides, licence_facts
 from .link_map import World, build_link_map
+from .loader_config import MAX_CONFIG_SIZE
 from .model import ElfFacts, Kind, Module, Problem, ProblemCode, Resolution, ScanResult, Severity
 from .risky_paths import risky_search_paths
 from .rootfs import RootFS, display_path
@@ -47,11 +48,14 @@ def _load(job: tuple[str, str]) -> tuple[str, bytes | Problem | None, str | None
         with open(host, "rb") as fh:
             if not is_elf(fh.read(4)):
                 return device, None, None
+            if os.fstat(fh.fileno()).st_size > MAX_ELF_SIZE:  # checked before anything is read
+                return device, Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB",
+                                       ProblemCode.TOO_LARGE), None
             fh.seek(0)
             data = fh.read(MAX_ELF_SIZE + 1)
     except OSError as exc:
         return device, Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED), None
-    if len(data) > MAX_ELF_SIZE:
+    if len(data) > MAX_ELF_SIZE:  # grew while being read
         return device, Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB",
                                ProblemCode.TOO_LARGE), None
     return device, data, hashlib.sha256(data).hexdigest()
@@ -125,7 +129,7 @@ def firmware_hash(modules: dict[str, ElfFacts], links: dict[str, str], root: Roo
     for path in sorted(links):
         h.update(f"L\0{path}\0{links[path]}\n".encode())
     for path in LOADER_CONFIG:
-        data = root.read_bytes(path)
+        data = root.read_bytes(path, MAX_CONFIG_SIZE + 1)  # a larger one is not read (a problem says so)
         if data is not None:
             h.update(f"C\0{path}\0{hashlib.sha256(data).hexdigest()}\n".encode())
     return h.hexdigest()
