@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import posixpath
+import urllib.parse
 from dataclasses import dataclass, field
 
 from .licences.classes import licence_class
@@ -28,12 +30,22 @@ class GraphRows:
     rels: dict[tuple[str, str, str], list[dict]] = field(default_factory=dict)
 
 
+def key_part(name: str) -> str:
+    """An injective, ASCII form of a name from the firmware, for node ids: the name itself when it
+    is ASCII without ``\\``, ``%`` or ``@``, else ``%`` and its exact bytes percent-encoded. (Displayed
+    names escape undecodable bytes as ``\\xNN``, so a raw byte and a literal backslash look
+    alike there; their ids never do.)"""
+    if name.isascii() and "\\" not in name and "%" not in name and "@" not in name:
+        return name
+    return "%" + urllib.parse.quote(os.fsencode(name), safe="")
+
+
 def module_id(firmware: str, path: str) -> str:
-    return f"{firmware[:16]}:{path}"
+    return f"{firmware[:16]}:{key_part(path)}"
 
 
 def symbol_id(firmware: str, name: str, version: str | None) -> str:
-    return f"{firmware[:16]}:{name}@{version or ''}"
+    return f"{firmware[:16]}:{key_part(name)}@{key_part(version or '')}"
 
 
 def build_rows(result: ScanResult) -> GraphRows:
@@ -71,7 +83,7 @@ def build_rows(result: ScanResult) -> GraphRows:
                                      "via": edge.via, "tried": list(edge.tried or ()), "found_by": None}
                 found_by[key] = {how: []}
                 if edge.target is None:
-                    xid = f"{fw}:missing:{edge.soname}"
+                    xid = f"{fw}:missing:{key_part(edge.soname)}"
                     missing.setdefault(xid, {"id": xid, "firmware": fw, "soname": edge.soname})
                     row["to"] = xid
                 else:

@@ -21,7 +21,7 @@ from .flavours import LoaderFlavour, flavour_of
 from .header_checks import Verdict
 from .loader_config import LoaderConfig
 from .model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge, Problem
-from .rootfs import RootFS, display_path
+from .rootfs import RootFS
 from .search_path import Candidate, LoadedObject, SearchPath
 
 
@@ -45,7 +45,7 @@ class World:
             found = self.root.resolve(device_path)
         except RootfsError:
             return None
-        return display_path(found) if found is not None else None
+        return found  # byte-exact (undecodable bytes as surrogates); escaped only for display
 
     def interpreter(self, exe: ElfFacts) -> tuple[str | None, ElfFacts | None]:
         """The interpreter's path as the kernel opens it, and its facts if it is in the root."""

@@ -96,7 +96,7 @@ def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, 
                 problems.append(Problem(shown, Severity.WARNING, "empty file (0 bytes) where code was expected",
                                         ProblemCode.EMPTY_FILE))
         elif entry.size >= 52:  # smaller than any ELF header
-            files.append((root.host_path(entry.path), shown))
+            files.append((root.host_path(entry.path), entry.path))  # byte-exact: shown escaped only when stored
         elif _looks_like_code(entry.path, entry.mode):
             with open(root.host_path(entry.path), "rb") as fh:
                 if is_elf(fh.read(4)):
@@ -125,9 +125,9 @@ def firmware_hash(modules: dict[str, ElfFacts], links: dict[str, str], root: Roo
     """Content hash of a root: its ELF files, its symlinks and its loader configuration."""
     h = hashlib.sha256()
     for path in sorted(modules):
-        h.update(f"F\0{path}\0{modules[path].sha256}\n".encode())
+        h.update(f"F\0{path}\0{modules[path].sha256}\n".encode("utf-8", "surrogateescape"))
     for path in sorted(links):
-        h.update(f"L\0{path}\0{links[path]}\n".encode())
+        h.update(f"L\0{path}\0{links[path]}\n".encode("utf-8", "surrogateescape"))
     for path in LOADER_CONFIG:
         data = root.read_bytes(path, MAX_CONFIG_SIZE + 1)  # a larger one is not read (a problem says so)
         if data is not None:
@@ -197,9 +197,8 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
                                         f"dangling symlink: {display_path(link_targets[shown])} is not in the root",
                                         ProblemCode.SYMLINK_DANGLING))
             continue
-        target = display_path(target)
         if target in modules:
-            aliases.setdefault(target, []).append(shown)
+            aliases.setdefault(target, []).append(link)
 
     problems += risky_search_paths(root, modules.values())
     t1 = time.perf_counter()

@@ -77,3 +77,42 @@ def test_two_gib_sparse_interpreter(tmp_path: Path) -> None:
     codes = {(p["path"], p["code"]) for p in problems(tmp_path / "db.lbdb")}
     assert (f"{MULTIARCH}/ld-linux-x86-64.so.2", "too-large") in codes
     assert (PROG, "default-dirs-guessed") in codes
+
+
+def _rename(path: Path, old: bytes, new: bytes) -> None:
+    """Overwrite every NUL-terminated ``old`` string in the file with ``new`` (NUL padded)."""
+    assert len(new) <= len(old)
+    data = path.read_bytes()
+    assert b"\0" + old + b"\0" in data, (path, old)
+    path.write_bytes(data.replace(b"\0" + old + b"\0", b"\0" + new.ljust(len(old), b"\0") + b"\0"))
+
+
+def test_raw_byte_and_escaped_names_stay_distinct(tmp_path: Path) -> None:
+    """``libq\\xff.so`` (a raw byte) and ``libq\\\\xff.so`` (a literal backslash) display alike, as do
+    two such symbol names: they stay two libraries and two symbols, and the scan stores them all."""
+    root = Root(tmp_path / "root")
+    root.install_glibc()
+    names = {b"libqaaaaaaaa.so": b"libq\xff.so", b"libqbbbbbbbb.so": b"libq\\xff.so"}
+    syms = {b"symqaaaaaaaa": b"symq\xff", b"symqbbbbbbbb": b"symq\\xff"}
+    for lib, sym in zip(names, syms, strict=True):
+        root.lib(f"/usr/lib/{lib.decode()}", ["loader_rules/onefn.c"], cflags=[f"-DFN={sym.decode()}"])
+    root.exe(PROG, ["collide/main.c"], needs=[f"/usr/lib/{n.decode()}" for n in names])
+    for old, new in names.items():
+        host = root.host(f"/usr/lib/{old.decode()}")
+        _rename(host, old, new)
+        for sym_old, sym_new in syms.items():
+            if sym_old[4:5] == old[4:5]:
+                _rename(host, sym_old, sym_new)
+        os.rename(host, os.path.join(os.fsencode(host.parent), new))
+    for old, new in (*names.items(), *syms.items()):
+        _rename(root.host(PROG), old, new)
+    db = tmp_path / "db.lbdb"
+    rc, peak, seconds = measured_scan(root.path, db)
+    assert rc in (0, 1) and peak < GIB and seconds < 30
+    report = json.loads(linkgraph("report", "--db", str(db), "--format", "json").stdout)
+    libs = [m["path"] for m in report["modules"] if m["path"].startswith("/usr/lib/libq")]
+    assert sorted(libs) == ["/usr/lib/libq\\xff.so", "/usr/lib/libq\\xff.so"]  # two modules, shown alike
+    edges = [e for e in report["dependencies"] if e["from"] == PROG and e["soname"].startswith("libq")]
+    assert len(edges) == 2 and all(e["status"] == "used" for e in edges), edges
+    bound = [b for b in report["bindings"] if b["module"] == PROG and b["symbol"].startswith("symq")]
+    assert len(bound) == 2, bound
