@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """The viewer app. Config: ``LINKGRAPH_STORE`` (an open store) or ``LINKGRAPH_DB`` (LadybugDB file)
     or ``LINKGRAPH_NEO4J`` (URI, with ``LINKGRAPH_NEO4J_DATABASE``; user and password from NEO4J_USER /
-    NEO4J_PASSWORD)."""
+    NEO4J_PASSWORD). ``LINKGRAPH_ALLOWED_HOSTS``: the ``Host`` names (``host`` or ``host:port``) answered
+    besides the loopback ones (``security``: every other Host gets a 400; every response gets nosniff)."""
     from flask import Flask, jsonify, request
     from werkzeug.exceptions import HTTPException
 
@@ -29,8 +30,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False
 
-    from . import api, exports, pages, store_access
+    from . import api, exports, pages, security, store_access
 
+    security.init_app(app)
     store_access.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(exports.bp)

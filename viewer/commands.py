@@ -105,7 +105,7 @@ def _is_loopback(host: str) -> bool:
 @store_options(None)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (the viewer has no login: keep it on the loopback unless the network "
-                   "is yours).")
+                   "is yours). Requests must name it or a loopback name in their Host header.")
 @click.option("--port", default=8750, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on.")
 @click.option("--debug", is_flag=True, help="Flask debug mode (tracebacks in the browser); never on a shared network.")
 def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> None:
@@ -131,8 +131,9 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
     except LinkgraphError as exc:
         fail(str(exc))
     try:
-        app = create_app({"LINKGRAPH_STORE": store, "DEBUG": debug})
         url_host = f"[{host}]" if ":" in host else host
+        # the Host allow-list (viewer/security.py): the loopback names, and the address asked for
+        app = create_app({"LINKGRAPH_STORE": store, "DEBUG": debug, "LINKGRAPH_ALLOWED_HOSTS": [f"{url_host}:{port}"]})
         click.echo(f"linkgraph viewer on http://{url_host}:{port}/ ({where}, {len(known)} firmware; Ctrl-C stops it)",
                    err=True)
         if not _is_loopback(host):

@@ -96,7 +96,6 @@ def diagram(firmware_id: str, fmt: str) -> Response:
     response = Response(image, mimetype=MIMETYPES[fmt])
     disposition = "inline" if fmt == "svg" else "attachment"
     response.headers["Content-Disposition"] = f'{disposition}; filename="{download_name(title.path, "." + fmt)}"'
-    response.headers["X-Content-Type-Options"] = "nosniff"
     if fmt == "svg":
         response.headers["Content-Security-Policy"] = SVG_POLICY
     return response
@@ -111,5 +110,4 @@ def analysis_table(firmware_id: str) -> Response:
     response = Response(analysis_csv(found), mimetype="text/csv")
     name = download_name(found["module"]["path"], "-analysis.csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
-    response.headers["X-Content-Type-Options"] = "nosniff"
     return response
