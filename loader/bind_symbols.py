@@ -312,16 +312,20 @@ def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFact
     main = objects[0].path
     visited: set[str] = set()
     finished: list[str] = []
-
-    def visit(path: str) -> None:
-        visited.add(path)
-        for dep in deps.get(path, ()):
-            if dep not in visited and dep != main:
-                visit(dep)
-        finished.append(path)
-
-    for obj in reversed(objects[1:]):
-        if obj.path not in visited:
-            visit(obj.path)
+    for obj in reversed(objects[1:]):  # a post-order depth-first walk, with a stack (chains are long)
+        if obj.path in visited:
+            continue
+        visited.add(obj.path)
+        stack = [(obj.path, iter(deps.get(obj.path, ())))]
+        while stack:
+            path, pending = stack[-1]
+            for dep in pending:
+                if dep not in visited and dep != main:
+                    visited.add(dep)
+                    stack.append((dep, iter(deps.get(dep, ()))))
+                    break
+            else:
+                stack.pop()
+                finished.append(path)
     return [by_path[p] for p in finished if p in by_path] + [objects[0]]
 

@@ -21,10 +21,12 @@ import os
 import posixpath
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .errors import LdconfigError, RootfsError
-from .rootfs import RootFS
+from .model import Problem, ProblemCode, Severity
+from .rootfs import RootFS, display_path
 
 FLAG_TYPE_MASK, FLAG_REQUIRED_MASK = 0x00FF, 0xFF00
 FLAG_ELF, FLAG_ELF_LIBC5, FLAG_ELF_LIBC6 = 0x0001, 0x0002, 0x0003
@@ -281,17 +283,11 @@ def _glob(root: RootFS, pattern: str) -> list[str]:
     return sorted(paths, key=os.fsencode) if parts else []
 
 
-def _parse_conf(root: RootFS, path: str, dirs: list[str], visited: set[str]) -> None:
-    try:
-        canonical = root.resolve(path)
-    except RootfsError:
-        return
-    if canonical is None or canonical in visited:  # visiting a file twice adds nothing: no loops
-        return
-    visited.add(canonical)
-    data = root.read_bytes(path)
-    if data is None:
-        return
+MAX_INCLUDE_DEPTH = 64  # levels of ld.so.conf ``include``; real configurations use one or two
+
+
+def _conf_items(root: RootFS, path: str, data: bytes) -> Iterator[tuple[bool, str]]:
+    """The items of one configuration file in order: (True, included file) or (False, directory)."""
     for raw in data.split(b"\n"):
         line = raw.split(b"#", 1)[0].strip()
         if not line:
@@ -301,18 +297,74 @@ def _parse_conf(root: RootFS, path: str, dirs: list[str], visited: set[str]) -> 
                 if not pattern.startswith("/"):
                     pattern = posixpath.join(posixpath.dirname(path) or "/", pattern)
                 for included in _glob(root, pattern):
-                    _parse_conf(root, included, dirs, visited)
+                    yield True, included
         elif line[:5].lower() == b"hwcap" and line[5:6] in (b" ", b"\t"):
             continue
         else:
             for word in re.split(rb"[\s,:]+", line):
                 word = word.split(b"=", 1)[0].rstrip().rstrip(b"/")  # "DIR=libc5": glibc < 2.32
                 entry = os.fsdecode(word)
-                if entry and entry not in dirs:
-                    dirs.append(entry)
+                if entry:
+                    yield False, entry
 
 
-def read_ld_so_conf(root: RootFS, path: str = "/etc/ld.so.conf") -> list[str]:
+def _parse_conf(root: RootFS, path: str, dirs: list[str], problems: list[Problem] | None) -> None:
+    """Read ``path`` and its includes depth first, as glibc's recursive ``parse_conf``, with a stack."""
+    visited: set[str] = set()
+    first: dict[ProblemCode, tuple[Problem, str, list[int]]] = {}  # code -> problem, message, count
+
+    def warn(code: ProblemCode, where: str, message: str) -> None:
+        if code not in first:
+            first[code] = (Problem(display_path(where), Severity.WARNING, message, code), message, [1])
+            if problems is not None:
+                problems.append(first[code][0])
+            return
+        problem, message, count = first[code]
+        count[0] += 1
+        problem.message = f"{message} (and {count[0] - 1} more)"
+
+    stack: list[tuple[str, Iterator[tuple[bool, str]]]] = []  # canonical path, its remaining items
+    reading: set[str] = set()  # canonical paths on the stack
+
+    def enter(name: str, includer: str | None) -> None:
+        try:
+            canonical = root.resolve(name)
+        except RootfsError:
+            return
+        if canonical is None:
+            return
+        if canonical in reading:
+            warn(ProblemCode.INCLUDE_LOOP, includer or name,
+                 f"include loop: includes {display_path(name)}, which is being read; not read again")
+            return
+        if canonical in visited:  # visiting a file twice adds nothing
+            return
+        if len(stack) > MAX_INCLUDE_DEPTH:
+            warn(ProblemCode.DEPTH_LIMIT, includer or name,
+                 f"includes nested more than {MAX_INCLUDE_DEPTH} levels deep: {display_path(name)} not read")
+            return
+        visited.add(canonical)
+        data = root.read_bytes(name)
+        if data is None:
+            return
+        stack.append((canonical, _conf_items(root, name, data)))
+        reading.add(canonical)
+
+    enter(path, None)
+    while stack:
+        canonical, items = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+            reading.discard(canonical)
+        elif item[0]:
+            enter(item[1], canonical)
+        elif item[1] not in dirs:
+            dirs.append(item[1])
+
+
+def read_ld_so_conf(root: RootFS, path: str = "/etc/ld.so.conf",
+                    problems: list[Problem] | None = None) -> list[str]:
     """Directories listed by ld.so.conf, in order, ``include`` globs expanded inside the root.
 
     Per line: ``#`` starts a comment; ``include PATTERN...`` reads the matching files (a relative
@@ -322,9 +374,14 @@ def read_ld_so_conf(root: RootFS, path: str = "/etc/ld.so.conf") -> list[str]:
     names holding those characters), a legacy ``=TYPE`` suffix and trailing slashes removed,
     ``/`` alone dropped as glibc does.  Duplicates keep the first; a file is read at most once.
     Directories are not checked for existence.  A missing file gives ``[]``.
+
+    glibc's ldconfig follows includes recursively with no check but the file system's; here an
+    include of a file being read (a loop) and includes nested more than ``MAX_INCLUDE_DEPTH``
+    levels are not read, each reason one warning in ``problems`` (``include-loop``,
+    ``depth-limit``: the first place found, and a count).
     """
     dirs: list[str] = []
-    _parse_conf(root, path, dirs, set())
+    _parse_conf(root, path, dirs, problems)
     return dirs
 
 

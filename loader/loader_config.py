@@ -68,7 +68,7 @@ class LoaderConfig:
         """No ld.so.cache in the root: assume ldconfig ran over /etc/ld.so.conf on the device."""
         if not self.root.is_file("/etc/ld.so.conf"):
             return None
-        dirs = read_ld_so_conf(self.root, "/etc/ld.so.conf")
+        dirs = read_ld_so_conf(self.root, "/etc/ld.so.conf", self.problems)
         self.problems.append(Problem(
             "/etc/ld.so.conf", Severity.WARNING,
             "no /etc/ld.so.cache in the root: assuming ldconfig was run over /etc/ld.so.conf "

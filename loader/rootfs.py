@@ -15,8 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .errors import RootfsError
+from .model import Problem, ProblemCode, Severity
 
 MAX_SYMLINKS = 40  # Linux's MAXSYMLINKS
+MAX_WALK_DEPTH = 256  # directory levels below the root the walk reads; no real firmware comes near
+PATH_MAX, NAME_MAX = 4096, 255  # Linux's limits on a host path and one name (bytes)
 
 
 def display_path(path: str) -> str:
@@ -147,18 +150,61 @@ class RootFS:
         except OSError:
             return []
 
-    def walk(self) -> Iterator[Entry]:
-        """Every regular file and symlink below the root, never following symlinks."""
-        for dirpath, dirnames, filenames in os.walk(self.host_dir, followlinks=False):
-            dirnames.sort()
-            rel = dirpath[len(self.host_dir):] or "/"
-            for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+    def walk(self, problems: list[Problem] | None = None) -> Iterator[Entry]:
+        """Every regular file and symlink below the root, never following symlinks.
+
+        Depth first, a directory's entries (files and symlinks, symlinks to directories too)
+        in sorted order before its subdirectories, also sorted (``os.walk`` top-down order).
+        Iterative, so hostile nesting cannot exhaust the stack.  A directory more than
+        ``MAX_WALK_DEPTH`` levels below the root is not read, nor is one whose host path leaves
+        no room for a name below ``PATH_MAX`` (so every path yielded can be opened).  Each reason
+        is one ``depth-limit`` warning in ``problems``: the first directory left out, and a count.
+        """
+        first: dict[str, Problem] = {}  # message -> its problem
+        counts: dict[str, int] = {}
+
+        def skip(device: str, message: str) -> None:
+            count = counts[message] = counts.get(message, 0) + 1
+            if count == 1:
+                first[message] = Problem(display_path(device), Severity.WARNING, message, ProblemCode.DEPTH_LIMIT)
+                if problems is not None:
+                    problems.append(first[message])
+            else:
+                first[message].message = f"{message} ({count} directories, the first one shown)"
+
+        stack: list[tuple[str, str, int]] = [(self.host_dir, "/", 0)]  # host path, device path, depth
+        while stack:
+            host, rel, depth = stack.pop()
+            names: list[str] = []
+            subdirs: list[str] = []
+            try:
+                with os.scandir(host) as it:
+                    for entry in it:
+                        try:
+                            is_dir = not entry.is_symlink() and entry.is_dir(follow_symlinks=False)
+                        except OSError:
+                            is_dir = False
+                        (subdirs if is_dir else names).append(entry.name)
+            except OSError:  # as os.walk: an unreadable directory is left out
+                continue
+            for name in sorted(names):
                 device = posixpath.join(rel, name)
                 try:
-                    st = os.lstat(os.path.join(dirpath, name))
+                    st = os.lstat(os.path.join(host, name))
                 except OSError:
                     continue
                 if stat.S_ISLNK(st.st_mode):
                     yield Entry(device, True, 0, st.st_mode)
                 else:
                     yield Entry(device, False, st.st_size, st.st_mode)
+            below: list[tuple[str, str, int]] = []
+            for name in sorted(subdirs):
+                device = posixpath.join(rel, name)
+                path = os.path.join(host, name)
+                if depth >= MAX_WALK_DEPTH:
+                    skip(device, f"directories nested more than {MAX_WALK_DEPTH} levels deep: not scanned")
+                elif len(os.fsencode(path)) + 1 + NAME_MAX >= PATH_MAX:
+                    skip(device, f"host path too near PATH_MAX ({PATH_MAX} bytes) for the names in it: not scanned")
+                else:
+                    below.append((path, device, depth + 1))
+            stack.extend(reversed(below))

@@ -80,7 +80,7 @@ def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, 
     """Regular files that may be ELF (host path, device path) and the symlinks of the root."""
     files: list[tuple[str, str]] = []
     links: list[str] = []
-    for entry in root.walk():
+    for entry in root.walk(problems):
         shown = display_path(entry.path)
         if shown != entry.path:
             problems.append(Problem(shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)",

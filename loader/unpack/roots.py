@@ -81,6 +81,9 @@ def is_root(folder: Path, relaxed: bool = False) -> bool:
     return _markers(folder) >= (1 if relaxed else 2) and _has_content(folder)
 
 
+MAX_SEARCH_DEPTH = 256  # no root filesystem lies deeper in an unpacked image
+
+
 def find_roots(top: Path, filesystem: bool) -> list[Path]:
     """The root filesystems in the extracted tree ``top`` (``filesystem``: ``top`` is a file system's top)."""
     if filesystem:
@@ -90,10 +93,18 @@ def find_roots(top: Path, filesystem: bool) -> list[Path]:
         if (top / "work").is_dir() and upper.is_dir() and not upper.is_symlink() and is_root(upper, relaxed=True):
             return [upper]
     roots = []
-    for folder, subfolders, _files in os.walk(top):
-        if is_root(Path(folder)):
-            roots.append(Path(folder))
-            subfolders.clear()
-        else:
-            subfolders.sort()
+    stack: list[tuple[Path, int]] = [(top, 0)]  # top-down, folders in name order; no recursion
+    while stack:
+        folder, depth = stack.pop()
+        if is_root(folder):
+            roots.append(folder)
+            continue
+        if depth >= MAX_SEARCH_DEPTH:
+            continue
+        try:
+            with os.scandir(folder) as entries:
+                subfolders = sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        stack.extend((folder / name, depth + 1) for name in reversed(subfolders))
     return roots
