@@ -283,6 +283,7 @@ def _glob(root: RootFS, pattern: str) -> list[str]:
     return sorted(paths, key=os.fsencode) if parts else []
 
 
+MAX_CONF_SIZE = 1 << 20  # ld.so.conf and its includes, musl's path file: a few hundred bytes in practice
 MAX_INCLUDE_DEPTH = 64  # levels of ld.so.conf ``include``; real configurations use one or two
 
 
@@ -344,8 +345,11 @@ def _parse_conf(root: RootFS, path: str, dirs: list[str], problems: list[Problem
                  f"includes nested more than {MAX_INCLUDE_DEPTH} levels deep: {display_path(name)} not read")
             return
         visited.add(canonical)
-        data = root.read_bytes(name)
+        data = root.read_bytes(name, MAX_CONF_SIZE + 1)
         if data is None:
+            return
+        if len(data) > MAX_CONF_SIZE:
+            warn(ProblemCode.CONFIG_TOO_LARGE, name, f"larger than {MAX_CONF_SIZE >> 20} MiB: not read")
             return
         stack.append((canonical, _conf_items(root, name, data)))
         reading.add(canonical)
@@ -395,7 +399,7 @@ def read_musl_path_file(root: RootFS, arch: str, prefix: str = "") -> list[str] 
     path = f"{prefix.rstrip('/')}/etc/ld-musl-{arch}.path"
     if not _exists(root, path):
         return None
-    data = root.read_bytes(path)
+    data = root.read_bytes(path, MAX_CONF_SIZE)  # musl reads it whole; no real one comes near the cap
     if data is None:
         return []
     return [os.fsdecode(p) for p in re.split(rb"[:\n]", data.split(b"\0", 1)[0]) if p]
