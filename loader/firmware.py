@@ -26,12 +26,9 @@ class NoRootFound(LinkgraphError):
 
 
 def file_sha256(path: Path) -> str:
-    """sha256 of a file, read in 1 MiB blocks."""
-    h = hashlib.sha256()
+    """sha256 of a file, read in blocks."""
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 @contextmanager

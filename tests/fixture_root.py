@@ -705,3 +705,14 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
                 soname = elf_dynamic(root.host(provider))[0]
                 edges.add((obj, soname, provider, "hidden", tuple(sorted(syms))))
     return edges
+
+
+def two_library_root(path: Path, program: str = "/usr/bin/prog") -> Root:
+    """A root with glibc and ``program`` needing libalpha.so (which needs libbeta.so) and libbeta.so."""
+    root = Root(path)
+    root.install_glibc()
+    root.lib("/usr/lib/libbeta.so", ["loader_rules/onefn.c"], cflags=["-DFN=v_fn"])
+    root.lib("/usr/lib/libalpha.so", ["loader_rules/callfn.c"], cflags=["-DFN=x_fn", "-DCALLEE=v_fn"],
+             needs=["/usr/lib/libbeta.so"])
+    root.exe(program, ["loader_rules/x_main.c"], needs=["/usr/lib/libalpha.so", "/usr/lib/libbeta.so"])
+    return root

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from conftest import linkgraph, linkgraph_cmd
-from fixture_root import MULTIARCH, Root
+from fixture_root import MULTIARCH, Root, two_library_root
 
 R = "loader_rules/"
 PROG = "/usr/bin/prog"
@@ -34,17 +34,6 @@ def measured_scan(root: Path, db: Path) -> tuple[int, int, float]:
     return child.returncode, usage.ru_maxrss * 1024, time.perf_counter() - started
 
 
-def small_root(path: Path) -> Root:
-    root = Root(path)
-    root.install_glibc()
-    root.lib("/usr/lib/libbeta.so", [R + "onefn.c"], cflags=["-DFN=v_fn"])
-    root.lib(
-        "/usr/lib/libalpha.so", [R + "callfn.c"], cflags=["-DFN=x_fn", "-DCALLEE=v_fn"], needs=["/usr/lib/libbeta.so"]
-    )
-    root.exe(PROG, [R + "x_main.c"], needs=["/usr/lib/libalpha.so", "/usr/lib/libbeta.so"])
-    return root
-
-
 def sparse(path: Path, head: bytes, size: int) -> None:
     path.unlink(missing_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -58,7 +47,7 @@ def problems(db: Path) -> list[dict]:
 
 
 def test_two_gib_sparse_ld_so_cache(tmp_path: Path) -> None:
-    root = small_root(tmp_path / "root")
+    root = two_library_root(tmp_path / "root")
     sparse(root.host("/etc/ld.so.cache"), b"glibc-ld.so.cache1.1", 2 * GIB)
     rc, peak, seconds = measured_scan(root.path, tmp_path / "db.lbdb")
     print(f"2 GiB ld.so.cache: exit {rc}, peak {peak >> 20} MiB, {seconds:.1f} s")
@@ -68,7 +57,7 @@ def test_two_gib_sparse_ld_so_cache(tmp_path: Path) -> None:
 
 
 def test_two_gib_sparse_interpreter(tmp_path: Path) -> None:
-    root = small_root(tmp_path / "root")
+    root = two_library_root(tmp_path / "root")
     ldso = root.host(f"{MULTIARCH}/ld-linux-x86-64.so.2")
     sparse(ldso, ldso.read_bytes(), 2 * GIB)
     rc, peak, seconds = measured_scan(root.path, tmp_path / "db.lbdb")

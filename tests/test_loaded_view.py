@@ -30,6 +30,7 @@ from fixture_root import (
     real_loader,
     run_in_root,
     scan,
+    two_library_root,
 )
 from oracle import parse_trace_list
 
@@ -51,20 +52,9 @@ def _phdr_fields(data: bytes, p_type: int) -> list[int]:
     ]
 
 
-def _two_lib_root(path: Path) -> Root:
-    root = Root(path)
-    root.install_glibc()
-    root.lib("/usr/lib/libbeta.so", [R + "onefn.c"], cflags=["-DFN=v_fn"])
-    root.lib(
-        "/usr/lib/libalpha.so", [R + "callfn.c"], cflags=["-DFN=x_fn", "-DCALLEE=v_fn"], needs=["/usr/lib/libbeta.so"]
-    )
-    root.exe(PROG, [R + "x_main.c"], needs=["/usr/lib/libalpha.so", "/usr/lib/libbeta.so"])
-    return root
-
-
 def test_pt_dynamic_filesz_too_small(tmp_path: Path) -> None:
     """sstrip and vendor tools leave a PT_DYNAMIC p_filesz short of the DT_NULL-terminated array."""
-    root = _two_lib_root(tmp_path / "root")
+    root = two_library_root(tmp_path / "root")
     for device in (PROG, "/usr/lib/libalpha.so"):
         data = bytearray(root.host(device).read_bytes())
         (pos,) = _phdr_fields(data, 2)
@@ -82,7 +72,7 @@ def test_pt_dynamic_filesz_too_small(tmp_path: Path) -> None:
 
 def test_section_headers_pointing_to_wrong_tables(tmp_path: Path) -> None:
     """Section headers whose .dynamic / .dynsym addresses are wrong change nothing the loader reads."""
-    root = _two_lib_root(tmp_path / "root")
+    root = two_library_root(tmp_path / "root")
     for device in (PROG, "/usr/lib/libalpha.so"):
         host = root.host(device)
         out = subprocess.run(["readelf", "-SW", str(host)], capture_output=True, text=True, check=True).stdout
@@ -128,7 +118,7 @@ def _trace_any(root: Root, exe: str) -> tuple[list[str], str]:
 def test_glibc_header_checks(tmp_path: Path, label: str, make, loads_good: bool) -> None:
     """A bad candidate for libbeta.so in /lib/x86_64-linux-gnu, searched before the good one in
     /usr/lib: skipped (the good one loads) or fatal (libbeta.so missing), as ld.so decides."""
-    root = _two_lib_root(tmp_path / "root")
+    root = two_library_root(tmp_path / "root")
     bad = f"{MULTIARCH}/libbeta.so"
     if make is None:
         root.exe(bad, [R + "x_main.c"], pie=False, needs=["/usr/lib/libalpha.so", "/usr/lib/libbeta.so"])
@@ -220,7 +210,7 @@ def test_glibc_hwcaps_subdirectory(tmp_path: Path) -> None:
     levels = _host_hwcaps()
     assert levels, "this machine's ld.so supports no glibc-hwcaps level"
     level = levels[-1]  # the lowest supported one
-    root = _two_lib_root(tmp_path / "root")
+    root = two_library_root(tmp_path / "root")
     better = f"/usr/lib/glibc-hwcaps/{level}/libbeta.so"
     root.lib(better, [R + "onefn.c"], cflags=["-DFN=v_fn"])
     trace = real_loader(root, PROG)
