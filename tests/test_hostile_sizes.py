@@ -16,7 +16,6 @@ from pathlib import Path
 from conftest import linkgraph, linkgraph_cmd
 from fixture_root import MULTIARCH, Root, two_library_root
 
-R = "loader_rules/"
 PROG = "/usr/bin/prog"
 GIB = 1 << 30
 
