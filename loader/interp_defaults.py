@@ -33,6 +33,7 @@ class CompiledDefaults:
     source: str  # "interpreter PATH" or "layout of the root (no interpreter to read)"
     hwcaps: tuple[str, ...] = ()  # glibc-hwcaps subdirectories searched, in priority order
     known_hwcaps: tuple[str, ...] = field(default=(), compare=False)  # all the loader knows
+    guessed: bool = False  # from the root's layout: no interpreter to read them from
 
     def record(self) -> dict[str, object]:
         """For the firmware's ``source`` in the report."""

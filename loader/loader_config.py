@@ -132,7 +132,7 @@ class LoaderConfig:
                                          supported_hwcaps(hwcaps, self.cpu), tuple(hwcaps))
             else:
                 found = CompiledDefaults(tuple(flavour.default_dirs(exe, has_dir)),
-                                         "layout of the root (no interpreter to read them from)")
+                                         "layout of the root (no interpreter to read them from)", guessed=True)
                 self.problems.append(Problem(
                     display_path(exe.path), Severity.WARNING,
                     f"{flavour.flavour.value} loader {'not in the root' if loader is None else 'unreadable'}: its "

@@ -77,7 +77,7 @@ class SearchPath:
         self.hwcaps = compiled.hwcaps
         uclibc = flavour.flavour is Flavour.UCLIBC
         self.uclibc = UclibcBuild.of(exe.facts.interpreter or interpreter, loader) if uclibc else UclibcBuild()
-        if uclibc and not self.uclibc.cache and compiled.source.startswith("layout"):
+        if uclibc and not self.uclibc.cache and compiled.guessed:
             self.defaults = [*self.defaults, "/usr/X11R6/lib"]  # dl-elf.c: #ifndef __LDSO_CACHE_SUPPORT__
 
     def dir_variants(self, directory: str) -> list[str]:

@@ -39,7 +39,6 @@ import os
 import posixpath
 import re
 import shutil
-import subprocess
 import threading
 import time
 import uuid
@@ -126,29 +125,23 @@ class StraceLoader(tvr.CachedLoader):
         super().__init__(root, workdir, cache_file)
         self._local = threading.local()
 
-    def _run(self, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-        key = json.dumps(["strace", argv, sorted(env.items())])
-        with self._cache_lock:
-            hit = self.runs.get(key)
-        if hit is None:
-            log = f"/{qo.ORACLE_DIR}/strace-{uuid.uuid4().hex}.log"
-            proc = qo.DeviceLoader._run(self, [argv[0], "-strace", "-D", log, *argv[1:]], env)
-            host_log = self.tree / log.lstrip("/")
-            try:
-                text = host_log.read_text(errors="backslashreplace")
-            except OSError as exc:
-                raise qo.OracleError(f"qemu wrote no strace log for {argv}: {exc}\n{proc.stderr}") from exc
-            host_log.unlink()
-            kept = "\n".join(line for line in text.splitlines() if self._KEEP.match(line))
-            hit = {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr, "strace": kept}
-            with self._cache_lock:
-                self.runs[key] = hit
-                self.misses += 1
-        else:
-            with self._cache_lock:
-                self.hits += 1
+    def _key(self, argv: list[str], env: dict[str, str]) -> str:
+        return json.dumps(["strace", argv, sorted(env.items())])
+
+    def _fresh(self, argv: list[str], env: dict[str, str]) -> dict:
+        log = f"/{qo.ORACLE_DIR}/strace-{uuid.uuid4().hex}.log"
+        hit = super()._fresh([argv[0], "-strace", "-D", log, *argv[1:]], env)
+        host_log = self.tree / log.lstrip("/")
+        try:
+            text = host_log.read_text(errors="backslashreplace")
+        except OSError as exc:
+            raise qo.OracleError(f"qemu wrote no strace log for {argv}: {exc}\n{hit['stderr']}") from exc
+        host_log.unlink()
+        hit["strace"] = "\n".join(line for line in text.splitlines() if self._KEEP.match(line))
+        return hit
+
+    def _replayed(self, hit: dict) -> None:
         self._local.strace = hit["strace"]
-        return subprocess.CompletedProcess(argv, hit["returncode"], hit["stdout"], hit["stderr"])
 
     def strace(self, path: str) -> tuple[qo.Trace, Syscalls]:
         """qemu_oracle's trace of ``path`` and the system calls of that run."""

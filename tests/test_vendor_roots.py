@@ -158,20 +158,31 @@ class CachedLoader(qo.DeviceLoader):
         self.hits = self.misses = 0
         self._cache_lock = threading.Lock()
 
+    def _key(self, argv: list[str], env: dict[str, str]) -> str:
+        return json.dumps([argv, sorted(env.items())])
+
+    def _fresh(self, argv: list[str], env: dict[str, str]) -> dict:
+        """One real run of the device loader, as the cache keeps it."""
+        proc = super()._run(argv, env)
+        return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
     def _run(self, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-        key = json.dumps([argv, sorted(env.items())])
+        key = self._key(argv, env)
         with self._cache_lock:
             hit = self.runs.get(key)
         if hit is None:
-            proc = super()._run(argv, env)
-            hit = {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+            hit = self._fresh(argv, env)
             with self._cache_lock:
                 self.runs[key] = hit
                 self.misses += 1
         else:
             with self._cache_lock:
                 self.hits += 1
+        self._replayed(hit)
         return subprocess.CompletedProcess(argv, hit["returncode"], hit["stdout"], hit["stderr"])
+
+    def _replayed(self, hit: dict) -> None:
+        """Called with every run's cached record (a subclass keeps more of it)."""
 
     def save(self) -> None:
         if not self.misses:
