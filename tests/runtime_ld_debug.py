@@ -14,16 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-try:
-    import oracle
-    import qemu_oracle as qo
-    from oracle import BindingKey
-    from runtime_trace import RuntimeTrace, _sort_key
-except ImportError:  # imported as tests.runtime_ld_debug
-    from tests import oracle
-    from tests import qemu_oracle as qo
-    from tests.oracle import BindingKey
-    from tests.runtime_trace import RuntimeTrace, _sort_key
+import oracle
+import qemu_oracle as qo
+from oracle import BindingKey
+from runtime_trace import RuntimeTrace, _sort_key
 
 
 @dataclass

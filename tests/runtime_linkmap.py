@@ -11,42 +11,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-try:
-    from runtime_elf import (
-        AT_BASE,
-        AT_NULL,
-        AT_PAGESZ,
-        DT_DEBUG,
-        DT_INIT,
-        DT_INIT_ARRAY,
-        DT_INIT_ARRAYSZ,
-        DT_MIPS_RLD_MAP,
-        DT_MIPS_RLD_MAP_REL,
-        DT_NULL,
-        DT_PREINIT_ARRAY,
-        DT_PREINIT_ARRAYSZ,
-        DynElf,
-        _find_symbol,
-    )
-    from runtime_gdb import _GdbError, _Pipe
-except ImportError:  # imported as tests.runtime_linkmap
-    from tests.runtime_elf import (
-        AT_BASE,
-        AT_NULL,
-        AT_PAGESZ,
-        DT_DEBUG,
-        DT_INIT,
-        DT_INIT_ARRAY,
-        DT_INIT_ARRAYSZ,
-        DT_MIPS_RLD_MAP,
-        DT_MIPS_RLD_MAP_REL,
-        DT_NULL,
-        DT_PREINIT_ARRAY,
-        DT_PREINIT_ARRAYSZ,
-        DynElf,
-        _find_symbol,
-    )
-    from tests.runtime_gdb import _GdbError, _Pipe
+from runtime_elf import (
+    AT_BASE,
+    AT_NULL,
+    AT_PAGESZ,
+    DT_DEBUG,
+    DT_INIT,
+    DT_INIT_ARRAY,
+    DT_INIT_ARRAYSZ,
+    DT_MIPS_RLD_MAP,
+    DT_MIPS_RLD_MAP_REL,
+    DT_NULL,
+    DT_PREINIT_ARRAY,
+    DT_PREINIT_ARRAYSZ,
+    DynElf,
+    _find_symbol,
+)
+from runtime_gdb import _GdbError, _Pipe
 
 
 @dataclass

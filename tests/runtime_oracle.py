@@ -94,66 +94,35 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-try:
-    import qemu_oracle as qo
-    from runtime_elf import (
-        AT_BASE,
-        AT_ENTRY,
-        DT_GNU_LIBLIST,
-        MACHINES,
-        RELOC_KINDS,
-        TLS_KINDS,
-        DynElf,
-        ElfFormatError,
-        Segment,
-        Slot,
-        _find_symbol,
-    )
-    from runtime_gdb import GDB, GDB_SCRIPT, _GdbError, _Pipe, _stop, _tail
-    from runtime_ld_debug import LD_DEBUG_ENV, LdDebugComparison, compare_with_ld_debug, device_ld_debug
-    from runtime_linkmap import _LinkMapReader, _Loaded, _parse_auxv, _Process
-    from runtime_slots import _SlotReader
-    from runtime_trace import (
-        CACHE_FORMAT,
-        SOURCE_DIGEST,
-        SOURCES,
-        RefKey,
-        RuntimeTrace,
-        _load,
-        _store,
-        cache_path,
-        root_digest,
-    )
-except ImportError:  # imported as tests.runtime_oracle
-    from tests import qemu_oracle as qo
-    from tests.runtime_elf import (
-        AT_BASE,
-        AT_ENTRY,
-        DT_GNU_LIBLIST,
-        MACHINES,
-        RELOC_KINDS,
-        TLS_KINDS,
-        DynElf,
-        ElfFormatError,
-        Segment,
-        Slot,
-        _find_symbol,
-    )
-    from tests.runtime_gdb import GDB, GDB_SCRIPT, _GdbError, _Pipe, _stop, _tail
-    from tests.runtime_ld_debug import LD_DEBUG_ENV, LdDebugComparison, compare_with_ld_debug, device_ld_debug
-    from tests.runtime_linkmap import _LinkMapReader, _Loaded, _parse_auxv, _Process
-    from tests.runtime_slots import _SlotReader
-    from tests.runtime_trace import (
-        CACHE_FORMAT,
-        SOURCE_DIGEST,
-        SOURCES,
-        RefKey,
-        RuntimeTrace,
-        _load,
-        _store,
-        cache_path,
-        root_digest,
-    )
+import qemu_oracle as qo
+from runtime_elf import (
+    AT_BASE,
+    AT_ENTRY,
+    DT_GNU_LIBLIST,
+    MACHINES,
+    RELOC_KINDS,
+    TLS_KINDS,
+    DynElf,
+    ElfFormatError,
+    Segment,
+    Slot,
+    _find_symbol,
+)
+from runtime_gdb import GDB, GDB_SCRIPT, _GdbError, _Pipe, _stop, _tail
+from runtime_ld_debug import LD_DEBUG_ENV, LdDebugComparison, compare_with_ld_debug, device_ld_debug
+from runtime_linkmap import _LinkMapReader, _Loaded, _parse_auxv, _Process
+from runtime_slots import _SlotReader
+from runtime_trace import (
+    CACHE_FORMAT,
+    SOURCE_DIGEST,
+    SOURCES,
+    RefKey,
+    RuntimeTrace,
+    _load,
+    _store,
+    cache_path,
+    root_digest,
+)
 
 __all__ = [  # the public names, also those defined in the runtime_*.py modules
     "CACHE_FORMAT",

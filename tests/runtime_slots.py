@@ -42,16 +42,10 @@ from __future__ import annotations
 
 import bisect
 
-try:
-    from oracle import BindingKey
-    from runtime_elf import TLS_KINDS, DynElf, Slot
-    from runtime_linkmap import _Loaded, _Process
-    from runtime_trace import RefKey, RuntimeTrace
-except ImportError:  # imported as tests.runtime_slots
-    from tests.oracle import BindingKey
-    from tests.runtime_elf import TLS_KINDS, DynElf, Slot
-    from tests.runtime_linkmap import _Loaded, _Process
-    from tests.runtime_trace import RefKey, RuntimeTrace
+from oracle import BindingKey
+from runtime_elf import TLS_KINDS, DynElf, Slot
+from runtime_linkmap import _Loaded, _Process
+from runtime_trace import RefKey, RuntimeTrace
 
 
 class _SlotReader:

@@ -17,12 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-try:
-    from hostroot import cache_dir
-    from oracle import BindingKey
-except ImportError:  # imported as tests.runtime_trace
-    from tests.hostroot import cache_dir
-    from tests.oracle import BindingKey
+from hostroot import cache_dir
+from oracle import BindingKey
 
 CACHE_FORMAT = "1"
 _HERE = Path(__file__).resolve().parent
