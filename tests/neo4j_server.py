@@ -403,13 +403,9 @@ class Neo4jServer:
         self.http_uri = f"http://127.0.0.1:{self.http_port}" if self.http_port else None
         (run_dir / "conf" / "neo4j.conf").write_text(self._conf(run_dir))
 
-        env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
-        env["NEO4J_HOME"] = str(self.home)
-        env["NEO4J_CONF"] = str(run_dir / "conf")
-
         admin = subprocess.run(
             [str(self.home / "bin" / "neo4j-admin"), "dbms", "set-initial-password", self.password],
-            env=env,
+            env=self._env(),
             capture_output=True,
             text=True,
             timeout=120,
@@ -418,20 +414,54 @@ class Neo4jServer:
             raise Neo4jServerError(
                 f"neo4j-admin dbms set-initial-password exited {admin.returncode}:\n{admin.stdout}{admin.stderr}"
             )
+        self._launch()
 
-        self._console = run_dir / "console.log"
-        with open(self._console, "wb") as out:
+    def _env(self) -> dict[str, str]:
+        assert self.home is not None and self.run_dir is not None
+        env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
+        env["NEO4J_HOME"] = str(self.home)
+        env["NEO4J_CONF"] = str(self.run_dir / "conf")
+        return env
+
+    def _launch(self) -> None:
+        """Start ``neo4j console`` on the run folder as it is (configuration, data, password)."""
+        assert self.home is not None and self.run_dir is not None
+        self._console = self.run_dir / "console.log"
+        with open(self._console, "ab") as out:
             self.process = subprocess.Popen(
                 [str(self.home / "bin" / "neo4j"), "console"],
-                env=env,
+                env=self._env(),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                cwd=run_dir,
+                cwd=self.run_dir,
                 start_new_session=True,  # own process group: Ctrl-C in a terminal reaches us, not the server
             )
         atexit.register(self.stop)
         self._wait_for_bolt()
+
+    def kill(self) -> None:
+        """Stop the server as a crash or a power cut would: SIGKILL to its whole process group, no
+        shutdown, no checkpoint. The run folder (data, transaction logs) stays for :meth:`restart`."""
+        if self.external or self.process is None:
+            raise Neo4jServerError("only a server this helper started can be killed")
+        process, self.process = self.process, None
+        atexit.unregister(self.stop)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+    def restart(self) -> None:
+        """Start the server again on the same data folder, port and password (after :meth:`kill`):
+        Neo4j recovers its store from the transaction logs at start."""
+        if self.external or self.run_dir is None:
+            raise Neo4jServerError("restart needs a server this helper started")
+        if self.process is not None:
+            raise Neo4jServerError("the server is still running")
+        self._launch()
 
     def _conf(self, run_dir: Path) -> str:
         assert self.home is not None and self.bolt_port is not None

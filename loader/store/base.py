@@ -42,7 +42,9 @@ class GraphStore(abc.ABC):
         return rows
 
     def firmware_ids(self) -> list[dict[str, Any]]:
-        return self.query("firmware")
+        """The firmware in the store. A Neo4j reader may meet the node of a firmware whose
+        replacement is being committed right then, its properties already gone: it is left out."""
+        return [f for f in self.query("firmware") if f["id"] is not None]
 
     def resolve_firmware(self, wanted: str | None) -> str:
         """The id of the firmware meant by ``wanted`` (id, id prefix or name); the only one if None."""
@@ -66,8 +68,9 @@ class GraphStore(abc.ABC):
         self.close()
 
 
-def open_store(db: str | None = None, neo4j: str | None = None, read_only: bool = False,
-               neo4j_database: str | None = None) -> GraphStore:
+def open_store(
+    db: str | None = None, neo4j: str | None = None, read_only: bool = False, neo4j_database: str | None = None
+) -> GraphStore:
     """The store for ``--db PATH`` (LadybugDB, embedded) or ``--neo4j URI`` (a Neo4j server)."""
     if db and neo4j:
         raise StoreError("give either --db PATH or --neo4j URI, not both")

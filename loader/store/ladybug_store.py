@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Any
 
 import pyarrow as pa
@@ -11,66 +12,174 @@ from ..errors import StoreError
 from ..graph_rows import NODE_TABLES, GraphRows
 from ..queries import load_query
 from .base import GraphStore
+from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
 
 # Column types of each table, for Arrow (the schema file is the truth; these must match it).
 _LIST = pa.list_(pa.string())
 COLUMNS: dict[str, dict[str, pa.DataType]] = {
-    "Firmware": {"id": pa.string(), "name": pa.string(), "sha256": pa.string(), "scanned_at": pa.string(),
-                 "source": pa.string()},
-    "Module": {"id": pa.string(), "firmware": pa.string(), "path": pa.string(), "name": pa.string(),
-               "root": pa.string(), "kind": pa.string(), "soname": pa.string(), "machine": pa.string(),
-               "class": pa.int64(), "endian": pa.string(), "osabi": pa.string(), "interpreter": pa.string(),
-               "needed": _LIST, "aliases": _LIST, "size": pa.int64(), "sha256": pa.string(),
-               "licence": pa.string(), "licence_source": pa.string(), "licence_certainty": pa.string(),
-               "package": pa.string(), "licence_class": pa.string()},
+    "Firmware": {
+        "id": pa.string(),
+        "name": pa.string(),
+        "sha256": pa.string(),
+        "scanned_at": pa.string(),
+        "source": pa.string(),
+    },
+    "Module": {
+        "id": pa.string(),
+        "firmware": pa.string(),
+        "path": pa.string(),
+        "name": pa.string(),
+        "root": pa.string(),
+        "kind": pa.string(),
+        "soname": pa.string(),
+        "machine": pa.string(),
+        "class": pa.int64(),
+        "endian": pa.string(),
+        "osabi": pa.string(),
+        "interpreter": pa.string(),
+        "needed": _LIST,
+        "aliases": _LIST,
+        "size": pa.int64(),
+        "sha256": pa.string(),
+        "licence": pa.string(),
+        "licence_source": pa.string(),
+        "licence_certainty": pa.string(),
+        "package": pa.string(),
+        "licence_class": pa.string(),
+    },
     "Missing": {"id": pa.string(), "firmware": pa.string(), "soname": pa.string()},
     "Symbol": {"id": pa.string(), "firmware": pa.string(), "name": pa.string(), "version": pa.string()},
-    "LinkMap": {"id": pa.string(), "firmware": pa.string(), "executable": pa.string(), "flavour": pa.string(),
-                "objects": _LIST, "missing": _LIST},
-    "Duplicate": {"id": pa.string(), "firmware": pa.string(), "symbol": pa.string(), "providers": _LIST,
-                  "chosen": pa.string(), "executables": _LIST},
-    "Problem": {"id": pa.string(), "firmware": pa.string(), "path": pa.string(), "severity": pa.string(),
-                "message": pa.string(), "code": pa.string()},
+    "LinkMap": {
+        "id": pa.string(),
+        "firmware": pa.string(),
+        "executable": pa.string(),
+        "flavour": pa.string(),
+        "objects": _LIST,
+        "missing": _LIST,
+    },
+    "Duplicate": {
+        "id": pa.string(),
+        "firmware": pa.string(),
+        "symbol": pa.string(),
+        "providers": _LIST,
+        "chosen": pa.string(),
+        "executables": _LIST,
+    },
+    "Problem": {
+        "id": pa.string(),
+        "firmware": pa.string(),
+        "path": pa.string(),
+        "severity": pa.string(),
+        "message": pa.string(),
+        "code": pa.string(),
+    },
     "CONTAINS": {},
-    "NEEDED": {"soname": pa.string(), "position": pa.int64(), "executables": _LIST, "status": pa.string(),
-               "symbols": _LIST, "rule": pa.string(), "directory": pa.string(), "via": pa.string(),
-               "tried": _LIST, "found_by": pa.string()},
+    "NEEDED": {
+        "soname": pa.string(),
+        "position": pa.int64(),
+        "executables": _LIST,
+        "status": pa.string(),
+        "symbols": _LIST,
+        "rule": pa.string(),
+        "directory": pa.string(),
+        "via": pa.string(),
+        "tried": _LIST,
+        "found_by": pa.string(),
+    },
     "RESOLVES_TO": {"symbol": pa.string(), "version": pa.string(), "copy": pa.bool_(), "scope": pa.string()},
     "PROVIDES": {},
     "UNRESOLVED": {"weak": pa.bool_(), "scope": pa.string()},
     "Scope": {"id": pa.string(), "firmware": pa.string(), "executables": _LIST},
 }
-ALL_TABLES = ("CONTAINS", "NEEDED", "HIDDEN", "RESOLVES_TO", "PROVIDES", "UNRESOLVED") + NODE_TABLES
 
 
 class LadybugStore(GraphStore):
+    """LadybugDB at ``path``. A reader opens the live file read-only; a writer holds the writer's
+    lock and replaces the file as a whole (``db_file``), so readers never see a half-written graph."""
+
     engine = "ladybug"
 
     def __init__(self, path: str, read_only: bool = False) -> None:
+        self.path = path
+        self._db: Any = None
+        self._conn: Any = None
+        self._lock: WriterLock | None = None
+        if read_only:
+            if not os.path.exists(path):
+                raise StoreError(f"{path}: no such database (create it with `linkgraph scan TARGET --db {path}`)")
+            self._recover_pending(locked=False)
+            self._open_live()
+            return
+        lock = WriterLock(path)
+        if not lock.acquire():
+            raise StoreError(
+                f"{path}: another linkgraph (process {lock.holder()}) is writing this database; "
+                "wait for it to finish, or write to another --db"
+            )
+        self._lock = lock
+        try:
+            remove_staging(path)
+            if os.path.exists(path):
+                self._recover_pending(locked=True)
+                self._open_live()
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self, path: str, read_only: bool) -> None:
         import ladybug
 
-        if read_only and not os.path.exists(path):
-            raise StoreError(f"{path}: no such database (create it with `linkgraph scan TARGET --db {path}`)")
         try:
             self._db = ladybug.Database(path, read_only=read_only)
             self._conn = ladybug.Connection(self._db)
         except Exception as exc:  # ladybug raises RuntimeError for every failure
+            self._db = self._conn = None
             raise StoreError(f"{path}: cannot open the database: {exc}") from exc
-        self.path = path
-        if not read_only:
-            self._create_schema()
+
+    def _open_live(self) -> None:
+        self._connect(self.path, read_only=True)
+
+    def _disconnect(self) -> None:
+        for handle in (self._conn, self._db):
+            if handle is not None and hasattr(handle, "close"):
+                handle.close()
+        self._db = self._conn = None
+
+    def _recover_pending(self, locked: bool) -> None:
+        """A write-ahead log beside the live file (a writer of an older linkgraph was stopped):
+        replay it once, as a writer, so that readers can open the file; or say what to do."""
+        if not os.path.exists(wal_path(self.path)):
+            return
+        lock = None
+        if not locked:
+            lock = WriterLock(self.path)
+            if not lock.acquire():
+                raise StoreError(
+                    f"{self.path}: a scan is writing this database (process {lock.holder()}); "
+                    "run this command again when it has finished"
+                )
+        try:
+            self._connect(self.path, read_only=False)
+        finally:
+            self._disconnect()
+            if lock is not None:
+                lock.release()
 
     def _create_schema(self) -> None:
         for stmt in load_query("schema", self.engine).statements:
             self.execute(stmt)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        if self._conn is None:
+            raise StoreError(f"{self.path}: the database holds no firmware yet: run `linkgraph scan` first")
         try:
             result = self._conn.execute(statement, params or {})
         except RuntimeError as exc:
             if "Cannot find property" in str(exc):
-                raise StoreError(f"{self.path}: this database was written by an older linkgraph and lacks a property "
-                                 f"({exc}); scan the firmware again into it (or into a new one)") from exc
+                raise StoreError(
+                    f"{self.path}: this database was written by an older linkgraph and lacks a property "
+                    f"({exc}); scan the firmware again into it (or into a new one)"
+                ) from exc
             raise StoreError(f"query failed: {exc}") from exc
         if isinstance(result, list):
             result = result[-1]
@@ -80,19 +189,37 @@ class LadybugStore(GraphStore):
             rows.append(dict(zip(columns, result.get_next(), strict=True)))
         return rows
 
+    def firmware_ids(self) -> list[dict[str, Any]]:
+        return [] if self._conn is None else super().firmware_ids()
+
     def replace_firmware(self, rows: GraphRows) -> None:
+        """Write the new graph into a staging database, then switch it in by a rename."""
+        if self._lock is None:
+            raise StoreError(f"{self.path}: opened read-only")
         others = [f for f in self.firmware_ids() if f["id"] != rows.firmware]
-        if others:
-            self.run_query(load_query("delete-firmware"), {"firmware": rows.firmware})
-        else:  # empty tables load far faster than tables with deleted rows
-            for table in ALL_TABLES:
-                self.execute(f"DROP TABLE IF EXISTS {table}")
+        self._disconnect()
+        staged = staging_path(self.path)
+        try:
+            if others:  # the other firmware stay: start from a copy (one firmware: empty tables load faster)
+                shutil.copyfile(self.path, staged)
+            self._connect(staged, read_only=False)
             self._create_schema()
-        for table in NODE_TABLES:
-            self._copy(table, rows.nodes.get(table, []), None)
-        for (table, src, dst), data in rows.rels.items():
-            self._copy(table, data, (src, dst))
-        self.run_query(load_query("classify", self.engine), {"firmware": rows.firmware})
+            if others:
+                self.run_query(load_query("delete-firmware"), {"firmware": rows.firmware})
+            for table in NODE_TABLES:
+                self._copy(table, rows.nodes.get(table, []), None)
+            for (table, src, dst), data in rows.rels.items():
+                self._copy(table, data, (src, dst))
+            self.run_query(load_query("classify", self.engine), {"firmware": rows.firmware})
+            self._disconnect()  # LadybugDB checkpoints on close: the staging file is then complete
+            switch_in(self.path)
+        except BaseException:
+            self._disconnect()
+            remove_staging(self.path)
+            if os.path.exists(self.path):
+                self._open_live()
+            raise
+        self._open_live()
 
     def _copy(self, table: str, data: list[dict], pair: tuple[str, str] | None) -> None:
         if not data:
@@ -107,5 +234,7 @@ class LadybugStore(GraphStore):
             raise StoreError(f"writing {table} failed: {exc}") from exc
 
     def close(self) -> None:
-        self._conn.close() if hasattr(self._conn, "close") else None
-        self._db.close() if hasattr(self._db, "close") else None
+        self._disconnect()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None

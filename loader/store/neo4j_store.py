@@ -39,15 +39,23 @@ def check_server_version(uri: str, agent: str) -> None:
     except (IndexError, ValueError):
         version = (0, 0)
     if version < MIN_VERSION:
-        raise StoreError(f"{uri}: {agent or 'the server'} is not supported: linkgraph needs Neo4j 5 or newer "
-                         "(docker-compose.yml starts Neo4j 5.26)")
+        raise StoreError(
+            f"{uri}: {agent or 'the server'} is not supported: linkgraph needs Neo4j 5 or newer "
+            "(docker-compose.yml starts Neo4j 5.26)"
+        )
 
 
 class Neo4jStore(GraphStore):
     engine = "neo4j"
 
-    def __init__(self, uri: str, user: str | None = None, password: str | None = None,
-                 database: str | None = None, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        read_only: bool = False,
+    ) -> None:
         from neo4j import GraphDatabase
 
         self.uri = uri
@@ -55,8 +63,9 @@ class Neo4jStore(GraphStore):
         user = user or os.environ.get("NEO4J_USER", "neo4j")
         password = password if password is not None else os.environ.get("NEO4J_PASSWORD", "")
         try:
-            self._driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10,
-                                                notifications_min_severity="OFF")
+            self._driver = GraphDatabase.driver(
+                uri, auth=(user, password), connection_timeout=10, notifications_min_severity="OFF"
+            )
             self._driver.verify_connectivity()
             self._check_version()
         except StoreError:
@@ -100,15 +109,18 @@ class Neo4jStore(GraphStore):
         for label in NODE_TABLES:
             data = rows.nodes.get(label, [])
             for i in range(0, len(data), BATCH):
-                tx.run(f"UNWIND $rows AS r CREATE (n:{label}) SET n = r", rows=data[i:i + BATCH]).consume()
+                tx.run(f"UNWIND $rows AS r CREATE (n:{label}) SET n = r", rows=data[i : i + BATCH]).consume()
         for (rel, src, dst), data in rows.rels.items():
             # One row per pair of end nodes with all its edges: each node is looked up once per pair.
-            statement = (f"UNWIND $rows AS r MATCH (a:{src} {{id: r.from}}) MATCH (b:{dst} {{id: r.to}}) "
-                         f"UNWIND r.edges AS props CREATE (a)-[e:{rel}]->(b) SET e = props")
+            statement = (
+                f"UNWIND $rows AS r MATCH (a:{src} {{id: r.from}}) MATCH (b:{dst} {{id: r.to}}) "
+                f"UNWIND r.edges AS props CREATE (a)-[e:{rel}]->(b) SET e = props"
+            )
             pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for r in data:
                 pairs.setdefault((r["from"], r["to"]), []).append(
-                    {k: v for k, v in r.items() if k != "from" and k != "to"})
+                    {k: v for k, v in r.items() if k != "from" and k != "to"}
+                )
             grouped = [{"from": f, "to": t, "edges": edges} for (f, t), edges in pairs.items()]
             batch, size = [], 0
             for row in grouped:
