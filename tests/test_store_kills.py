@@ -22,6 +22,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -216,3 +217,39 @@ def test_killed_server_keeps_the_old_graph(own_server: Neo4jServer) -> None:
             assert B in store.names()
             store.drop(B, root_a)
         assert store.names() == {A}
+
+
+def test_read_only_commands_recover_a_pending_checkpoint(tmp_path: Path) -> None:
+    """A writer that died with its write-ahead log beside the live file (as an older linkgraph's
+    did): the next read-only command replays it and answers; while a writer holds the lock, it
+    says in one line what to do instead."""
+    root_a, _ = roots()
+    db = tmp_path / "fw.lbdb"
+    Store(["--db", str(db)], {}).scan(root_a, A)
+    expected = Store(["--db", str(db)], {}).report(A)
+    script = (
+        "import os, sys, ladybug\n"
+        "db = ladybug.Database(sys.argv[1]); c = ladybug.Connection(db)\n"
+        'c.execute("MATCH (f:Firmware) SET f.source = f.source")\n'
+        "os._exit(0)\n"  # no close, no checkpoint
+    )
+    subprocess.run([sys.executable, "-c", script, str(db)], check=True)
+    assert (tmp_path / "fw.lbdb.wal").exists()
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(db)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    try:
+        busy = linkgraph("report", "--db", str(db), check=False)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert busy.returncode == 2 and len(busy.stderr.strip().splitlines()) == 1, busy.stderr
+    assert "run this command again when it has finished" in busy.stderr
+    assert Store(["--db", str(db)], {}).report(A) == expected
+    assert not (tmp_path / "fw.lbdb.wal").exists()
+
+
+LOCK_HOLDER = (
+    "import sys, time\n"
+    "from linkgraph.loader.store.db_file import WriterLock\n"
+    "lock = WriterLock(sys.argv[1]); assert lock.acquire(); print('locked', flush=True); time.sleep(600)\n"
+)
