@@ -14,7 +14,7 @@ from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
 from . import elf_tables as t
 from .elf_anomalies import check_dynamic, check_entry_sizes, check_sections
-from .elf_image import Image, Strings, dynamic_entries
+from .elf_image import Buffer, Image, Strings, dynamic_entries
 from .elf_prelink import is_prelinked, read_prelink
 from .elf_sections import SectionHeaders
 from .errors import ElfError
@@ -45,8 +45,9 @@ def _name(prefix: str, value: int) -> str:
     return _NAMES[prefix].get(value) or f"{prefix}_{value:#x}"
 
 
-def read_elf_facts(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
-    """Parse one ELF image (the whole file content) whose device path is ``path``.
+def read_elf_facts(data: Buffer, path: str, digest: str | None = None) -> ElfFacts:
+    """Parse one ELF image (the whole file content: bytes, or a map of the file) whose device path
+    is ``path``. Nothing returned refers to ``data``: a map can be closed once this returns.
 
     ``digest`` is the content's sha256 when the caller has it already. Raises ElfError with a
     one-line message for truncated, corrupt or hostile input.
@@ -59,7 +60,7 @@ def read_elf_facts(data: bytes, path: str, digest: str | None = None) -> ElfFact
         raise ElfError(f"{path}: corrupt ELF file ({type(exc).__name__}: {exc})") from None
 
 
-def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
+def _read(data: Buffer, path: str, digest: str | None = None) -> ElfFacts:
     if not is_elf(data):
         raise ElfError("not an ELF file (bad magic)")
     if len(data) < 16 or data[4] not in (1, 2) or data[5] not in (1, 2):
@@ -90,7 +91,8 @@ def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
     loads, dynamic, interp = _program_headers(data, e, is64, phoff, phentsize, phnum)
     if interp is not None:
         pos, size = interp
-        facts.interpreter = data[pos : pos + size].split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+        end = data.find(b"\0", pos, pos + size)
+        facts.interpreter = data[pos : pos + size if end < 0 else end].decode("utf-8", "surrogateescape")
     if dynamic is not None:
         facts.dynamic = True
         tags = _read_dynamic(Image(data, e, is64, loads), dynamic, e_machine, facts)
@@ -101,7 +103,7 @@ def _read(data: bytes, path: str, digest: str | None = None) -> ElfFacts:
 
 
 def _program_headers(
-    data: bytes, e: str, is64: bool, phoff: int, phentsize: int, phnum: int
+    data: Buffer, e: str, is64: bool, phoff: int, phentsize: int, phnum: int
 ) -> tuple[list[tuple[int, int, int, int]], tuple[int, int, int] | None, tuple[int, int] | None]:
     """(PT_LOAD map, PT_DYNAMIC (offset, vaddr, filesz) or None, PT_INTERP (offset, size) or None).
 

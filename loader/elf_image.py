@@ -7,11 +7,16 @@ read each string up to its NUL (docs/loaders.md, "Reading a file as the loaders 
 
 from __future__ import annotations
 
+import mmap
 import struct
+from collections.abc import Iterator
 
 from .errors import ElfError
 
 DT_NULL = 0
+DYNAMIC_CHUNK = 4096  # bytes of the dynamic array decoded at a time (a real one ends in the first)
+
+Buffer = bytes | bytearray | mmap.mmap  # a file's bytes: in a scan, a read-only map (pages read when touched)
 
 
 class Image:
@@ -24,7 +29,7 @@ class Image:
 
     __slots__ = ("data", "e", "is64", "loads")
 
-    def __init__(self, data: bytes, e: str, is64: bool, loads: list[tuple[int, int, int, int]]) -> None:
+    def __init__(self, data: Buffer, e: str, is64: bool, loads: list[tuple[int, int, int, int]]) -> None:
         self.data, self.e, self.is64, self.loads = data, e, is64, loads
 
     def offset(self, addr: int, size: int, what: str) -> int:
@@ -65,14 +70,24 @@ def dynamic_entries(img: Image, addr: int) -> tuple[list[tuple[int, int]], bool]
     if where is None:
         raise ElfError(f"PT_DYNAMIC address {addr:#x} is not in any loaded segment")
     pos, in_file, zeros = where
-    entsize = 16 if img.is64 else 8
-    view = img.data[pos : pos + in_file] + bytes(min(zeros, 2 * entsize))
+    fmt = img.e + ("QQ" if img.is64 else "II")
     pairs: list[tuple[int, int]] = []
-    for tag, val in struct.iter_unpack(img.e + ("QQ" if img.is64 else "II"), view[: len(view) - len(view) % entsize]):
-        if tag == DT_NULL:
-            return pairs, True
-        pairs.append((tag, val))
+    for chunk in _dynamic_chunks(img.data, pos, in_file, zeros, 16 if img.is64 else 8):
+        for tag, val in struct.iter_unpack(fmt, chunk):
+            if tag == DT_NULL:
+                return pairs, True
+            pairs.append((tag, val))
     return pairs, False
+
+
+def _dynamic_chunks(data: Buffer, pos: int, in_file: int, zeros: int, entsize: int) -> Iterator[bytes]:
+    """Whole entries from ``pos`` on, a chunk at a time (only what is read up to DT_NULL is copied),
+    then the last file bytes and the zero-filled memory after them."""
+    whole = pos + in_file - in_file % entsize
+    for at in range(pos, whole, DYNAMIC_CHUNK):
+        yield data[at : min(at + DYNAMIC_CHUNK, whole)]
+    tail = data[whole : pos + in_file] + bytes(min(zeros, 2 * entsize))
+    yield tail[: len(tail) - len(tail) % entsize]
 
 
 class Strings:
@@ -86,7 +101,7 @@ class Strings:
 
     __slots__ = ("raw", "text", "memory", "beyond")
 
-    def __init__(self, raw: bytes, memory: tuple[bytes, int, int] | None = None) -> None:
+    def __init__(self, raw: bytes, memory: tuple[Buffer, int, int] | None = None) -> None:
         self.raw = raw
         self.text = raw.decode("ascii") + "\0" if raw.isascii() else None  # NUL sentinel for find()
         self.memory = memory

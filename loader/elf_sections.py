@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 
+from .elf_image import Buffer
 from .errors import ElfError
 
 SHN_XINDEX, SHT_NOBITS = 0xFFFF, 8
@@ -22,7 +23,7 @@ class SectionHeaders:
     A header is ``(name, type, flags, addr, offset, size, link, info, addralign, entsize)``.
     """
 
-    def __init__(self, data: bytes, e: str, is64: bool, shoff: int, shentsize: int, shnum: int, shstrndx: int) -> None:
+    def __init__(self, data: Buffer, e: str, is64: bool, shoff: int, shentsize: int, shnum: int, shstrndx: int) -> None:
         self.data, self.e, self.is64 = data, e, is64
         self.shoff, self.shentsize, self.shnum, self.shstrndx = shoff, shentsize, shnum, shstrndx
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import mmap
 import os
 import stat
 import time
@@ -17,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from .bind_symbols import SymbolBinder
 from .elf_facts import is_elf, read_elf_facts
+from .elf_image import Buffer
 from .errors import ElfError, RootfsError
 from .flavours import flavour_of
 from .licences import Overrides, licence_facts
@@ -41,39 +43,67 @@ def _looks_like_code(path: str, mode: int) -> bool:
     return ".so" in name or name.endswith(".ko") or bool(mode & 0o111)
 
 
-def _load(job: tuple[str, str]) -> tuple[str, bytes | Problem | None, str | None]:
-    """Read one candidate file and hash it if it is an ELF file (no Python work: runs in threads)."""
+def _too_large(device: str) -> Problem:
+    return Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB", ProblemCode.TOO_LARGE)
+
+
+def _read_failed(device: str, exc: OSError) -> Problem:
+    return Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED)
+
+
+def _digest(job: tuple[str, str]) -> tuple[tuple[str, str], str | Problem | None]:
+    """The sha256 of one candidate file if it is an ELF file within the size limit, read through a
+    small buffer (no Python work, and the GIL is released: runs in threads)."""
     host, device = job
     try:
         with open(host, "rb") as fh:
             if not is_elf(fh.read(4)):
-                return device, None, None
+                return job, None
             if os.fstat(fh.fileno()).st_size > MAX_ELF_SIZE:  # checked before anything is read
-                return device, Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB",
-                                       ProblemCode.TOO_LARGE), None
+                return job, _too_large(device)
             fh.seek(0)
-            data = fh.read(MAX_ELF_SIZE + 1)
+            return job, hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
-        return device, Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED), None
-    if len(data) > MAX_ELF_SIZE:  # grew while being read
-        return device, Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB",
-                               ProblemCode.TOO_LARGE), None
-    return device, data, hashlib.sha256(data).hexdigest()
+        return job, _read_failed(device, exc)
 
 
-def _parse_loaded(loaded: tuple[str, bytes | Problem | None, str | None]) -> ElfFacts | Problem | None:
-    device, data, digest = loaded
-    if not isinstance(data, bytes):
-        return data
+@contextlib.contextmanager
+def _contents(host: str) -> Iterator[Buffer]:
+    """A file's bytes through a read-only map: the pages a parse touches are read, the rest of a big
+    file costs address space only; the map is closed on leaving. An empty file, or one on a file
+    system that cannot map files (FUSE with direct I/O), is read instead, up to the size limit."""
+    with open(host, "rb") as fh:
+        try:
+            data: Buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            data = fh.read(MAX_ELF_SIZE + 1)
     try:
-        return read_elf_facts(data, device, digest)
+        yield data
+    finally:
+        if isinstance(data, mmap.mmap):
+            data.close()
+
+
+def _parse_digested(digested: tuple[tuple[str, str], str | Problem | None]) -> ElfFacts | Problem | None:
+    """Parse one hashed ELF file (the facts keep no reference to its map)."""
+    (host, device), digest = digested
+    if not isinstance(digest, str):
+        return digest
+    try:
+        with _contents(host) as data:
+            if len(data) > MAX_ELF_SIZE:  # grew since it was hashed
+                return _too_large(device)
+            return read_elf_facts(data, device, digest)
+    except OSError as exc:
+        return _read_failed(device, exc)
     except ElfError as exc:
-        return Problem(device, Severity.ERROR, f"unusable ELF file: {str(exc).removeprefix(device + ': ')}",
-                       ProblemCode.ELF_UNUSABLE)
+        message = f"unusable ELF file: {str(exc).removeprefix(device + ': ')}"
+        return Problem(device, Severity.ERROR, message, ProblemCode.ELF_UNUSABLE)
 
 
 def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
-    return _parse_loaded(_load(job))
+    """Hash, map and parse one file in a worker process: only the parsed facts travel back."""
+    return _parse_digested(_digest(job))
 
 
 def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -83,34 +113,44 @@ def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, 
     for entry in root.walk(problems):
         shown = display_path(entry.path)
         if shown != entry.path:
-            problems.append(Problem(shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)",
-                                    ProblemCode.NAME_NOT_UTF8))
+            problems.append(
+                Problem(
+                    shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)", ProblemCode.NAME_NOT_UTF8
+                )
+            )
         if entry.is_symlink:
             links.append(entry.path)
         elif not stat.S_ISREG(entry.mode):
             if _looks_like_code(entry.path, 0):
-                problems.append(Problem(shown, Severity.WARNING, "not a regular file (FIFO, device or socket)",
-                                        ProblemCode.NOT_REGULAR))
+                problems.append(
+                    Problem(
+                        shown, Severity.WARNING, "not a regular file (FIFO, device or socket)", ProblemCode.NOT_REGULAR
+                    )
+                )
         elif entry.size == 0:
             if _looks_like_code(entry.path, entry.mode):
-                problems.append(Problem(shown, Severity.WARNING, "empty file (0 bytes) where code was expected",
-                                        ProblemCode.EMPTY_FILE))
+                problems.append(
+                    Problem(
+                        shown, Severity.WARNING, "empty file (0 bytes) where code was expected", ProblemCode.EMPTY_FILE
+                    )
+                )
         elif entry.size >= 52:  # smaller than any ELF header
             files.append((root.host_path(entry.path), entry.path))  # byte-exact: shown escaped only when stored
         elif _looks_like_code(entry.path, entry.mode):
             with open(root.host_path(entry.path), "rb") as fh:
                 if is_elf(fh.read(4)):
-                    problems.append(Problem(shown, Severity.ERROR, "unusable ELF file: truncated header",
-                                            ProblemCode.ELF_UNUSABLE))
+                    problems.append(
+                        Problem(shown, Severity.ERROR, "unusable ELF file: truncated header", ProblemCode.ELF_UNUSABLE)
+                    )
     return files, links
 
 
 def parse_files(jobs: list[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
     if workers <= 1 or len(jobs) < 64:
         out = []
-        with ThreadPoolExecutor(max_workers=2) as readers:  # reading and hashing overlap the parsing
-            for i, loaded in enumerate(readers.map(_load, jobs)):
-                out.append(_parse_loaded(loaded))
+        with ThreadPoolExecutor(max_workers=2) as readers:  # hashing overlaps the parsing
+            for i, digested in enumerate(readers.map(_digest, jobs)):
+                out.append(_parse_digested(digested))
                 progress("parse", i + 1, len(jobs))
         return out
     out = []
@@ -148,9 +188,15 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def scan_root(host_dir: str, name: str | None = None, workers: int | None = None,
-              progress: Progress = _no_progress, root_name: str = "/",
-              overrides: Overrides | None = None, cpu: tuple[str, ...] = ()) -> ScanResult:
+def scan_root(
+    host_dir: str,
+    name: str | None = None,
+    workers: int | None = None,
+    progress: Progress = _no_progress,
+    root_name: str = "/",
+    overrides: Overrides | None = None,
+    cpu: tuple[str, ...] = (),
+) -> ScanResult:
     """Scan one root filesystem folder: every ELF file, every link map, every binding, and the
     licence facts of every module (``overrides``: the user's, see ``licences.overrides``;
     ``cpu``: the glibc-hwcaps levels the device's CPU is assumed to support)."""
@@ -158,8 +204,15 @@ def scan_root(host_dir: str, name: str | None = None, workers: int | None = None
         return _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu)
 
 
-def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: Progress,
-               root_name: str, overrides: Overrides | None, cpu: tuple[str, ...]) -> ScanResult:
+def _scan_root(
+    host_dir: str,
+    name: str | None,
+    workers: int | None,
+    progress: Progress,
+    root_name: str,
+    overrides: Overrides | None,
+    cpu: tuple[str, ...],
+) -> ScanResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     root = RootFS(host_dir, root_name)
@@ -174,8 +227,10 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
             problems.append(result)
         elif result is not None:
             modules[result.path] = result
-            problems += [Problem(display_path(result.path), Severity.WARNING, message, code)
-                         for code, message in result.anomalies]
+            problems += [
+                Problem(display_path(result.path), Severity.WARNING, message, code)
+                for code, message in result.anomalies
+            ]
     timings["parse"] = time.perf_counter() - t0
 
     aliases: dict[str, list[str]] = {}
@@ -189,13 +244,19 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
             problems.append(Problem(shown, Severity.WARNING, str(exc), ProblemCode.SYMLINK_UNRESOLVABLE))
             continue
         if link in root.warnings:
-            problems.append(Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}",
-                                    ProblemCode.SYMLINK_OUTSIDE))
+            problems.append(
+                Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}", ProblemCode.SYMLINK_OUTSIDE)
+            )
         if target is None:
             if _looks_like_code(link, 0):
-                problems.append(Problem(shown, Severity.WARNING,
-                                        f"dangling symlink: {display_path(link_targets[shown])} is not in the root",
-                                        ProblemCode.SYMLINK_DANGLING))
+                problems.append(
+                    Problem(
+                        shown,
+                        Severity.WARNING,
+                        f"dangling symlink: {display_path(link_targets[shown])} is not in the root",
+                        ProblemCode.SYMLINK_DANGLING,
+                    )
+                )
             continue
         if target in modules:
             aliases.setdefault(target, []).append(link)
@@ -232,6 +293,10 @@ def _scan_root(host_dir: str, name: str | None, workers: int | None, progress: P
     return ScanResult(
         firmware_name=name or os.path.basename(os.path.abspath(host_dir)),
         firmware_sha256=firmware_hash(modules, link_targets, root),
-        modules=mods, resolution=resolution, problems=problems, elapsed=timings, licences=licences,
-        loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()})
-
+        modules=mods,
+        resolution=resolution,
+        problems=problems,
+        elapsed=timings,
+        licences=licences,
+        loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
+    )
