@@ -15,9 +15,11 @@ below the executable; only references the executable itself could satisfy are lo
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import NamedTuple
 
 from . import prelink
+from .dynsym import referenced_names, symbols_named
 from .flavours import LoaderFlavour
 from .model import (
     SHN_ABS,
@@ -83,14 +85,16 @@ def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
 
 
 class SymbolTable:
-    """The definitions of one object by name, filtered once for lookups."""
+    """The definitions of one object by name, filtered once for lookups: only the names in
+    ``wanted`` (those some object's relocations name), so that a library exporting millions of
+    symbols costs an index of the few a lookup can ask for."""
 
     __slots__ = ("facts", "by_name", "unique")
 
-    def __init__(self, facts: ElfFacts) -> None:
+    def __init__(self, facts: ElfFacts, wanted: Container[str]) -> None:
         self.facts = facts
         by_name: dict[str, list[DynSymbol]] = {}
-        for sym in facts.symbols:
+        for sym in symbols_named(facts.symbols, wanted):
             if sym.bind not in BINDS or sym.type not in ALLOWED_TYPES or not sym.name:
                 continue
             if sym.value == 0 and sym.shndx != SHN_ABS and sym.type != STT_TLS:
@@ -159,6 +163,7 @@ class SymbolBinder:
         self._obj_definers: dict[tuple[str, str], list[tuple[str, ...]]] = {}
         self._definer_cache: dict[tuple, tuple[str, ...]] = {}
         self._uniques: set[tuple[str, str]] = set()  # (provider, name) of STB_GNU_UNIQUE definitions
+        self._wanted = referenced_names(modules)
         for facts in modules:
             if facts.dynamic:
                 table = self.table(facts)
@@ -169,7 +174,7 @@ class SymbolBinder:
     def table(self, facts: ElfFacts) -> SymbolTable:
         table = self._tables.get(facts.path)
         if table is None:
-            table = self._tables[facts.path] = SymbolTable(facts)
+            table = self._tables[facts.path] = SymbolTable(facts, self._wanted)
         return table
 
     def lookups(self, facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import mmap
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .errors import ElfError
 
@@ -91,38 +91,46 @@ def _dynamic_chunks(data: Buffer, pos: int, in_file: int, zeros: int, entsize: i
 
 
 class Strings:
-    """DT_STRTAB, decoded once when it is plain ASCII (the common case).
+    """DT_STRTAB as DT_STRSZ sizes it, with a NUL after it: decoded once when it is plain ASCII
+    (the common case), else bytes. ``table`` outlives the file's map: symbol names are cut from it
+    when they are asked for (``dynsym.DynSymbols``).
 
-    ``raw`` is the table as DT_STRSZ sizes it. The loaders never look at DT_STRSZ: they read a
-    string at ``DT_STRTAB + offset`` up to its NUL, wherever that is in the mapped image. So an
-    offset past DT_STRSZ is still read, from ``memory`` (``(data, start, end)``: the file bytes
-    of the segment from DT_STRTAB on), and noted in ``beyond``.
+    The loaders never look at DT_STRSZ: they read a string at ``DT_STRTAB + offset`` up to its NUL,
+    wherever that is in the mapped image. So an offset past DT_STRSZ is still read, from ``memory``
+    (``(data, start, end)``: the file bytes of the segment from DT_STRTAB on), and noted in ``beyond``.
     """
 
-    __slots__ = ("raw", "text", "memory", "beyond")
+    __slots__ = ("size", "table", "memory", "beyond")
 
     def __init__(self, raw: bytes, memory: tuple[Buffer, int, int] | None = None) -> None:
-        self.raw = raw
-        self.text = raw.decode("ascii") + "\0" if raw.isascii() else None  # NUL sentinel for find()
+        self.size = len(raw)
+        self.table: str | bytes = raw.decode("ascii") + "\0" if raw.isascii() else raw + b"\0"  # NUL for find()
         self.memory = memory
         self.beyond: set[str] = set()  # what was read past DT_STRSZ
 
     def get(self, off: int, what: str = "string") -> str:
         return self.many([off], what)[0]
 
-    def many(self, offsets: list[int], what: str) -> list[str]:
+    def many(self, offsets: Sequence[int], what: str) -> list[str]:
         """The NUL-terminated strings at each offset (ElfError if one is outside the mapped image)."""
-        if offsets and not 0 <= min(offsets) <= max(offsets) < len(self.raw):
+        if offsets and not 0 <= min(offsets) <= max(offsets) < self.size:
             return [self._one(off, what) for off in offsets]
-        if self.text is not None:
-            text, find = self.text, self.text.find
-            return [text[off : find("\0", off)] for off in offsets]
-        raw = self.raw + b"\0"
-        find_b = raw.find
-        return [raw[off : find_b(b"\0", off)].decode("utf-8", "surrogateescape") for off in offsets]
+        table = self.table
+        if isinstance(table, str):
+            find = table.find
+            return [table[off : find("\0", off)] for off in offsets]
+        find_b = table.find
+        return [table[off : find_b(b"\0", off)].decode("utf-8", "surrogateescape") for off in offsets]
+
+    def outside(self, offsets: Sequence[int], what: str) -> dict[int, str]:
+        """The strings at the offsets past DT_STRSZ, by their position in ``offsets``, read now from the
+        mapped image (ElfError if one is outside it); the others are cut from ``table`` when wanted."""
+        if not offsets or 0 <= min(offsets) <= max(offsets) < self.size:
+            return {}
+        return {i: self._one(off, what) for i, off in enumerate(offsets) if not 0 <= off < self.size}
 
     def _one(self, off: int, what: str) -> str:
-        if 0 <= off < len(self.raw):
+        if 0 <= off < self.size:
             return self.many([off], what)[0]
         data, start, end = self.memory or (b"", 0, 0)
         if off < 0 or start + off >= end:

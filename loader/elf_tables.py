@@ -1,15 +1,19 @@
 """Struct-level decoding of the tables the dynamic loader reads, located through the dynamic segment.
 
 Nothing here looks at section headers: addresses from ``PT_DYNAMIC`` are translated to file offsets
-through the ``PT_LOAD`` segments, as the loader sees the image in memory. Arrays are decoded with
-``struct.iter_unpack`` so that a large library costs one Python object per symbol, not dozens.
+through the ``PT_LOAD`` segments, as the loader sees the image in memory. Memory follows what the
+file holds, never what a header claims: the symbol table is kept as columns (``dynsym``, a few
+bytes per symbol), relocations are folded per symbol as they are decoded, and every count is
+bounded by the bytes present.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator, Sequence
 
-from .elf_image import Image, Strings
+from .dynsym import UNVERSIONED, DynSymbols, column
+from .elf_image import Buffer, Image, Strings
 from .errors import ElfError
 from .model import DynSymbol, Reference, RelocClass
 
@@ -97,13 +101,27 @@ def _gnu_hash_count(img: Image, pos: int) -> int:
     chains = buckets + 4 * nbuckets
     if chains > len(data):
         raise ElfError("DT_GNU_HASH table extends past the end of the file")
-    last = max(struct.unpack_from(f"{e}{nbuckets}I", data, buckets), default=0)
+    last = max(column(data[buckets:chains], "I", 0, 1, e == ">"), default=0)
     if last < symoffset:
         return symoffset
-    index = last
-    while not img.u32(chains + 4 * (index - symoffset), "DT_GNU_HASH chain") & 1:
-        index += 1
-    return index + 1
+    return last + _chain_length(data, chains + 4 * (last - symoffset), e)
+
+
+_LOW_BIT = bytes(i & 1 for i in range(256))
+
+
+def _chain_length(data: Buffer, start: int, e: str) -> int:
+    """Words from ``start`` up to and including the first with its low bit set (the end of a
+    DT_GNU_HASH chain), found a chunk at a time: a hostile chain can run to the end of the file."""
+    end = len(data) - (len(data) - start) % 4  # whole words only
+    at, step = start, 256
+    while at < end:
+        stop = min(at + step, end)
+        hit = data[at + (3 if e == ">" else 0) : stop : 4].translate(_LOW_BIT).find(1)
+        if hit >= 0:
+            return (at - start) // 4 + hit + 1
+        at, step = stop, min(step * 4, 1 << 20)
+    raise ElfError("DT_GNU_HASH chain extends past the end of the file")
 
 
 def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tuple[str, str | None] | None]:
@@ -159,8 +177,7 @@ class SymbolsBeyondCount(ElfError):
         self.needed = needed
 
 
-def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: int,
-                 at_least: int = 0) -> list[DynSymbol]:
+def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: int, at_least: int = 0) -> DynSymbols:
     """The whole dynamic symbol table, index 0 included, with versions resolved.
 
     The hash table gives the count; ``at_least`` raises it when relocations name later symbols
@@ -171,36 +188,31 @@ def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: in
     entsize = 24 if is64 else 16  # every loader indexes an array of ElfW(Sym): DT_SYMENT is not read
     pos = img.offset(tags[DT_SYMTAB], 0, "DT_SYMTAB")
     count = min(max(symbol_count(img, tags, machine), at_least), (len(data) - pos) // entsize)
-    fmt = e + ("IBBHQ8x" if is64 else "IIxxxxBBH")
-    records = list(struct.iter_unpack(fmt, data[pos : pos + count * entsize]))
-    names = strings.many([rec[0] for rec in records], "symbol name")
+    raw = data[pos : pos + count * entsize]
+    big = e == ">"
+    if is64:  # Elf64_Sym: st_name, st_info, st_other, st_shndx, st_value, st_size
+        name, value, shndx = column(raw, "I", 0, 6, big), column(raw, "Q", 1, 3, big), column(raw, "H", 3, 12, big)
+        info, other = raw[4::24], raw[5::24]
+    else:  # Elf32_Sym: st_name, st_value, st_size, st_info, st_other, st_shndx
+        name, value, shndx = column(raw, "I", 0, 4, big), column(raw, "I", 1, 4, big), column(raw, "H", 7, 8, big)
+        info, other = raw[12::16], raw[13::16]
+    del raw
+    far = strings.outside(name, "symbol name")
+    versym, versions = None, UNVERSIONED
     if DT_VERSYM in tags:
         vpos = img.offset(tags[DT_VERSYM], 2 * count, "DT_VERSYM")
-        versyms: tuple[int, ...] | list[int] = struct.unpack_from(f"{e}{count}H", data, vpos)
+        versym = column(data[vpos : vpos + 2 * count], "H", 0, 1, big)
         vtab = version_table(img, tags, strings)
-    else:
-        versyms, vtab = [1] * count, []
-    versions: dict[int, tuple[str | None, bool, str | None, int]] = {}  # .gnu.version value -> fields
-    for versym in set(versyms):
-        index = versym & 0x7FFF
-        entry = vtab[index] if 2 <= index < len(vtab) else None
-        vname, vfile = entry if entry is not None else (None, None)
-        versions[versym] = (vname, versym >= 0x8000, vfile, index)
-    mips = machine in MIPS_MACHINES
-    symbols = []
-    append = symbols.append
-    for rec, name, versym in zip(records, names, versyms, strict=True):
-        if is64:
-            _, info, other, shndx, value = rec
-        else:
-            _, value, info, other, shndx = rec
-        vname, hidden, vfile, index = versions[versym]
-        mips_plt = mips and bool(other & 0x8)
-        append(DynSymbol(name, info >> 4, info & 0xF, other & 3, shndx, value, vname, hidden, vfile, index, mips_plt))
-    return symbols
+        versions = {}
+        for entry_value in set(versym):
+            index = entry_value & 0x7FFF
+            entry = vtab[index] if 2 <= index < len(vtab) else None
+            vname, vfile = entry if entry is not None else (None, None)
+            versions[entry_value] = (vname, entry_value >= 0x8000, vfile, index)
+    return DynSymbols(strings.table, far, name, info, other, shndx, value, versym, versions, machine in MIPS_MACHINES)
 
 
-def _reloc_pairs(img: Image, addr: int, size: int, _ent: int, rela: bool, mips64: bool) -> list[tuple[int, int]]:
+def _reloc_pairs(img: Image, addr: int, size: int, _ent: int, rela: bool, mips64: bool) -> Iterator[tuple[int, int]]:
     """(symbol index, relocation type) for each entry of one relocation table naming a symbol.
 
     The entries are ElfW(Rel) or ElfW(Rela), as the loaders step through them; DT_RELENT and
@@ -211,13 +223,13 @@ def _reloc_pairs(img: Image, addr: int, size: int, _ent: int, rela: bool, mips64
     chunk = img.data[pos : pos + size - size % ent]
     pad = "x" * (ent - (16 if is64 else 8))
     if mips64:  # Elf64_Mips_Rel: r_sym (32 bits), r_ssym, r_type3, r_type2, r_type (bytes)
-        return [(sym, typ) for sym, typ in struct.iter_unpack(e + "8xI3xB" + pad, chunk) if sym]
+        return ((sym, typ) for sym, typ in struct.iter_unpack(e + "8xI3xB" + pad, chunk) if sym)
     if is64:  # r_info = sym << 32 | type, read as two 32-bit halves
         pairs = struct.iter_unpack(e + "8xII" + pad, chunk)
         if e == "<":
-            return [(sym, typ) for typ, sym in pairs if sym]
-        return [(sym, typ) for sym, typ in pairs if sym]
-    return [(info >> 8, info & 0xFF) for (info,) in struct.iter_unpack(e + "4xI" + pad, chunk) if info > 0xFF]
+            return ((sym, typ) for typ, sym in pairs if sym)
+        return ((sym, typ) for sym, typ in pairs if sym)
+    return ((info >> 8, info & 0xFF) for (info,) in struct.iter_unpack(e + "4xI" + pad, chunk) if info > 0xFF)
 
 
 def relocation_tables(tags: dict[int, int], is64: bool) -> list[tuple[int, int, int, bool]]:
@@ -241,7 +253,7 @@ def relocation_tables(tags: dict[int, int], is64: bool) -> list[tuple[int, int, 
 
 
 def read_references(
-    img: Image, tags: dict[int, int], machine: int, elf_class: int, symbols: list[DynSymbol]
+    img: Image, tags: dict[int, int], machine: int, elf_class: int, symbols: Sequence[DynSymbol]
 ) -> list[Reference]:
     """One Reference per symbol named by a relocation (or, on MIPS, by the global GOT)."""
     tables = relocation_tables(tags, img.is64)
@@ -250,12 +262,12 @@ def read_references(
     folded: dict[int, int] = {}
     nsyms = len(symbols)
     all_pairs = [_reloc_pairs(img, start, size, ent, rela, mips64) for start, size, ent, rela in tables]
-    highest = max((max(pairs)[0] for pairs in all_pairs if pairs), default=0)
-    if highest >= nsyms:
-        raise SymbolsBeyondCount(highest + 1, nsyms)
-    for pairs in all_pairs:
+    for pairs in all_pairs:  # folded as they are decoded: memory follows the symbols named, not the relocations
         for sym, rtype in pairs:
             folded[sym] = folded.get(sym, 0) | flags.get(rtype, _NORMAL)
+    highest = max(folded, default=0)
+    if highest >= nsyms:
+        raise SymbolsBeyondCount(highest + 1, nsyms)
     if machine in MIPS_MACHINES and DT_MIPS_GOTSYM in tags:
         # The global GOT entries gotsym..symtabno-1 are relocated by the loader without relocations.
         end = min(tags.get(DT_MIPS_SYMTABNO, nsyms), nsyms)

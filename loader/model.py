@@ -8,6 +8,7 @@ symlinks resolved within the root).
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -182,7 +183,7 @@ class ElfFacts:
     dt_flags_1: int = 0
     symbolic: bool = False  # DT_SYMBOLIC or DF_SYMBOLIC
     dynamic: bool = False  # has a PT_DYNAMIC segment
-    symbols: list[DynSymbol] = field(default_factory=list)
+    symbols: Sequence[DynSymbol] = field(default_factory=list)  # read from a file: a dynsym.DynSymbols
     references: list[Reference] = field(default_factory=list)
     has_versym: bool = False  # the object carries a .gnu.version table
     prelink: PrelinkInfo | None = None  # DT_GNU_PRELINKED / DT_GNU_LIBLIST objects only

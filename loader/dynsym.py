@@ -1,0 +1,152 @@
+"""The dynamic symbol table of one object, kept as columns of the file's fields.
+
+A library may export millions of symbols of which the programs of a root reference a handful. As
+objects, each symbol cost some 230 bytes (a DynSymbol, its name, its value); as columns it costs
+16 (the st_name offset, st_info, st_other, st_shndx, st_value and the .gnu.version entry), plus
+its share of the string table. A DynSymbol is made, and its name cut from the string table, when
+it is asked for; the symbols a lookup can want are found by name without making the others.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Container, Iterable, Iterator, Sequence
+from typing import overload
+
+from .model import DynSymbol, ElfFacts
+
+# .gnu.version value -> (version name, hidden bit, verneed file, index without the hidden bit)
+Versions = dict[int, tuple[str | None, bool, str | None, int]]
+UNVERSIONED: Versions = {1: (None, False, None, 1)}
+
+
+def column(raw: bytes, code: str, start: int, step: int, big_endian: bool) -> array:
+    """Every ``step``-th item of type ``code`` of ``raw`` from item ``start`` on, in native order."""
+    with memoryview(raw) as view, view.cast(code) as items:
+        out = array(code, items[start::step].tobytes())
+    if big_endian != (sys.byteorder == "big"):
+        out.byteswap()
+    return out
+
+
+class DynSymbols(Sequence[DynSymbol]):
+    """The symbols of one dynamic symbol table, index 0 included, each made when asked for.
+
+    ``table`` is the string table with a NUL after it (``elf_image.Strings.table``); ``far`` holds
+    the names the loader reads past DT_STRSZ, by symbol index, read while the file was mapped.
+    """
+
+    __slots__ = ("_table", "_far", "_name", "_info", "_other", "_shndx", "_value", "_versym", "_versions", "_mips")
+
+    def __init__(
+        self,
+        table: str | bytes,
+        far: dict[int, str],
+        name: array,
+        info: bytes,
+        other: bytes,
+        shndx: array,
+        value: array,
+        versym: array | None,
+        versions: Versions,
+        mips: bool,
+    ) -> None:
+        self._table, self._far, self._name = table, far, name
+        self._info, self._other, self._shndx, self._value = info, other, shndx, value
+        self._versym, self._versions, self._mips = versym, versions, mips
+
+    def __len__(self) -> int:
+        return len(self._name)
+
+    @overload
+    def __getitem__(self, index: int) -> DynSymbol: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[DynSymbol]: ...
+
+    def __getitem__(self, index: int | slice) -> DynSymbol | list[DynSymbol]:
+        if isinstance(index, slice):
+            return [self._make(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("symbol index out of range")
+        return self._make(index)
+
+    def __iter__(self) -> Iterator[DynSymbol]:
+        return map(self._make, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"DynSymbols({len(self)} symbols)"
+
+    def name(self, index: int) -> str:
+        far = self._far.get(index) if self._far else None
+        if far is not None:
+            return far
+        off, table = self._name[index], self._table
+        if isinstance(table, str):
+            return table[off : table.find("\0", off)]
+        return table[off : table.find(b"\0", off)].decode("utf-8", "surrogateescape")
+
+    def _make(self, index: int) -> DynSymbol:
+        info, other = self._info[index], self._other[index]
+        versym = 1 if self._versym is None else self._versym[index]
+        version, hidden, vfile, vindex = self._versions[versym]
+        return DynSymbol(
+            self.name(index),
+            info >> 4,
+            info & 0xF,
+            other & 3,
+            self._shndx[index],
+            self._value[index],
+            version,
+            hidden,
+            vfile,
+            vindex,
+            self._mips and bool(other & 0x8),
+        )
+
+    def named(self, wanted: Container[str]) -> Iterator[DynSymbol]:
+        """The symbols whose name is in ``wanted``, in table order (the others are never made)."""
+        table, far = self._table, self._far
+        find = table.find
+        if isinstance(table, str):
+            hits = [i for i, off in enumerate(self._name) if table[off : find("\0", off)] in wanted]
+        else:
+            decoded = (table[off : find(b"\0", off)].decode("utf-8", "surrogateescape") for off in self._name)
+            hits = [i for i, name in enumerate(decoded) if name in wanted]
+        if far:  # their offsets are past the table: their names were read when the file was mapped
+            hits = sorted({i for i in hits if i not in far} | {i for i, name in far.items() if name in wanted})
+        return map(self._make, hits)
+
+
+def symbols_named(symbols: Sequence[DynSymbol], wanted: Container[str]) -> Iterable[DynSymbol]:
+    """The symbols of a table (DynSymbols, or a list made by hand) whose name is in ``wanted``."""
+    if isinstance(symbols, DynSymbols):
+        return symbols.named(wanted)
+    return (sym for sym in symbols if sym.name in wanted)
+
+
+def referenced_names(modules: Iterable[ElfFacts]) -> set[str]:
+    """Every name a relocation of some object names (prelinked slots included): the only names a
+    lookup, and so a binding, can ask a definition for."""
+    names: set[str] = set()
+    for facts in modules:
+        symbols = facts.symbols
+        indices = [ref.symbol_index for ref in facts.references]
+        if facts.prelink is not None:
+            indices += [slot[0] for slot in facts.prelink.slots]
+        count = len(symbols)
+        if isinstance(symbols, DynSymbols):
+            names.update(symbols.name(i) for i in indices if i < count)
+        else:
+            names.update(symbols[i].name for i in indices if i < count)
+    return names
