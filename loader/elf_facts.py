@@ -177,7 +177,7 @@ def _read_dynamic(img: Image, dynamic: tuple[int, int, int], machine: int, facts
     facts.symbolic = t.DT_SYMBOLIC in tags or bool(facts.dt_flags & DF_SYMBOLIC)
     facts.has_versym = t.DT_VERSYM in tags
     if t.DT_SYMTAB in tags:
-        facts.symbols = t.read_symbols(img, tags, strings, machine)
+        facts.symbols = t.read_symbols(img, tags, strings, machine, note=facts.note)
         try:
             facts.references = t.read_references(img, tags, machine, facts.elf_class, facts.symbols)
         except t.SymbolsBeyondCount as short:

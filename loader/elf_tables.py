@@ -10,12 +10,12 @@ bounded by the bytes present.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from .dynsym import UNVERSIONED, DynSymbols, column
 from .elf_image import Buffer, Image, Strings
 from .errors import ElfError
-from .model import DynSymbol, Reference, RelocClass
+from .model import DynSymbol, ProblemCode, Reference, RelocClass
 
 # Dynamic tags (gABI, GNU and MIPS extensions).
 DT_NULL, DT_NEEDED, DT_PLTRELSZ, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 2, 4, 5, 6
@@ -31,6 +31,9 @@ MIPS_MACHINES = (EM_MIPS, EM_MIPS_RS3_LE)
 STT_SECTION = 3
 VER_FLG_BASE = 1
 MAX_VERSION_ENTRIES = 0x8000  # version indices are 15 bits wide
+
+Version = tuple[str, str | None]  # (version name, the verneed's file name or None for a definition)
+Note = Callable[[ProblemCode, str], None]  # ElfFacts.note
 
 # Relocation types glibc's elf_machine_type_class puts in the COPY and PLT classes, per e_machine
 # (and per ELF class where the numbers differ). PLT covers JUMP_SLOT and, as in glibc, the TLS
@@ -124,15 +127,21 @@ def _chain_length(data: Buffer, start: int, e: str) -> int:
     raise ElfError("DT_GNU_HASH chain extends past the end of the file")
 
 
-def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tuple[str, str | None] | None]:
-    """Version index -> (name, verneed file or None), built like glibc's _dl_check_map_versions."""
-    table: dict[int, tuple[str, str | None]] = {}
+def version_table(img: Image, tags: dict[int, int], strings: Strings, note: Note | None = None) -> list[Version | None]:
+    """Version index -> (name, verneed file or None), built like glibc's _dl_check_map_versions.
+
+    Every record is read once: a chain that reaches a record already read (one that comes back,
+    or records that are both an Elf_Verneed and an Elf_Vernaux) ends there, and ``note`` is told.
+    Walked again and again as the loader would, such chains take 2**30 steps."""
+    table: dict[int, Version] = {}
     data, e = img.data, img.e
-    seen: set[int] = set()  # every record is read once: a chain that comes back ends there
+    seen: set[int] = set()
+    again: list[int] = []  # the file offsets where a chain reached a record already read
     if DT_VERNEED in tags:
         pos = img.offset(tags[DT_VERNEED], 16, "DT_VERNEED")
         for _ in range(min(tags.get(DT_VERNEEDNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
             if pos in seen:
+                again.append(pos)
                 break
             seen.add(pos)
             _ver, cnt, vn_file, vn_aux, vn_next = struct.unpack_from(e + "HHIII", data, pos)
@@ -140,6 +149,7 @@ def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tu
             aux = pos + vn_aux
             for _ in range(min(cnt, MAX_VERSION_ENTRIES)):
                 if aux in seen:
+                    again.append(aux)
                     break
                 seen.add(aux)
                 _hash, _flags, other, name, vna_next = struct.unpack_from(e + "IHHII", data, aux)
@@ -154,6 +164,7 @@ def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tu
         pos = img.offset(tags[DT_VERDEF], 20, "DT_VERDEF")
         for _ in range(min(tags.get(DT_VERDEFNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
             if pos in seen:
+                again.append(pos)
                 break
             seen.add(pos)
             _ver, flags, ndx, _cnt, _hash, vd_aux, vd_next = struct.unpack_from(e + "HHHHIII", data, pos)
@@ -163,7 +174,13 @@ def version_table(img: Image, tags: dict[int, int], strings: Strings) -> list[tu
             if not vd_next:
                 break
             pos += vd_next
-    result: list[tuple[str, str | None] | None] = [None] * (max(table, default=0) + 1)
+    if again and note is not None:
+        note(
+            ProblemCode.VERSION_CHAIN_OVERLAP,
+            f"the version chains reach {len(again)} record(s) a second time (first at file offset {again[0]:#x}); "
+            "each record is read once",
+        )
+    result: list[Version | None] = [None] * (max(table, default=0) + 1)
     for index, entry in table.items():
         result[index] = entry
     return result
@@ -177,8 +194,11 @@ class SymbolsBeyondCount(ElfError):
         self.needed = needed
 
 
-def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: int, at_least: int = 0) -> DynSymbols:
-    """The whole dynamic symbol table, index 0 included, with versions resolved.
+def read_symbols(
+    img: Image, tags: dict[int, int], strings: Strings, machine: int, at_least: int = 0, note: Note | None = None
+) -> DynSymbols:
+    """The whole dynamic symbol table, index 0 included, with versions resolved (``note`` hears of
+    version chains that overlap).
 
     The hash table gives the count; ``at_least`` raises it when relocations name later symbols
     (a GNU hash table counts only the symbols it hashes: binutils writes an empty one for an
@@ -202,7 +222,7 @@ def read_symbols(img: Image, tags: dict[int, int], strings: Strings, machine: in
     if DT_VERSYM in tags:
         vpos = img.offset(tags[DT_VERSYM], 2 * count, "DT_VERSYM")
         versym = column(data[vpos : vpos + 2 * count], "H", 0, 1, big)
-        vtab = version_table(img, tags, strings)
+        vtab = version_table(img, tags, strings, note)
         versions = {}
         for entry_value in set(versym):
             index = entry_value & 0x7FFF

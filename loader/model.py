@@ -67,6 +67,7 @@ class ProblemCode(enum.StrEnum):
     DYNAMIC_OFFSET_MISMATCH = "dynamic-offset-mismatch"
     STRTAB_SIZE_MISMATCH = "strtab-size-mismatch"
     ENTRY_SIZE_MISMATCH = "entry-size-mismatch"
+    VERSION_CHAIN_OVERLAP = "version-chain-overlap"  # version chains that come back or share records
     SECTION_HEADERS_DISAGREE = "section-headers-disagree"
     # loader configuration
     LD_CACHE_IGNORED = "ld-cache-ignored"

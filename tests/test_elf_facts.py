@@ -793,3 +793,4 @@ def test_verneed_chain_that_comes_back_is_read_once() -> None:
     facts = read_elf_facts(bytes(data), "/lib/libloop.so")
     assert time.perf_counter() - started < 5
     assert [s.name for s in facts.symbols] == ["", "f"]
+    assert [code.value for code, _ in facts.anomalies] == ["version-chain-overlap"]
