@@ -1,0 +1,326 @@
+"""Coverage-guided fuzzing of read_elf_facts and of the scan of small roots (atheris, libFuzzer).
+
+The long companion of tests/fuzz/test_fuzz_runs.py: the same seeds (tests/fuzz/fuzz_seeds.py),
+the same judgement of each input (tests/fuzz/fuzz_harness.py: nothing but ElfError may be raised,
+at most 2 s and 256 MiB of RSS per input) and, half of the time, the same mutations
+(tests/fuzz/fuzz_mutate.py: interesting values in the fields a loader reads); the other half are
+libFuzzer's own. Coverage is counted over linkgraph's code only.
+
+    python bench/fuzz.py --minutes 30               # read_elf_facts 3/4 of the time, the scan 1/4
+    python bench/fuzz.py --minutes 60 --jobs 2      # both at once, one worker each
+    python bench/fuzz.py --minutes 10 --target scan
+
+A scan input is one byte choosing a file of a small root, then that file's new content. Each
+worker is a libFuzzer process; one that finds something stops and is started again on the same
+corpus until the time is up. Everything goes under --out (default
+``${XDG_CACHE_HOME:-~/.cache}/linkgraph/fuzz/TIME``): corpora, libFuzzer's logs and crash files,
+and recipes.json. At the end each crash is replayed here, minimised and printed as the recipe to
+add to tests/fuzz/crashes.json (with the commit that fixes it). Prints inputs, exec/s, coverage
+(libFuzzer's cov: and ft:), crashes and the max RSS per input; exit status 1 if anything was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+sys.path[:0] = [str(TESTS), str(TESTS / "fuzz")]
+ARTIFACTS = ("crash-", "timeout-", "oom-", "slow-unit-", "leak-")
+# Nothing from linkgraph (or the fuzz modules, which import it) is imported at the top: a worker
+# must instrument linkgraph's modules before their first import.
+
+
+def default_out() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "linkgraph" / "fuzz" / time.strftime("%Y%m%d-%H%M%S")
+
+
+# --------------------------------------------------------------------------- one worker (a libFuzzer process)
+
+
+def worker(args: argparse.Namespace) -> None:
+    """Fuzz one target until libFuzzer stops (its time is up, or an input was a finding)."""
+    import atheris
+
+    with atheris.instrument_imports(include=["linkgraph"]):
+        import linkgraph.loader.elf_facts  # noqa: F401
+        import linkgraph.loader.graph_rows  # noqa: F401
+        import linkgraph.loader.scan  # noqa: F401
+    import fuzz_harness as fh
+    import fuzz_mutate as fm
+    import fuzz_seeds
+
+    out = Path(args.out)
+    stats = fh.Stats()
+    stats_file = out / f"stats-{args.target}-{args.job}-{args.run}.json"
+
+    def save() -> None:
+        stats_file.write_text(
+            json.dumps(
+                {
+                    "inputs": stats.inputs,
+                    "rejected": stats.rejected,
+                    "slowest": stats.slowest,
+                    "rss_growth": stats.rss_growth,
+                }
+            )
+        )
+
+    if args.target == "scan":
+        roots = {n: fuzz_seeds.small_root(n, out / f"roots-{args.job}" / n) for n in fuzz_seeds.SCAN_ROOTS}
+        pairs = fuzz_seeds.scan_pairs(roots)
+
+    def judge(data: bytes) -> None:
+        if args.target == "elf":
+            fh.check_elf(data, stats, alarm=None)
+            return
+        name, path = pairs[data[0] % len(pairs)] if data else pairs[0]
+        host = Path(str(roots[name]) + path)
+        original = host.read_bytes()
+        host.write_bytes(data[1:])
+        try:
+            fh.check_scan(roots[name], stats, alarm=None)
+        finally:
+            host.write_bytes(original)
+
+    def one(data: bytes) -> None:
+        try:
+            judge(data)
+        except fh.Finding:
+            save()
+            raise
+        if stats.inputs % 200 == 0:
+            save()
+
+    def mutate(data: bytes, max_size: int, seed: int) -> bytes:
+        rng = random.Random(seed)
+        head, body = (data[:1], data[1:]) if args.target == "scan" else (b"", data)
+        if body and rng.random() < 0.5:
+            body = fm.apply_patches(body, fm.generate(fm.RandomChooser(rng), body, fm.fields(body)))
+        else:
+            body = atheris.Mutate(body, max_size - len(head))
+        return (head + body)[:max_size]
+
+    flags = [
+        f"-max_total_time={args.seconds}",
+        f"-artifact_prefix={out / 'artifacts' / args.target}/",
+        "-timeout=30",
+        "-rss_limit_mb=4096",
+        "-len_control=0",
+        f"-max_len={args.max_len}",
+        "-print_final_stats=1",
+        f"-seed={args.job * 1000 + args.run + 1}",
+    ]
+    atheris.Setup([sys.argv[0], *flags, str(out / "corpus" / args.target)], one, custom_mutator=mutate)
+    with fh.address_space_limit():
+        atheris.Fuzz()
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def prepare(out: Path) -> dict[str, Any]:
+    """Seed corpora (the seeds, and for the scan each root's files behind their index byte)."""
+    import fuzz_seeds
+
+    seeds = fuzz_seeds.elf_seeds(out / "seeds")
+    roots = {n: fuzz_seeds.small_root(n, out / "roots" / n) for n in fuzz_seeds.SCAN_ROOTS}
+    pairs = fuzz_seeds.scan_pairs(roots)
+    for folder in ("corpus", "artifacts"):
+        for target in ("elf", "scan"):
+            (out / folder / target).mkdir(parents=True, exist_ok=True)
+    for i, data in enumerate(seeds.values()):
+        (out / "corpus" / "elf" / f"seed-{i:03}").write_bytes(data)
+    for i, (name, path) in enumerate(pairs):
+        (out / "corpus" / "scan" / f"seed-{i:03}").write_bytes(bytes([i]) + Path(str(roots[name]) + path).read_bytes())
+    return {"seeds": seeds, "roots": roots, "pairs": pairs}
+
+
+def run_job(out: Path, target: str, job: int, seconds: float, totals: dict[str, Any]) -> None:
+    """Run workers for ``target`` until ``seconds`` are spent, restarting one that found something."""
+    end = time.monotonic() + seconds
+    run = 0
+    max_len = max(p.stat().st_size for p in (out / "corpus" / target).iterdir()) + 4096
+    while (left := int(end - time.monotonic())) >= 5:
+        log = out / f"log-{target}-{job}-{run}.txt"
+        opts = {"--target": target, "--out": out, "--job": job, "--run": run, "--seconds": left, "--max-len": max_len}
+        cmd = [sys.executable, __file__, "--worker", *(str(x) for pair in opts.items() for x in pair)]
+        with open(log, "w") as fh:
+            subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONHASHSEED": "0"})
+        text = log.read_text(errors="replace")
+        done = re.findall(r"stat::number_of_executed_units: (\d+)", text) or re.findall(r"^#(\d+)", text, re.M)
+        with totals["lock"]:
+            t = _totals(totals, target)
+            t["inputs"] += int(done[-1]) if done else 0
+            t["cov"] = max([t["cov"], *map(int, re.findall(r"cov: (\d+)", text))])
+            t["ft"] = max([t["ft"], *map(int, re.findall(r"ft: (\d+)", text))])
+            t["corpus"] = max([t["corpus"], *map(int, re.findall(r"corp: (\d+)/", text))])
+            t["runs"] += 1
+        run += 1
+    with totals["lock"]:
+        _totals(totals, target)["seconds"] += seconds
+
+
+def _totals(totals: dict[str, Any], target: str) -> dict[str, Any]:
+    return totals.setdefault(target, {"inputs": 0, "cov": 0, "ft": 0, "corpus": 0, "runs": 0, "seconds": 0.0})
+
+
+def recipes(out: Path, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    """libFuzzer's artifacts replayed here and grouped by what they do (exception type and place,
+    hang, memory); the smallest of each group becomes patches on its closest seed, minimised."""
+    import fuzz_harness as fh
+    import fuzz_recipes
+    import fuzz_seeds
+
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for artifact in sorted((out / "artifacts").glob("*/*")):
+        if not artifact.name.startswith(ARTIFACTS):
+            continue
+        case: dict[str, Any] = {"data": artifact.read_bytes(), "where": (), "host": None, "root": None}
+        if artifact.parent.name == "scan":
+            data = case["data"]
+            where = ctx["pairs"][data[0] % len(ctx["pairs"])] if data else ctx["pairs"][0]
+            root = ctx["roots"][where[0]]
+            host = Path(str(root) + where[1])
+            case.update(where=where, root=root, host=host, seed=host.read_bytes(), data=data[1:])
+            case["name"] = fuzz_seeds.root_seed_name(*where)
+        else:
+            case["name"] = max(ctx["seeds"], key=lambda n, d=case["data"]: _closeness(ctx["seeds"][n], d))
+            case["seed"] = ctx["seeds"][case["name"]]
+        case["found"] = _finding(case["data"], case["seed"], case["host"], case["root"])
+        key = (artifact.parent.name, getattr(case["found"], "signature", "not reproduced: " + artifact.name[:5]))
+        best = groups.setdefault(key, {**case, "artifact": artifact, "count": 0})
+        best["count"] += 1
+        if len(case["data"]) < len(best["data"]):
+            best.update(case, artifact=artifact)
+    found = []
+    for (target, signature), case in groups.items():
+        patches = fuzz_recipes.diff(case["seed"], case["data"])
+        if case["found"] is not None:
+            patches = fuzz_recipes.minimise(case["seed"], patches, lambda m, c=case, s=signature: _same(m, c, s))
+        shown = case["found"] or fh.Finding(signature, "did not reproduce outside libFuzzer")
+        recipe = fuzz_recipes.make(target, case["name"], case["seed"], patches, shown, *case["where"])
+        recipe.update(signature=signature, artifacts=case["count"], artifact=str(case["artifact"]))
+        found.append(recipe)
+    return found
+
+
+def _same(mutant: bytes, case: dict[str, Any], signature: str) -> bool:
+    return getattr(_finding(mutant, case["seed"], case["host"], case["root"]), "signature", None) == signature
+
+
+def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None) -> Any:
+    """The Finding ``mutant`` gives here: read_elf_facts, or the scan of ``root`` with its file
+    ``host`` replaced (then given its ``seed`` bytes back); None if it gives none."""
+    import fuzz_harness as fh
+
+    try:
+        with fh.address_space_limit():
+            if host is None:
+                fh.check_elf(mutant, fh.Stats())
+            else:
+                host.write_bytes(mutant)
+                fh.check_scan(root, fh.Stats())
+    except fh.Finding as exc:
+        return exc
+    finally:
+        if host is not None:
+            host.write_bytes(seed)
+    return None
+
+
+def _closeness(seed: bytes, data: bytes) -> tuple[int, int]:
+    head = next((i for i, (a, b) in enumerate(zip(seed, data, strict=False)) if a != b), min(len(seed), len(data)))
+    tail = next(
+        (i for i, (a, b) in enumerate(zip(reversed(seed), reversed(data), strict=False)) if a != b),
+        min(len(seed), len(data)),
+    )
+    return head + tail, -abs(len(seed) - len(data))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--minutes", type=float, default=5.0, help="how long to fuzz (default 5)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="workers at once (default 1; with 'all', 2 or more "
+        "fuzz both targets side by side, else one after the other)",
+    )
+    parser.add_argument("--target", choices=("elf", "scan", "all"), default="all", help="default: all")
+    parser.add_argument("--out", help="folder for corpora, logs, crashes (default: a new one in the cache)")
+    for hidden in ("--job", "--run", "--max-len"):
+        parser.add_argument(hidden, type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args)
+        return 0
+    out = Path(args.out) if args.out else default_out()
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = prepare(out)
+    seconds = args.minutes * 60
+    targets = ["elf", "scan"] if args.target == "all" else [args.target]
+    if len(targets) == 2 and args.jobs < 2:
+        plan = [[("elf", seconds * 0.75), ("scan", seconds * 0.25)]]
+    else:
+        plan = [[(targets[j % len(targets)], seconds)] for j in range(max(1, args.jobs))]
+    totals: dict[str, Any] = {"lock": threading.Lock()}
+    print(f"fuzz: {args.minutes:g} min, {len(ctx['seeds'])} seeds, {len(ctx['pairs'])} root files; {out}", flush=True)
+
+    def jobs(job: int, steps: list[tuple[str, float]]) -> None:
+        for target, span in steps:
+            run_job(out, target, job, span, totals)
+
+    threads = [threading.Thread(target=jobs, args=(j, steps)) for j, steps in enumerate(plan)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    found = recipes(out, ctx)
+    summary = _summary(out, totals, found)
+    (out / "recipes.json").write_text(json.dumps(found, indent=1))
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    for recipe in found:
+        print(
+            "recipe to add to tests/fuzz/crashes.json (with the commit that fixes it):\n" + json.dumps(recipe, indent=1)
+        )
+    return 1 if found else 0
+
+
+def _summary(out: Path, totals: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
+    summary = {}
+    for target in ("elf", "scan"):
+        if target not in totals:
+            continue
+        t = totals[target]
+        stats = [json.loads(p.read_text()) for p in out.glob(f"stats-{target}-*.json")]
+        t["rss_per_input_mib"] = round(max((s["rss_growth"] for s in stats), default=0) / 2**20, 1)
+        t["slowest_ms"] = round(max((s["slowest"] for s in stats), default=0) * 1000)
+        t["exec_per_s"] = round(t["inputs"] / max(t["seconds"], 1))
+        t["crashes"] = sum(r["artifacts"] for r in found if r["target"] == target)
+        t["kinds"] = sum(r["target"] == target for r in found)
+        print(
+            f"  {target:4}: {t['inputs']} inputs in {t['seconds'] / 60:.1f} min ({t['exec_per_s']}/s, {t['runs']} "
+            f"worker runs), coverage cov {t['cov']} ft {t['ft']}, corpus {t['corpus']}, "
+            f"crashes {t['crashes']} ({t['kinds']} kinds), max RSS per input {t['rss_per_input_mib']} MiB, "
+            f"slowest {t['slowest_ms']} ms"
+        )
+        summary[target] = t
+    return summary
+
+
+if __name__ == "__main__":
+    sys.exit(main())
