@@ -29,5 +29,9 @@ class QueryError(LinkgraphError):
     """An unknown named query or a bad query parameter."""
 
 
+class NotFoundError(LinkgraphError):
+    """A file, edge or firmware asked for by name is not in the graph (a 404 in the viewer)."""
+
+
 class DiagramError(LinkgraphError):
     """A diagram cannot be drawn: Graphviz is missing, refuses the DOT or takes too long."""

@@ -81,7 +81,7 @@ class ProblemCode(enum.StrEnum):
     UNPACK = "unpack"
     UNPACK_MEMBER = "unpack-member"
     LICENCE_DATA = "licence-data"
-    # risky DT_RPATH / DT_RUNPATH entries (loader/risky_paths.py)
+    # risky DT_RPATH / DT_RUNPATH entries (loader/ldso/risky_paths.py)
     RPATH_RELATIVE = "rpath-relative"
     RPATH_EMPTY = "rpath-empty"
     RPATH_WORLD_WRITABLE = "rpath-world-writable"
@@ -143,7 +143,7 @@ class Reference:
 
 @dataclass(slots=True)
 class PrelinkInfo:
-    """What glibc's prelink check and a prelinked start read (loader/prelink.py); kept only for
+    """What glibc's prelink check and a prelinked start read (loader/ldso/prelink.py); kept only for
     objects with DT_GNU_PRELINKED (a prelinked library) or DT_GNU_LIBLIST (a prelinked program)."""
 
     checksum: int | None  # DT_CHECKSUM
@@ -170,7 +170,7 @@ class ElfFacts:
     osabi: str
     elf_type: str  # ET_EXEC, ET_DYN, ET_REL, ...
     flags: int = 0  # e_flags (MIPS ABI, ARM EABI float ABI)
-    ident: bytes = b""  # e_ident, for the loaders' header checks (loader/header_checks.py)
+    ident: bytes = b""  # e_ident, for the loaders' header checks (loader/ldso/header_checks.py)
     version: int = 1  # e_version
     phentsize_ok: bool = True  # e_phentsize is the size of a program header of this class
     interpreter: str | None = None

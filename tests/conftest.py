@@ -21,7 +21,7 @@ def linkgraph_cmd() -> list[str]:
     exe = Path(sys.executable).with_name("linkgraph")
     if exe.exists():
         return [str(exe)]
-    return [sys.executable, "-c", "from linkgraph.loader.cli import run; run()"]
+    return [sys.executable, "-c", "from linkgraph.cli.main import run; run()"]
 
 
 def linkgraph(*args: str, check: bool = True, timeout: int = 600,

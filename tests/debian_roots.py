@@ -47,7 +47,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from linkgraph.loader.firmware import file_sha256
+from linkgraph.loader.scan.firmware import file_sha256
 
 try:
     from hostroot import cache_dir

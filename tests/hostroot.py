@@ -264,7 +264,7 @@ def linkgraph_command() -> list[str]:
     found = shutil.which("linkgraph")
     if found:
         return [found]
-    return [sys.executable, "-c", "import sys; from linkgraph.loader.cli import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from linkgraph.cli.main import main; sys.exit(main())"]
 
 
 def scan_and_report(root: Path, db: Path, name: str | None = None, timeout: float = 3600) -> dict:

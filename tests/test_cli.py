@@ -124,13 +124,15 @@ def test_internal_error_is_one_line_and_exit_3(tmp_path: Path, monkeypatch: pyte
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """A bug (here: the scan stage raising MemoryError) never shows a traceback: one line naming
     the file that holds it, and exit 3, which exit 1 ("done, with problems") cannot be mistaken for."""
-    from linkgraph.loader import cli, scan
+    from linkgraph.loader.scan import root as scan
+
+    from linkgraph.cli import main as cli
 
     def explode(*_args: object, **_kwargs: object) -> None:
         raise MemoryError("simulated")
 
     monkeypatch.setattr(scan, "scan_root", explode)
-    monkeypatch.setattr("linkgraph.loader.firmware.scan_root", explode)
+    monkeypatch.setattr("linkgraph.loader.scan.firmware.scan_root", explode)
     monkeypatch.setattr(sys, "argv", ["linkgraph", "scan", str(REPO / "tests"), "--db", str(tmp_path / "x.lbdb"), "-q"])
     with pytest.raises(SystemExit) as exited:
         cli.run()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from elftools.elf.elffile import ELFFile
-from linkgraph.loader.elf_facts import is_elf, read_elf_facts
+from linkgraph.loader.elf.facts import is_elf, read_elf_facts
 from linkgraph.loader.errors import ElfError
 from linkgraph.loader.model import SHN_ABS, ElfFacts, Kind, RelocClass
 

@@ -20,14 +20,11 @@ import posixpath
 import shutil
 import stat
 import subprocess
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import linkgraph_cmd
 from linkgraph.loader.rootfs import RootFS
+from measured import Run, run_measured
 
 HOST_ELF = Path("/bin/true")
 LIMIT_SECONDS = 30
@@ -35,42 +32,8 @@ LIMIT_RSS = 1 << 30  # bytes
 CLI_TIMEOUT = 120
 
 
-@dataclass
-class Run:
-    rc: int
-    stdout: str
-    stderr: str
-    seconds: float
-    max_rss: int  # bytes, the largest of the process and the processes it waited for
-
-
 def run_cli(*args: str) -> Run:
-    """Run the installed ``linkgraph`` and measure that process alone: wall time, and the peak
-    resident set ``wait4`` reports (the largest of it and the processes it waited for)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen([*linkgraph_cmd(), *args], stdout=out, stderr=err, env={**env, "COLUMNS": "200"})
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - start > CLI_TIMEOUT:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                raise AssertionError(f"linkgraph {' '.join(args)}: no answer in {CLI_TIMEOUT} s")
-            time.sleep(0.02)
-        seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Run(
-            proc.returncode,
-            out.read().decode(errors="replace"),
-            err.read().decode(errors="replace"),
-            seconds,
-            usage.ru_maxrss * 1024,
-        )
+    return run_measured(*args, timeout=CLI_TIMEOUT)
 
 
 def scan_and_report(root: Path, db: Path) -> tuple[dict, Run]:

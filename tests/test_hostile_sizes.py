@@ -2,7 +2,7 @@
 configuration and its interpreter, ELF files past the size limit, entry sizes of gigabytes,
 version chains that would be walked 2**30 times, and a library with millions of symbols.
 
-Each case runs the real ``linkgraph scan`` and measures that very child (os.wait4's rusage): it
+Each case runs the real ``linkgraph scan`` and measures that process alone (tests/measured.py): it
 must finish with exit 0 or 1, the right problem, under 1 GiB peak and 30 s.
 """
 
@@ -12,30 +12,23 @@ import json
 import mmap
 import os
 import struct
-import subprocess
-import time
 from array import array
 from pathlib import Path
 
-from conftest import linkgraph, linkgraph_cmd
+from conftest import linkgraph
 from fixture_root import MULTIARCH, Root, two_library_root
-from linkgraph.loader.elf_facts import read_elf_facts
+from linkgraph.loader.elf.facts import read_elf_facts
+from measured import run_measured
 
 PROG = "/usr/bin/prog"
 GIB = 1 << 30
 
 
 def measured_scan(root: Path, db: Path) -> tuple[int, int, float]:
-    """Exit code, peak RSS (bytes) and wall time of ``linkgraph scan ROOT``."""
-    started = time.perf_counter()
-    child = subprocess.Popen(
-        [*linkgraph_cmd(), "scan", str(root), "--db", str(db), "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    _pid, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    assert child.stderr is not None
-    assert "Traceback" not in child.stderr.read().decode(errors="replace")
-    return child.returncode, usage.ru_maxrss * 1024, time.perf_counter() - started
+    """Exit code, peak RSS (bytes) and wall time of ``linkgraph scan ROOT`` (tests/measured.py)."""
+    run = run_measured("scan", str(root), "--db", str(db), "-q")
+    assert "Traceback" not in run.stderr
+    return run.rc, run.max_rss, run.seconds
 
 
 def sparse(path: Path, head: bytes, size: int) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 from linkgraph.loader.errors import LdconfigError
-from linkgraph.loader.ldconfig import (
+from linkgraph.loader.ldso.ldconfig import (
     HWCAP_EXTENSION,
     NEW_MAGIC,
     OLD_MAGIC,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from conftest import linkgraph
+from linkgraph.loader.report.licence_findings import licence_findings
 from linkgraph.loader.store import open_store
-from linkgraph.viewer.licence_findings import licence_findings
 from test_firmware_images import LEDE
 
 UNKNOWN = {"/usr/bin/fwtool", "/usr/bin/luci-bwc", "/usr/lib/lua/luci/ip.so", "/usr/lib/lua/luci/jsonc.so",

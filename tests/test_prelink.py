@@ -1,4 +1,4 @@
-"""glibc's prelinked start (loader/prelink.py), judged by the process's memory and by readelf.
+"""glibc's prelinked start (loader/ldso/prelink.py), judged by the process's memory and by readelf.
 
 On the stock JioFi 2 root (glibc 2.21, ARM) 161 programs carry ``DT_GNU_LIBLIST``, and the device's
 glibc starts each of them prelinked: no lookups, every slot keeps what prelink wrote into the files,
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from linkgraph.loader import prelink
-from linkgraph.loader.elf_facts import read_elf_facts
-from linkgraph.loader.scan import scan_root
+from linkgraph.loader.elf.facts import read_elf_facts
+from linkgraph.loader.ldso import prelink
+from linkgraph.loader.scan.root import scan_root
 
 try:
     import runtime_oracle as ro
@@ -244,8 +244,8 @@ def test_prelink_tables_equal_readelf(jiofi: Jiofi) -> None:
 def test_read_prelink_bounded_by_the_file() -> None:
     """Hand-built 32-bit image: sizes claiming more than the file are cut to the records present;
     a slot past the file bytes reads as the zero fill; an unreadable table gives no prelink data."""
-    from linkgraph.loader.elf_image import Image, Strings
-    from linkgraph.loader.elf_prelink import (
+    from linkgraph.loader.elf.image import Image, Strings
+    from linkgraph.loader.elf.prelink import (
         DT_GNU_CONFLICT,
         DT_GNU_CONFLICTSZ,
         DT_GNU_LIBLIST,
@@ -253,7 +253,7 @@ def test_read_prelink_bounded_by_the_file() -> None:
         DT_GNU_PRELINKED,
         read_prelink,
     )
-    from linkgraph.loader.elf_tables import DT_REL, DT_RELSZ
+    from linkgraph.loader.elf.tables import DT_REL, DT_RELSZ
 
     strtab = b"\0libc.so.6\0libm.so.6\0"
     liblist = struct.pack("<5I", 1, 111, 0xAAAA, 0, 0) + struct.pack("<5I", 11, 222, 0xBBBB, 0, 0)

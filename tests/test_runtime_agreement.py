@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 from conftest import scan_and_report
-from linkgraph.loader.elf_facts import read_elf_facts
+from linkgraph.loader.elf.facts import read_elf_facts
 from linkgraph.loader.model import STT_GNU_IFUNC
 
 try:

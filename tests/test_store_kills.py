@@ -106,7 +106,7 @@ class Store:
             Path(self.args[1]).unlink()
             self.scan(root_a, A)
             return
-        from linkgraph.loader.queries import load_query
+        from linkgraph.loader.store.queries import load_query
         from neo4j import GraphDatabase
 
         (fw,) = [

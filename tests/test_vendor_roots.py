@@ -298,7 +298,7 @@ def glibc_bindings(check: VendorCheck) -> oracle.Agreement:
 
     Prelinked programs (``DT_GNU_LIBLIST``) are left out of the binding comparison: trace mode
     exits before glibc's prelink check and looks every symbol up, while a real start of such a
-    program keeps the slots prelink wrote (loader/prelink.py); tests/test_prelink.py judges their
+    program keeps the slots prelink wrote (loader/ldso/prelink.py); tests/test_prelink.py judges their
     bindings by the runtime oracle. Their link maps and unused edges are compared here."""
     loader = check.loader
 

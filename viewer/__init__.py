@@ -21,7 +21,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     NEO4J_PASSWORD). ``LINKGRAPH_ALLOWED_HOSTS``: the ``Host`` names (``host`` or ``host:port``) answered
     besides the loopback ones (``security``: every other Host gets a 400; every response gets nosniff)."""
     from flask import Flask, jsonify, request
-    from werkzeug.exceptions import HTTPException
+    from werkzeug.exceptions import HTTPException, NotFound
+
+    from ..loader.errors import NotFoundError
 
     app = Flask(__name__)
     app.config.from_mapping(LINKGRAPH_STORE=None, LINKGRAPH_DB=None, LINKGRAPH_NEO4J=None,
@@ -41,6 +43,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     @app.context_processor
     def _version() -> dict[str, str]:
         return {"linkgraph_version": __version__}
+
+    @app.errorhandler(NotFoundError)
+    def _not_found(exc: NotFoundError) -> Any:
+        return _error(NotFound(str(exc)))
 
     @app.errorhandler(HTTPException)
     def _error(exc: HTTPException) -> Any:

@@ -6,8 +6,9 @@ from typing import Any
 
 from flask import Blueprint, abort, jsonify, request
 
-from . import analysis, whole_firmware
-from .licence_findings import licence_findings
+from ..loader.report import analysis
+from ..loader.report.licence_findings import licence_findings
+from . import whole_firmware
 from .store_access import current_store, firmware_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api")

@@ -27,9 +27,9 @@ from datetime import date
 from typing import Any
 
 from .. import __version__
-from .analysis import Queryable, Row, dependency_graph, find_module, module_node
+from ..loader.report.analysis import Queryable, Row, dependency_graph, find_module, module_node
+from ..loader.report.licence_findings import licence_findings
 from .diagram import LICENCE_NAMES, LICENCE_STYLES, display_text, render, to_dot
-from .licence_findings import licence_findings
 
 SYMBOL_LIMIT = 30
 LGPL_SYMBOL_LIMIT = 6

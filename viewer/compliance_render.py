@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..loader.errors import LinkgraphError
-from .analysis import Queryable
+from ..loader.report.analysis import Queryable
 from .compliance import compliance_data
 from .diagram import LICENCE_STYLES
 

@@ -15,7 +15,7 @@ from flask import Blueprint, Response, abort
 
 from .. import __version__
 from ..loader.errors import DiagramError
-from . import analysis
+from ..loader.report import analysis
 from .api import required_arg
 from .diagram import TitleBlock, display_text, render, to_dot
 from .store_access import current_store, firmware_or_404

@@ -14,7 +14,7 @@ import posixpath
 from collections import defaultdict
 from typing import Any
 
-from .analysis import Queryable, Row
+from ..loader.report.analysis import Queryable, Row
 
 ASPECT = 1.6         # width / height the wrapping of tall layers aims at (a screen)
 DX, DY = 220, 26     # column and row spacing (page units)

@@ -6,8 +6,8 @@ import abc
 from typing import Any
 
 from ..errors import QueryError, StoreError
-from ..graph_rows import GraphRows
-from ..queries import NamedQuery, load_query
+from .queries import NamedQuery, load_query
+from .rows import GraphRows
 
 
 class GraphStore(abc.ABC):

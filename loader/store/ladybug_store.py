@@ -9,10 +9,10 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import StoreError
-from ..graph_rows import NODE_TABLES, GraphRows
-from ..queries import load_query
 from .base import GraphStore
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
+from .queries import load_query
+from .rows import NODE_TABLES, GraphRows
 
 # Column types of each table, for Arrow (the schema file is the truth; these must match it).
 _LIST = pa.list_(pa.string())

@@ -11,9 +11,9 @@ import os
 from typing import Any
 
 from ..errors import StoreError
-from ..graph_rows import NODE_TABLES, GraphRows
-from ..queries import load_query
 from .base import GraphStore
+from .queries import load_query
+from .rows import NODE_TABLES, GraphRows
 
 BATCH = 5000
 MIN_VERSION = (5, 0)

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from linkgraph.loader.elf_facts import read_elf_facts
+from linkgraph.loader.elf.facts import read_elf_facts
 from linkgraph.loader.errors import ElfError
-from linkgraph.loader.graph_rows import build_rows
-from linkgraph.loader.scan import scan_root
+from linkgraph.loader.scan.root import scan_root
+from linkgraph.loader.store.rows import build_rows
 
 HANG_SECONDS = 2.0
 SCAN_HANG_SECONDS = 10.0

@@ -13,7 +13,7 @@ import pytest
 from fuzz_harness import HANG_SECONDS, MEMORY_BOUND, Finding, Stats, address_space_limit, measured
 from fuzz_mutate import Patch, apply_patches
 from fuzz_recipes import diff, minimise
-from linkgraph.loader.elf_facts import is_elf
+from linkgraph.loader.elf.facts import is_elf
 from linkgraph.loader.errors import ElfError
 
 RECIPES = fuzz_recipes.load()["crashes"]

@@ -24,9 +24,9 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .errors import LdconfigError, RootfsError
-from .model import Problem, ProblemCode, Severity
-from .rootfs import RootFS, display_path
+from ..errors import LdconfigError, RootfsError
+from ..model import Problem, ProblemCode, Severity
+from ..rootfs import RootFS, display_path
 
 FLAG_TYPE_MASK, FLAG_REQUIRED_MASK = 0x00FF, 0xFF00
 FLAG_ELF, FLAG_ELF_LIBC5, FLAG_ELF_LIBC6 = 0x0001, 0x0002, 0x0003

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import enum
 
-from .model import ElfFacts
+from ..model import ElfFacts
 
 EF_MIPS_ABI2, EF_MIPS_ABI, EF_MIPS_NAN2008 = 0x20, 0x0000F000, 0x400
 EF_ARM_ABI_FLOAT_HARD, EF_ARM_ABI_FLOAT_SOFT = 0x400, 0x200

@@ -19,9 +19,9 @@ from typing import Any
 import click
 
 from .. import __version__
+from ..loader.errors import LinkgraphError
+from ..loader.model import Severity
 from .console import ProgressBar, print_found, print_rows, print_summary
-from .errors import LinkgraphError
-from .model import Severity
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_FAILED, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_DB = "linkgraph.lbdb"
@@ -47,7 +47,7 @@ def store_options(default_db: str | None) -> Callable:
                            + (f" [default: {default_db}]" if default_db else "") + ".")
         @functools.wraps(command)
         def wrapper(db: str | None, neo4j: str | None, neo4j_database: str | None, **kwargs: Any) -> Any:
-            from .store import open_store
+            from ..loader.store import open_store
 
             if not db and not neo4j:
                 neo4j = os.environ.get("NEO4J_URI") or None
@@ -122,10 +122,10 @@ def scan(target: str, open_: Callable, where: str, name: str | None, workdir: st
     inferred, and its package): from --licences, the firmware's package data (dpkg, opkg,
     Buildroot, Yocto), a kernel module's .modinfo, or linkgraph's knowledge base, in that order.
     """
-    from .firmware import scan_target, work_folder
-    from .graph_rows import build_rows
-    from .licences import load_overrides
-    from .scan import paused_gc
+    from ..loader.licences import load_overrides
+    from ..loader.scan.firmware import scan_target, work_folder
+    from ..loader.scan.root import paused_gc
+    from ..loader.store.rows import build_rows
 
     start = time.perf_counter()
     results = []
@@ -186,7 +186,7 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
         with open_(True) as store:
             firmware_id = store.resolve_firmware(firmware)
             if fmt == "json":
-                from .report import build_report
+                from ..loader.report.json_report import build_report
 
                 text = json.dumps(build_report(store, firmware_id), indent=1, ensure_ascii=False) + "\n"
             elif fmt == "html":
@@ -227,7 +227,7 @@ def query(name: str | None, open_: Callable, where: str, params: tuple[str, ...]
     `linkgraph query --list` shows every query, its description and its parameters.
     $firmware is filled in for you (with --firmware when the store holds several).
     """
-    from .queries import list_queries, load_query
+    from ..loader.store.queries import list_queries, load_query
 
     if list_them or not name:
         for q in list_queries():
@@ -269,8 +269,8 @@ def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) 
     Each firmware replaces the one with the same content hash on the server; the others there
     stay as they are.
     """
-    from .store import open_store
-    from .transfer import copy_firmware
+    from ..loader.store import open_store
+    from ..loader.store.transfer import copy_firmware
 
     try:
         with open_store(db=db, read_only=True) as source, \
@@ -285,7 +285,7 @@ def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) 
 
 
 def _add_viewer_commands() -> None:
-    from ..viewer.commands import diagram, serve
+    from .viewer_commands import diagram, serve
 
     main.add_command(serve)
     main.add_command(diagram)

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import LinkgraphError
-from .licences import Overrides
-from .model import ScanResult
-from .scan import Progress, _no_progress, scan_root
-from .unpack import Unpacked, unpack
+from ..errors import LinkgraphError
+from ..licences import Overrides
+from ..model import ScanResult
+from ..unpack import Unpacked, unpack
+from .root import Progress, _no_progress, scan_root
 
 
 class NoRootFound(LinkgraphError):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import struct
 
-from .elf_image import Buffer
-from .errors import ElfError
+from ..errors import ElfError
+from .image import Buffer
 
 SHN_XINDEX, SHT_NOBITS = 0xFFFF, 8
 SHT_STRTAB, SHT_DYNAMIC, SHT_DYNSYM = 3, 6, 11

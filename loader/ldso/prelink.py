@@ -22,7 +22,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from .model import (
+from ..model import (
     STB_LOCAL,
     STB_WEAK,
     STV_HIDDEN,

@@ -1,4 +1,4 @@
-"""The viewer's commands, registered on ``linkgraph`` by loader/cli.py: ``diagram`` (a file's
+"""The viewer's commands, registered on ``linkgraph`` by linkgraph/cli/main.py: ``diagram`` (a file's
 dependency diagram drawn by Graphviz) and ``serve`` (the web viewer). Flask is imported only when
 ``serve`` runs."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from .. import __version__
-from ..loader.cli import fail, store_options
 from ..loader.errors import LinkgraphError
+from .main import fail, store_options
 
 SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
 
@@ -60,10 +60,8 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
 
     Needs Graphviz's `dot` (bash scripts/setup.sh installs it), except for --format dot.
     """
-    from werkzeug.exceptions import NotFound
-
-    from .analysis import dependency_graph
-    from .diagram import TitleBlock, render, to_dot
+    from ..loader.report.analysis import dependency_graph
+    from ..viewer.diagram import TitleBlock, render, to_dot
 
     fmt = _format_for(output, fmt)
     if output == "-" and fmt in ("pdf", "png") and sys.stdout.isatty():
@@ -78,8 +76,6 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
                            date=date.today().isoformat(), version=__version__)
         source = to_dot(graph, title)
         data = source.encode("utf-8", "backslashreplace") if fmt == "dot" else render(source, fmt)
-    except NotFound as exc:
-        fail(str(exc.description))
     except LinkgraphError as exc:
         fail(str(exc))
     try:
@@ -123,7 +119,7 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
     """
     from werkzeug.serving import run_simple
 
-    from . import create_app
+    from ..viewer import create_app
 
     try:
         store = open_(True)

@@ -20,8 +20,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from ..model import SHN_UNDEF, ElfFacts, Flavour
 from .header_checks import glibc_verdict, musl_verdict, uclibc_verdict
-from .model import SHN_UNDEF, ElfFacts, Flavour
 
 # Debian multiarch triplets by (machine, class, endian).
 MULTIARCH = {

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..model import ElfFacts, Flavour, FoundBy
 from .flavours import PLATFORM, LoaderFlavour, UclibcBuild
 from .ldconfig import UCLIBC_ACCEPTED
 from .loader_config import DirCache, LoaderConfig
-from .model import ElfFacts, Flavour, FoundBy
 
 _ORIGIN_ONLY = re.compile(r"\$(ORIGIN|\{ORIGIN\})")
 _DST = re.compile(r"\$(ORIGIN|LIB|PLATFORM|\{ORIGIN\}|\{LIB\}|\{PLATFORM\})")

@@ -25,9 +25,9 @@ import re
 import stat
 from collections.abc import Iterable
 
-from .errors import RootfsError
-from .model import ElfFacts, Problem, ProblemCode, Severity
-from .rootfs import RootFS, display_path
+from ..errors import RootfsError
+from ..model import ElfFacts, Problem, ProblemCode, Severity
+from ..rootfs import RootFS, display_path
 
 WORLD_WRITABLE = ("/tmp", "/var", "/var/tmp", "/dev/shm")
 BUILD_HOST = re.compile(r"^/(home|builds?|work|workspace|usr/src|var/lib/jenkins|opt/toolchain[^/]*)(/|$)")

@@ -13,10 +13,10 @@ import posixpath
 import urllib.parse
 from dataclasses import dataclass, field
 
-from .licences.classes import licence_class
-from .licences.facts import NO_FACT
-from .model import LicenceFact, RelocClass, ScanResult
-from .rootfs import display_path
+from ..licences.classes import licence_class
+from ..licences.facts import NO_FACT
+from ..model import LicenceFact, RelocClass, ScanResult
+from ..rootfs import display_path
 
 NODE_TABLES = ("Firmware", "Module", "Missing", "Symbol", "Scope", "LinkMap", "Duplicate", "Problem")
 REL_TABLES = ("CONTAINS", "NEEDED", "RESOLVES_TO", "PROVIDES", "UNRESOLVED")

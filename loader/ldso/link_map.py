@@ -16,12 +16,12 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterator
 
-from .errors import RootfsError
+from ..errors import RootfsError
+from ..model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge, Problem
+from ..rootfs import RootFS
 from .flavours import LoaderFlavour, flavour_of
 from .header_checks import Verdict
 from .loader_config import LoaderConfig
-from .model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge, Problem
-from .rootfs import RootFS
 from .search_path import Candidate, LoadedObject, SearchPath
 
 

@@ -8,11 +8,11 @@ a stable code), which is evidence a reader of the report wants to see.
 
 from __future__ import annotations
 
-from . import elf_tables as t
-from .elf_image import Image
-from .elf_sections import SHT_DYNAMIC, SHT_DYNSYM, SectionHeaders
-from .errors import ElfError
-from .model import ElfFacts, ProblemCode
+from ..errors import ElfError
+from ..model import ElfFacts, ProblemCode
+from . import tables as t
+from .image import Image
+from .sections import SHT_DYNAMIC, SHT_DYNSYM, SectionHeaders
 
 
 def check_dynamic(img: Image, dynamic: tuple[int, int, int], count: int, facts: ElfFacts) -> None:

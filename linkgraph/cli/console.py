@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from .model import ScanResult
+from ..loader.model import ScanResult
 
 
 class ProgressBar:

@@ -16,17 +16,17 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
-from .bind_symbols import SymbolBinder
-from .elf_facts import is_elf, read_elf_facts
-from .elf_image import Buffer
-from .errors import ElfError, RootfsError
-from .flavours import flavour_of
-from .licences import Overrides, licence_facts
-from .link_map import World, build_link_map
-from .loader_config import MAX_CONFIG_SIZE
-from .model import ElfFacts, Kind, Module, Problem, ProblemCode, Resolution, ScanResult, Severity
-from .risky_paths import risky_search_paths
-from .rootfs import RootFS, display_path
+from ..elf.facts import is_elf, read_elf_facts
+from ..elf.image import Buffer
+from ..errors import ElfError, RootfsError
+from ..ldso.bind_symbols import SymbolBinder
+from ..ldso.flavours import flavour_of
+from ..ldso.link_map import World, build_link_map
+from ..ldso.loader_config import MAX_CONFIG_SIZE
+from ..ldso.risky_paths import risky_search_paths
+from ..licences import Overrides, licence_facts
+from ..model import ElfFacts, Kind, Module, Problem, ProblemCode, Resolution, ScanResult, Severity
+from ..rootfs import RootFS, display_path
 
 MAX_ELF_SIZE = 512 * 1024 * 1024
 LOADER_CONFIG = ("/etc/ld.so.cache", "/etc/ld.so.conf")

@@ -12,13 +12,13 @@ import struct
 
 from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
-from . import elf_tables as t
-from .elf_anomalies import check_dynamic, check_entry_sizes, check_sections
-from .elf_image import Buffer, Image, Strings, dynamic_entries
-from .elf_prelink import is_prelinked, read_prelink
-from .elf_sections import SectionHeaders
-from .errors import ElfError
-from .model import ElfFacts, Kind, ProblemCode
+from ..errors import ElfError
+from ..model import ElfFacts, Kind, ProblemCode
+from . import tables as t
+from .anomalies import check_dynamic, check_entry_sizes, check_sections
+from .image import Buffer, Image, Strings, dynamic_entries
+from .prelink import is_prelinked, read_prelink
+from .sections import SectionHeaders
 
 ELF_MAGIC = b"\x7fELF"
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3

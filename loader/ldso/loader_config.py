@@ -7,7 +7,9 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from .errors import LdconfigError
+from ..errors import LdconfigError
+from ..model import ElfFacts, Flavour, Problem, ProblemCode, Severity
+from ..rootfs import RootFS, display_path
 from .flavours import LoaderFlavour, musl_arch, musl_arch_of_loader
 from .interp_defaults import CompiledDefaults, glibc_hwcaps, glibc_system_dirs, supported_hwcaps, uclibc_dirs
 from .ldconfig import (
@@ -17,8 +19,6 @@ from .ldconfig import (
     read_ld_so_conf,
     read_musl_path_file,
 )
-from .model import ElfFacts, Flavour, Problem, ProblemCode, Severity
-from .rootfs import RootFS, display_path
 
 MAX_CONFIG_SIZE = 64 << 20  # ld.so.cache, the interpreter: a few MiB at most on any real system
 

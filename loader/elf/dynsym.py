@@ -14,7 +14,7 @@ from array import array
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import overload
 
-from .model import DynSymbol, ElfFacts
+from ..model import DynSymbol, ElfFacts
 
 # .gnu.version value -> (version name, hidden bit, verneed file, index without the hidden bit)
 Versions = dict[int, tuple[str | None, bool, str | None, int]]

@@ -11,7 +11,7 @@ import mmap
 import struct
 from collections.abc import Iterator, Sequence
 
-from .errors import ElfError
+from ..errors import ElfError
 
 DT_NULL = 0
 DYNAMIC_CHUNK = 4096  # bytes of the dynamic array decoded at a time (a real one ends in the first)

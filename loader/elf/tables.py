@@ -12,10 +12,10 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterator, Sequence
 
+from ..errors import ElfError
+from ..model import DynSymbol, ProblemCode, Reference, RelocClass
 from .dynsym import UNVERSIONED, DynSymbols, column
-from .elf_image import Buffer, Image, Strings
-from .errors import ElfError
-from .model import DynSymbol, ProblemCode, Reference, RelocClass
+from .image import Buffer, Image, Strings
 
 # Dynamic tags (gABI, GNU and MIPS extensions).
 DT_NULL, DT_NEEDED, DT_PLTRELSZ, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 2, 4, 5, 6

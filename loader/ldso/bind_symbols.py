@@ -18,10 +18,8 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import NamedTuple
 
-from . import prelink
-from .dynsym import referenced_names, symbols_named
-from .flavours import LoaderFlavour
-from .model import (
+from ..elf.dynsym import referenced_names, symbols_named
+from ..model import (
     SHN_ABS,
     SHN_UNDEF,
     STB_GLOBAL,
@@ -45,6 +43,8 @@ from .model import (
     Resolution,
     add_holding,
 )
+from . import prelink
+from .flavours import LoaderFlavour
 
 ALLOWED_TYPES = frozenset((STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_COMMON, STT_TLS, STT_GNU_IFUNC))
 BINDS = frozenset((STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE))
@@ -230,7 +230,7 @@ class SymbolBinder:
 
     def bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
         """Add the bindings, unresolved references and duplicates of one link map to ``out``
-        (for a program glibc starts prelinked, the slots' prelinked values: loader/prelink.py)."""
+        (for a program glibc starts prelinked, the slots' prelinked values: loader/ldso/prelink.py)."""
         if self.flavours[link_map.executable].flavour is Flavour.GLIBC and prelink.check(link_map, objects):
             looked_up = Resolution()
             self._bind(link_map, objects, looked_up)

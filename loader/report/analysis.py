@@ -1,8 +1,9 @@
-"""What the viewer shows, built from named queries: a file's analysis, its dependency graph, the tree.
+"""What the CLI and the viewer show of one file, built from named queries: a file's analysis,
+its dependency graph, the tree.
 
 Every function takes a store with ``query(name, params)`` (the viewer's locked store or a plain
 ``GraphStore``), so ``linkgraph diagram`` uses them outside Flask too. Unknown paths raise
-``NotFound`` (a 404 in the viewer).
+``NotFoundError`` (a 404 in the viewer).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import posixpath
 from typing import Any, Protocol
 
-from werkzeug.exceptions import NotFound
+from ..errors import NotFoundError
 
 Row = dict[str, Any]
 # the order the ELF-analysis sections of an edge's status are shown in
@@ -28,7 +29,9 @@ def find_module(store: Queryable, firmware_id: str, path: str) -> Row:
     exact = [r for r in rows if r["path"] == path]
     if exact or rows:
         return (exact or rows)[0]
-    raise NotFound(f"no ELF file {path!r} in this firmware (GET /api/firmware/{firmware_id[:12]}…/tree lists them)")
+    raise NotFoundError(
+        f"no ELF file {path!r} in this firmware (GET /api/firmware/{firmware_id[:12]}…/tree lists them)"
+    )
 
 
 def module_node(module: Row, node_id: str) -> Row:
@@ -144,7 +147,7 @@ def edge_symbols(store: Queryable, firmware_id: str, source: str, target: str) -
     """One dependency edge (target: a path, or the soname of a missing library) and its symbols."""
     rows = store.query("edge", {"firmware": firmware_id, "from": source, "to": target})
     if not rows:
-        raise NotFound(f"no dependency edge from {source!r} to {target!r} in this firmware")
+        raise NotFoundError(f"no dependency edge from {source!r} to {target!r} in this firmware")
     row = rows[0]
     return {"from": row["from"], "to": row["to"], "soname": row["soname"], "status": row["status"],
             "symbols": _symbols(row)}

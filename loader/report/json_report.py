@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .licences.facts import NO_FACT
-from .store.base import GraphStore
+from ..licences.facts import NO_FACT
+from ..store.base import GraphStore
 
 SCHEMA = "linkgraph-report/1"
 

@@ -1,5 +1,5 @@
 """Read the prelink data glibc's loader uses: DT_GNU_LIBLIST, DT_CHECKSUM, DT_GNU_PRELINKED,
-DT_GNU_CONFLICT, and the value prelink wrote into each symbol slot (loader/prelink.py uses them).
+DT_GNU_CONFLICT, and the value prelink wrote into each symbol slot (loader/ldso/prelink.py uses them).
 
 Every table is found by its dynamic tag's address through the PT_LOAD mappings, as glibc reads
 it (``l_info``), and each count is bounded by the bytes the file holds.
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import struct
 
-from . import elf_tables as t
-from .elf_image import Image, Strings
-from .errors import ElfError
-from .model import PrelinkInfo
+from ..errors import ElfError
+from ..model import PrelinkInfo
+from . import tables as t
+from .image import Image, Strings
 
 DT_GNU_PRELINKED, DT_GNU_CONFLICTSZ, DT_GNU_LIBLISTSZ, DT_CHECKSUM = 0x6FFFFDF5, 0x6FFFFDF6, 0x6FFFFDF7, 0x6FFFFDF8
 DT_GNU_CONFLICT, DT_GNU_LIBLIST = 0x6FFFFEF8, 0x6FFFFEF9

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .graph_rows import NODE_TABLES, REL_TABLES, GraphRows
-from .store.base import GraphStore
-from .store.ladybug_store import COLUMNS
+from .base import GraphStore
+from .ladybug_store import COLUMNS
+from .rows import NODE_TABLES, REL_TABLES, GraphRows
 
 
 def _node_query(label: str) -> str:

@@ -1,0 +1,3 @@
+"""The ``linkgraph`` command: it sits above every stage and imports them; nothing
+imports it.
+"""

@@ -1,0 +1,3 @@
+"""The pipeline driver: unpack a target, walk each root, parse its ELF files, build
+link maps and bindings, attach licence facts.
+"""
