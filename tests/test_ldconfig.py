@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 from linkgraph.loader.errors import LdconfigError
-from linkgraph.loader.ldso.ldconfig import (
+from linkgraph.loader.ldso.ld_cache import (
     HWCAP_EXTENSION,
     NEW_MAGIC,
     OLD_MAGIC,
@@ -20,9 +20,8 @@ from linkgraph.loader.ldso.ldconfig import (
     LdCache,
     accepted_flags,
     read_ld_so_cache,
-    read_ld_so_conf,
-    read_musl_path_file,
 )
+from linkgraph.loader.ldso.ld_conf import read_ld_so_conf, read_musl_path_file
 from linkgraph.loader.rootfs import RootFS
 
 LDCONFIG = shutil.which("ldconfig") or "/sbin/ldconfig"

@@ -4,18 +4,19 @@ Nothing here looks at section headers: addresses from ``PT_DYNAMIC`` are transla
 through the ``PT_LOAD`` segments, as the loader sees the image in memory. Memory follows what the
 file holds, never what a header claims: the symbol table is kept as columns (``dynsym``, a few
 bytes per symbol), relocations are folded per symbol as they are decoded, and every count is
-bounded by the bytes present.
+bounded by the bytes present. The symbol version tables are read by ``versions``.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from ..errors import ElfError
-from ..model import DynSymbol, ProblemCode, Reference, RelocClass
+from ..model import DynSymbol, Reference, RelocClass
 from .dynsym import UNVERSIONED, DynSymbols, column
 from .image import Buffer, Image, Strings
+from .versions import Note, version_table
 
 # Dynamic tags (gABI, GNU and MIPS extensions).
 DT_NULL, DT_NEEDED, DT_PLTRELSZ, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 2, 4, 5, 6
@@ -23,17 +24,11 @@ DT_RELA, DT_RELASZ, DT_RELAENT, DT_STRSZ, DT_SYMENT, DT_SONAME, DT_RPATH = 7, 8,
 DT_SYMBOLIC, DT_REL, DT_RELSZ, DT_RELENT, DT_PLTREL, DT_JMPREL = 16, 17, 18, 19, 20, 23
 DT_RUNPATH, DT_FLAGS = 29, 30
 DT_GNU_HASH, DT_VERSYM, DT_FLAGS_1 = 0x6FFFFEF5, 0x6FFFFFF0, 0x6FFFFFFB
-DT_VERDEF, DT_VERDEFNUM, DT_VERNEED, DT_VERNEEDNUM = 0x6FFFFFFC, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
 DT_MIPS_SYMTABNO, DT_MIPS_GOTSYM = 0x70000011, 0x70000013
 
 EM_MIPS, EM_MIPS_RS3_LE = 8, 10
 MIPS_MACHINES = (EM_MIPS, EM_MIPS_RS3_LE)
 STT_SECTION = 3
-VER_FLG_BASE = 1
-MAX_VERSION_ENTRIES = 0x8000  # version indices are 15 bits wide
-
-Version = tuple[str, str | None]  # (version name, the verneed's file name or None for a definition)
-Note = Callable[[ProblemCode, str], None]  # ElfFacts.note
 
 # Relocation types glibc's elf_machine_type_class puts in the COPY and PLT classes, per e_machine
 # (and per ELF class where the numbers differ). PLT covers JUMP_SLOT and, as in glibc, the TLS
@@ -125,65 +120,6 @@ def _chain_length(data: Buffer, start: int, e: str) -> int:
             return (at - start) // 4 + hit + 1
         at, step = stop, min(step * 4, 1 << 20)
     raise ElfError("DT_GNU_HASH chain extends past the end of the file")
-
-
-def version_table(img: Image, tags: dict[int, int], strings: Strings, note: Note | None = None) -> list[Version | None]:
-    """Version index -> (name, verneed file or None), built like glibc's _dl_check_map_versions.
-
-    Every record is read once: a chain that reaches a record already read (one that comes back,
-    or records that are both an Elf_Verneed and an Elf_Vernaux) ends there, and ``note`` is told.
-    Walked again and again as the loader would, such chains take 2**30 steps."""
-    table: dict[int, Version] = {}
-    data, e = img.data, img.e
-    seen: set[int] = set()
-    again: list[int] = []  # the file offsets where a chain reached a record already read
-    if DT_VERNEED in tags:
-        pos = img.offset(tags[DT_VERNEED], 16, "DT_VERNEED")
-        for _ in range(min(tags.get(DT_VERNEEDNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
-            if pos in seen:
-                again.append(pos)
-                break
-            seen.add(pos)
-            _ver, cnt, vn_file, vn_aux, vn_next = struct.unpack_from(e + "HHIII", data, pos)
-            filename = strings.get(vn_file, "verneed file name")
-            aux = pos + vn_aux
-            for _ in range(min(cnt, MAX_VERSION_ENTRIES)):
-                if aux in seen:
-                    again.append(aux)
-                    break
-                seen.add(aux)
-                _hash, _flags, other, name, vna_next = struct.unpack_from(e + "IHHII", data, aux)
-                table[other & 0x7FFF] = (strings.get(name, "verneed version name"), filename)
-                if not vna_next:
-                    break
-                aux += vna_next
-            if not vn_next:
-                break
-            pos += vn_next
-    if DT_VERDEF in tags:
-        pos = img.offset(tags[DT_VERDEF], 20, "DT_VERDEF")
-        for _ in range(min(tags.get(DT_VERDEFNUM, MAX_VERSION_ENTRIES), MAX_VERSION_ENTRIES)):
-            if pos in seen:
-                again.append(pos)
-                break
-            seen.add(pos)
-            _ver, flags, ndx, _cnt, _hash, vd_aux, vd_next = struct.unpack_from(e + "HHHHIII", data, pos)
-            if not flags & VER_FLG_BASE:
-                name = struct.unpack_from(e + "I", data, pos + vd_aux)[0]
-                table[ndx & 0x7FFF] = (strings.get(name, "verdef version name"), None)
-            if not vd_next:
-                break
-            pos += vd_next
-    if again and note is not None:
-        note(
-            ProblemCode.VERSION_CHAIN_OVERLAP,
-            f"the version chains reach {len(again)} record(s) a second time (first at file offset {again[0]:#x}); "
-            "each record is read once",
-        )
-    result: list[Version | None] = [None] * (max(table, default=0) + 1)
-    for index, entry in table.items():
-        result[index] = entry
-    return result
 
 
 class SymbolsBeyondCount(ElfError):

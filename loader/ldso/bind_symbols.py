@@ -6,7 +6,8 @@ uClibc ``_dl_find_hash``): the first object with an acceptable definition wins. 
 symbol versions (glibc ``check_match``), weak definitions count as global (all three loaders
 by default), local/hidden/internal references bind inside the object, protected ones too,
 copy relocations skip the executable, ``DT_SYMBOLIC`` searches the object itself first, and
-PLT references do not accept an executable's undefined canonical-PLT entries.
+PLT references do not accept an executable's undefined canonical-PLT entries (what one lookup
+asks and which definitions satisfy it: ``symbol_lookup``).
 
 Most of a link map's scope is shared by many executables (libc binds the same way under each
 of them), so the providers of each library's references are cached per library and per scope
@@ -15,124 +16,17 @@ below the executable; only references the executable itself could satisfy are lo
 
 from __future__ import annotations
 
-from collections.abc import Container
-from typing import NamedTuple
-
-from ..elf.dynsym import referenced_names, symbols_named
+from ..elf.dynsym import referenced_names
 from ..model import (
-    SHN_ABS,
-    SHN_UNDEF,
-    STB_GLOBAL,
-    STB_GNU_UNIQUE,
-    STB_LOCAL,
-    STB_WEAK,
-    STT_COMMON,
-    STT_FUNC,
-    STT_GNU_IFUNC,
-    STT_NOTYPE,
-    STT_OBJECT,
-    STT_TLS,
-    STV_HIDDEN,
-    STV_INTERNAL,
-    STV_PROTECTED,
-    DynSymbol,
     ElfFacts,
     Flavour,
     LinkMap,
-    RelocClass,
     Resolution,
     add_holding,
 )
 from . import prelink
 from .flavours import LoaderFlavour
-
-ALLOWED_TYPES = frozenset((STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_COMMON, STT_TLS, STT_GNU_IFUNC))
-BINDS = frozenset((STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE))
-
-
-class Lookup(NamedTuple):
-    """One symbol reference of one object: what the loader asks the scope for."""
-
-    name: str
-    version: str | None
-    weak: bool
-    reloc_class: RelocClass
-    self_bound: bool  # protected definition: the object keeps its own
-    plt: bool = False  # only PLT relocations: an executable's undefined PLT entry does not satisfy it
-    copy: bool = False  # a copy relocation: the lookup skips the executable
-
-
-def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
-    """The distinct lookups an object's relocations cause, in order of first appearance."""
-    seen: dict[tuple[str, str | None, int], Lookup] = {}
-    got_is_plt = flavour.mips_got_needs_definition and facts.machine == "EM_MIPS"
-    for ref in facts.references:
-        if ref.symbol_index >= len(facts.symbols):
-            continue
-        sym = facts.symbols[ref.symbol_index]
-        if not sym.name or sym.bind == STB_LOCAL:
-            continue
-        if flavour.honours_visibility and sym.visibility in (STV_HIDDEN, STV_INTERNAL):
-            continue
-        version = sym.version if (facts.has_versym and sym.version_index >= 2) else None
-        self_bound = flavour.honours_visibility and sym.visibility == STV_PROTECTED and sym.defined
-        key = (sym.name, version, int(ref.reloc_class))
-        if key not in seen:
-            cls = ref.reloc_class
-            plt = cls == RelocClass.PLT or (got_is_plt and cls == RelocClass.NORMAL)
-            seen[key] = Lookup(sym.name, version, sym.bind == STB_WEAK, cls, self_bound, plt, cls == RelocClass.COPY)
-    return list(seen.values())
-
-
-class SymbolTable:
-    """The definitions of one object by name, filtered once for lookups: only the names in
-    ``wanted`` (those some object's relocations name), so that a library exporting millions of
-    symbols costs an index of the few a lookup can ask for."""
-
-    __slots__ = ("facts", "by_name", "unique")
-
-    def __init__(self, facts: ElfFacts, wanted: Container[str]) -> None:
-        self.facts = facts
-        by_name: dict[str, list[DynSymbol]] = {}
-        for sym in symbols_named(facts.symbols, wanted):
-            if sym.bind not in BINDS or sym.type not in ALLOWED_TYPES or not sym.name:
-                continue
-            if sym.value == 0 and sym.shndx != SHN_ABS and sym.type != STT_TLS:
-                continue
-            by_name.setdefault(sym.name, []).append(sym)
-        self.by_name = by_name
-        self.unique = frozenset(n for n, syms in by_name.items() if any(x.bind == STB_GNU_UNIQUE for x in syms))
-
-    def defines(self, lookup: Lookup, flavour: LoaderFlavour) -> bool:
-        """Does this object satisfy ``lookup`` (glibc ``check_match`` and friends)?"""
-        candidates = self.by_name.get(lookup.name)
-        if not candidates:
-            return False
-        plt = lookup.plt
-        mips = self.facts.machine == "EM_MIPS"
-        versioned_seen = 0
-        for sym in candidates:
-            if sym.shndx == SHN_UNDEF and (plt or (mips and not sym.mips_plt)):
-                continue
-            if (sym.type == STT_GNU_IFUNC and not flavour.accepts_ifunc) or \
-                    (sym.value == 0 and sym.type != STT_TLS and not flavour.accepts_zero_abs):
-                continue
-            if not flavour.versioned_lookup:
-                if flavour.skip_hidden_versions and sym.version_hidden:
-                    continue
-                return True
-            if not self.facts.has_versym:
-                return True
-            if lookup.version is not None:
-                if sym.version != lookup.version and (sym.version is not None or sym.version_hidden):
-                    continue
-                return True
-            if sym.version_index >= 3:
-                if not sym.version_hidden:
-                    versioned_seen += 1
-                continue
-            return True
-        return versioned_seen == 1
+from .symbol_lookup import Lookup, SymbolTable, references_of
 
 
 class _Resolved:
@@ -197,7 +91,8 @@ class SymbolBinder:
                 definers = cache.get(lk_key)
                 if definers is None:
                     definers = cache[lk_key] = tuple(
-                        t.facts.path for t in self._by_name.get(lk.name, ()) if t.defines(lk, flavour))
+                        t.facts.path for t in self._by_name.get(lk.name, ()) if t.defines(lk, flavour)
+                    )
                 found.append(definers)
         return found
 
@@ -217,8 +112,9 @@ class SymbolBinder:
             out.append(_Resolved(obj.path, lookup, providers, unique))
         return out
 
-    def _below_exe(self, obj: ElfFacts, rest: dict[str, int], rest_key: tuple[str, ...],
-                   flavour: LoaderFlavour) -> list[_Resolved]:
+    def _below_exe(
+        self, obj: ElfFacts, rest: dict[str, int], rest_key: tuple[str, ...], flavour: LoaderFlavour
+    ) -> list[_Resolved]:
         """Providers of each lookup of ``obj`` among the objects after the executable."""
         symbolic = flavour.honours_symbolic and obj.symbolic
         key = (obj.path, rest_key, symbolic, flavour.flavour.value)
@@ -257,22 +153,26 @@ class SymbolBinder:
             if obj is exe:
                 for entry in self._resolve_all(exe, {**rest, exe_path: 0}, flavour):
                     if entry.lookup.copy:  # a copy relocation never binds to the executable itself
-                        entry = _Resolved(exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path),
-                                          entry.unique)
+                        entry = _Resolved(
+                            exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path), entry.unique
+                        )
                     self._record(entry, entry.providers, exe_path, glibc, unique, out)
                 continue
             symbolic = flavour.honours_symbolic and obj.symbolic
             for entry in self._below_exe(obj, rest, rest_key, flavour):
                 lookup = entry.lookup
-                if lookup.name in exe_names and not lookup.copy and not lookup.self_bound and \
-                        exe_table.defines(lookup, flavour):
+                if (
+                    lookup.name in exe_names
+                    and not lookup.copy
+                    and not lookup.self_bound
+                    and exe_table.defines(lookup, flavour)
+                ):
                     providers = entry.providers
                     if symbolic and providers and providers[0] == obj.path:
                         providers = (obj.path, exe_path) + providers[1:]
                     else:
                         providers = (exe_path,) + providers
-                    self._record(_Resolved(obj.path, lookup, providers, False), providers, exe_path, glibc,
-                                 unique, out)
+                    self._record(_Resolved(obj.path, lookup, providers, False), providers, exe_path, glibc, unique, out)
                 elif glibc and entry.unique:
                     self._record(entry, entry.providers, exe_path, glibc, unique, out)
                 else:  # the common case, inlined: the same answer as under every other executable
@@ -288,8 +188,15 @@ class SymbolBinder:
                     if entry.duplicate is not None:
                         add_holding(duplicates, entry.duplicate, exe_path)
 
-    def _record(self, entry: _Resolved, providers: tuple[str, ...], exe_path: str, glibc: bool,
-                unique: dict[str, str], out: Resolution) -> None:
+    def _record(
+        self,
+        entry: _Resolved,
+        providers: tuple[str, ...],
+        exe_path: str,
+        glibc: bool,
+        unique: dict[str, str],
+        out: Resolution,
+    ) -> None:
         lookup = entry.lookup
         if not providers:
             add_holding(out.unresolved, (entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
@@ -333,4 +240,3 @@ def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFact
                 stack.pop()
                 finished.append(path)
     return [by_path[p] for p in finished if p in by_path] + [objects[0]]
-

@@ -8,17 +8,13 @@ import posixpath
 from collections.abc import Callable
 
 from ..errors import LdconfigError
-from ..model import ElfFacts, Flavour, Problem, ProblemCode, Severity
+from ..model import ElfFacts, Flavour
+from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 from .flavours import LoaderFlavour, musl_arch, musl_arch_of_loader
 from .interp_defaults import CompiledDefaults, glibc_hwcaps, glibc_system_dirs, supported_hwcaps, uclibc_dirs
-from .ldconfig import (
-    OLD_MAGIC,
-    LdCache,
-    read_ld_so_cache,
-    read_ld_so_conf,
-    read_musl_path_file,
-)
+from .ld_cache import OLD_MAGIC, LdCache, read_ld_so_cache
+from .ld_conf import read_ld_so_conf, read_musl_path_file
 
 MAX_CONFIG_SIZE = 64 << 20  # ld.so.cache, the interpreter: a few MiB at most on any real system
 
@@ -48,9 +44,14 @@ class LoaderConfig:
         (no real one comes near; a larger one is a problem and is not read)."""
         data = self.root.read_bytes(path, MAX_CONFIG_SIZE + 1)
         if data is not None and len(data) > MAX_CONFIG_SIZE:
-            self.problems.append(Problem(
-                display_path(path), Severity.WARNING,
-                f"{what} larger than {MAX_CONFIG_SIZE >> 20} MiB: not read", ProblemCode.CONFIG_TOO_LARGE))
+            self.problems.append(
+                Problem(
+                    display_path(path),
+                    Severity.WARNING,
+                    f"{what} larger than {MAX_CONFIG_SIZE >> 20} MiB: not read",
+                    ProblemCode.CONFIG_TOO_LARGE,
+                )
+            )
             return None
         return data
 
@@ -69,10 +70,15 @@ class LoaderConfig:
         if not self.root.is_file("/etc/ld.so.conf"):
             return None
         dirs = read_ld_so_conf(self.root, "/etc/ld.so.conf", self.problems)
-        self.problems.append(Problem(
-            "/etc/ld.so.conf", Severity.WARNING,
-            "no /etc/ld.so.cache in the root: assuming ldconfig was run over /etc/ld.so.conf "
-            f"({len(dirs)} directories)", ProblemCode.LD_CONF_ASSUMED))
+        self.problems.append(
+            Problem(
+                "/etc/ld.so.conf",
+                Severity.WARNING,
+                "no /etc/ld.so.cache in the root: assuming ldconfig was run over /etc/ld.so.conf "
+                f"({len(dirs)} directories)",
+                ProblemCode.LD_CONF_ASSUMED,
+            )
+        )
         return DirCache(dirs, self.root)  # type: ignore[return-value]
 
     def uclibc_cache(self, byteorder: str) -> LdCache | None:
@@ -85,12 +91,22 @@ class LoaderConfig:
             cache = None
             if data is not None:
                 cache = self._read_cache("/etc/ld.so.cache")
-                usable = data.startswith(OLD_MAGIC) and data.endswith(b"\0") and cache is not None \
-                    and not cache.format.startswith("glibc-old+new") and cache.byteorder == byteorder
+                usable = (
+                    data.startswith(OLD_MAGIC)
+                    and data.endswith(b"\0")
+                    and cache is not None
+                    and not cache.format.startswith("glibc-old+new")
+                    and cache.byteorder == byteorder
+                )
                 if not usable:
-                    self.problems.append(Problem("/etc/ld.so.cache", Severity.WARNING,
-                                                 "ignored: not a uClibc cache for this loader (it says 'corrupt')",
-                                                 ProblemCode.LD_CACHE_IGNORED))
+                    self.problems.append(
+                        Problem(
+                            "/etc/ld.so.cache",
+                            Severity.WARNING,
+                            "ignored: not a uClibc cache for this loader (it says 'corrupt')",
+                            ProblemCode.LD_CACHE_IGNORED,
+                        )
+                    )
                     cache = None
             self._uclibc_cache[byteorder] = cache
         return self._uclibc_cache[byteorder]
@@ -110,9 +126,9 @@ class LoaderConfig:
             self._musl_paths[key] = read_musl_path_file(self.root, arch, prefix) if arch else None  # noqa: E501
         return self._musl_paths[key]
 
-
-    def default_dirs(self, flavour: LoaderFlavour, exe: ElfFacts, loader: ElfFacts | None,
-                     has_dir: Callable[[str], bool]) -> CompiledDefaults:
+    def default_dirs(
+        self, flavour: LoaderFlavour, exe: ElfFacts, loader: ElfFacts | None, has_dir: Callable[[str], bool]
+    ) -> CompiledDefaults:
         """The loader's compiled-in directories: read from the interpreter in the root (glibc's
         SYSTEM_DIRS and glibc-hwcaps levels, uClibc's library path), musl's fixed list, or, with
         no interpreter to read, guessed from the root's layout (and a warning says so)."""
@@ -128,16 +144,27 @@ class LoaderConfig:
             if flavour.flavour is Flavour.MUSL:
                 found = CompiledDefaults(tuple(flavour.default_dirs(exe, has_dir)), "musl's fixed list")
             elif dirs and loader is not None:
-                found = CompiledDefaults(tuple(dirs), f"interpreter {display_path(loader.path)}",
-                                         supported_hwcaps(hwcaps, self.cpu), tuple(hwcaps))
+                found = CompiledDefaults(
+                    tuple(dirs),
+                    f"interpreter {display_path(loader.path)}",
+                    supported_hwcaps(hwcaps, self.cpu),
+                    tuple(hwcaps),
+                )
             else:
-                found = CompiledDefaults(tuple(flavour.default_dirs(exe, has_dir)),
-                                         "layout of the root (no interpreter to read them from)", guessed=True)
-                self.problems.append(Problem(
-                    display_path(exe.path), Severity.WARNING,
-                    f"{flavour.flavour.value} loader {'not in the root' if loader is None else 'unreadable'}: its "
-                    f"default directories are guessed from the root's layout ({':'.join(found.dirs)})",
-                    ProblemCode.DEFAULT_DIRS_GUESSED))
+                found = CompiledDefaults(
+                    tuple(flavour.default_dirs(exe, has_dir)),
+                    "layout of the root (no interpreter to read them from)",
+                    guessed=True,
+                )
+                self.problems.append(
+                    Problem(
+                        display_path(exe.path),
+                        Severity.WARNING,
+                        f"{flavour.flavour.value} loader {'not in the root' if loader is None else 'unreadable'}: its "
+                        f"default directories are guessed from the root's layout ({':'.join(found.dirs)})",
+                        ProblemCode.DEFAULT_DIRS_GUESSED,
+                    )
+                )
             self.defaults_used[key] = found
         return self.defaults_used[key]
 

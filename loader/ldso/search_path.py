@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ..model import ElfFacts, Flavour, FoundBy
 from .flavours import PLATFORM, LoaderFlavour, UclibcBuild
-from .ldconfig import UCLIBC_ACCEPTED
+from .ld_cache import UCLIBC_ACCEPTED
 from .loader_config import DirCache, LoaderConfig
 
 _ORIGIN_ONLY = re.compile(r"\$(ORIGIN|\{ORIGIN\})")
@@ -61,9 +61,16 @@ def expand_dst(entry: str, obj: LoadedObject, lib_token: str) -> str | None:
 class SearchPath:
     """The directories one flavour's loader searches for a name requested by one object."""
 
-    def __init__(self, flavour: LoaderFlavour, config: LoaderConfig, exe: LoadedObject,
-                 interpreter: str | None, has_dir: Callable[[str], bool],
-                 loader: ElfFacts | None = None, defaults_from: ElfFacts | None = None) -> None:
+    def __init__(
+        self,
+        flavour: LoaderFlavour,
+        config: LoaderConfig,
+        exe: LoadedObject,
+        interpreter: str | None,
+        has_dir: Callable[[str], bool],
+        loader: ElfFacts | None = None,
+        defaults_from: ElfFacts | None = None,
+    ) -> None:
         """``loader``: the interpreter in this link map; ``defaults_from``: the loader file whose
         compiled-in directories apply (the interpreter, or for a library the root's loader)."""
         self.flavour = flavour
@@ -86,8 +93,7 @@ class SearchPath:
         return [f"{directory}/glibc-hwcaps/{level}" for level in self.hwcaps] + [directory]
 
     def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
-        if entries and self.flavour.flavour is Flavour.MUSL and any(
-                "$" in _ORIGIN_ONLY.sub("", e) for e in entries):
+        if entries and self.flavour.flavour is Flavour.MUSL and any("$" in _ORIGIN_ONLY.sub("", e) for e in entries):
             return []  # musl's fixup_rpath: any other $ token voids the whole string
         out = []
         for entry in entries or ():
@@ -167,7 +173,7 @@ class SearchPath:
                 cut = obj.opened_as.rfind("/")
                 if entries is not obj.facts.rpath or cut <= 0:
                     continue
-                entry = obj.opened_as[:cut] + entry[len("$ORIGIN"):]
+                entry = obj.opened_as[:cut] + entry[len("$ORIGIN") :]
             out.append(entry if entry.startswith("/") else "/" + entry)
         return out
 
@@ -184,11 +190,13 @@ class SearchPath:
             yield Candidate(posixpath.join(d, name), FoundBy.RUNPATH, requester)
         cache = self.config.uclibc_cache(self.exe.facts.endian) if self.uclibc.cache else None
         if cache is not None:
-            yield from (Candidate(e.path, FoundBy.LD_SO_CACHE)
-                        for e in cache.entries if e.name == name and e.flags in UCLIBC_ACCEPTED)
+            yield from (
+                Candidate(e.path, FoundBy.LD_SO_CACHE)
+                for e in cache.entries
+                if e.name == name and e.flags in UCLIBC_ACCEPTED
+            )
         raw = self.exe.facts.interpreter or self.interpreter
         if raw and self.uclibc.searches_interp_dir:  # relative: from the cwd, /
             yield Candidate(posixpath.join("/", posixpath.dirname(raw), name), FoundBy.INTERPRETER_DIR)
         for d in self.defaults:
             yield Candidate(posixpath.join(d, name), FoundBy.DEFAULT_DIR)
-

@@ -18,7 +18,8 @@ from ..errors import LinkgraphError
 from ..licences import Overrides
 from ..model import ScanResult
 from ..unpack import Unpacked, unpack
-from .root import Progress, _no_progress, scan_root
+from .parse import Progress
+from .root import _no_progress, scan_root
 
 
 class NoRootFound(LinkgraphError):
@@ -46,9 +47,15 @@ def work_folder(chosen: str | None, keep: bool) -> Iterator[Path]:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def scan_target(target: Path, workdir: Path, name: str | None = None, workers: int | None = None,
-                progress: Progress = _no_progress, overrides: Overrides | None = None,
-                cpu: tuple[str, ...] = ()) -> tuple[Unpacked, list[ScanResult]]:
+def scan_target(
+    target: Path,
+    workdir: Path,
+    name: str | None = None,
+    workers: int | None = None,
+    progress: Progress = _no_progress,
+    overrides: Overrides | None = None,
+    cpu: tuple[str, ...] = (),
+) -> tuple[Unpacked, list[ScanResult]]:
     """Unpack ``target`` (if it is not a folder) and scan every root filesystem found in it.
 
     ``overrides`` (the user's licence overrides) apply to every root and are recorded in each
@@ -63,16 +70,25 @@ def scan_target(target: Path, workdir: Path, name: str | None = None, workers: i
     results = []
     for index, root in enumerate(unpacked.roots):
         label = base if len(unpacked.roots) == 1 else f"{base} [{root.name}]"
-        result = scan_root(str(root.path), name=label, workers=workers, progress=progress,
-                           root_name=root.name if unpacked.kind != "directory" else "/", overrides=overrides,
-                           cpu=cpu)
+        result = scan_root(
+            str(root.path),
+            name=label,
+            workers=workers,
+            progress=progress,
+            root_name=root.name if unpacked.kind != "directory" else "/",
+            overrides=overrides,
+            cpu=cpu,
+        )
         if target_sha is not None:  # the same image gives the same ids, root by root
             result.firmware_sha256 = hashlib.sha256(f"{target_sha}\0{root.name}".encode()).hexdigest()
         result.source = {
-            "kind": unpacked.kind, "target": target.name, "target_sha256": target_sha,
+            "kind": unpacked.kind,
+            "target": target.name,
+            "target_sha256": target_sha,
             "root": root.name if unpacked.kind != "directory" else "/",
-            "carved": [{"offset": c.offset, "size": c.size, "format": c.format, "source": c.source}
-                       for c in unpacked.carved],
+            "carved": [
+                {"offset": c.offset, "size": c.size, "format": c.format, "source": c.source} for c in unpacked.carved
+            ],
             "loader_defaults": result.loader_defaults,
         }
         if overrides is not None:

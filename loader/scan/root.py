@@ -1,4 +1,4 @@
-"""The pipeline for one root: walk, parse, link maps, bindings.
+"""The pipeline for one root: walk, parse (``parse``), link maps, bindings, licence facts.
 
 ``scan_root`` never raises for bad content: every file that cannot be used becomes a
 ``Problem`` and the scan goes on.
@@ -9,156 +9,27 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import mmap
 import os
-import stat
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Iterator
 
-from ..elf.facts import is_elf, read_elf_facts
-from ..elf.image import Buffer
-from ..errors import ElfError, RootfsError
+from ..errors import RootfsError
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import flavour_of
 from ..ldso.link_map import World, build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
 from ..ldso.risky_paths import risky_search_paths
 from ..licences import Overrides, licence_facts
-from ..model import ElfFacts, Kind, Module, Problem, ProblemCode, Resolution, ScanResult, Severity
+from ..model import ElfFacts, Kind, Module, Resolution, ScanResult
+from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
+from .parse import Progress, candidates, looks_like_code, parse_files
 
-MAX_ELF_SIZE = 512 * 1024 * 1024
 LOADER_CONFIG = ("/etc/ld.so.cache", "/etc/ld.so.conf")
-
-Progress = Callable[[str, int, int], None]
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     return None
-
-
-def _looks_like_code(path: str, mode: int) -> bool:
-    name = os.path.basename(path)
-    return ".so" in name or name.endswith(".ko") or bool(mode & 0o111)
-
-
-def _too_large(device: str) -> Problem:
-    return Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB", ProblemCode.TOO_LARGE)
-
-
-def _read_failed(device: str, exc: OSError) -> Problem:
-    return Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED)
-
-
-def _digest(job: tuple[str, str]) -> tuple[tuple[str, str], str | Problem | None]:
-    """The sha256 of one candidate file if it is an ELF file within the size limit, read through a
-    small buffer (no Python work, and the GIL is released: runs in threads)."""
-    host, device = job
-    try:
-        with open(host, "rb") as fh:
-            if not is_elf(fh.read(4)):
-                return job, None
-            if os.fstat(fh.fileno()).st_size > MAX_ELF_SIZE:  # checked before anything is read
-                return job, _too_large(device)
-            fh.seek(0)
-            return job, hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError as exc:
-        return job, _read_failed(device, exc)
-
-
-@contextlib.contextmanager
-def _contents(host: str) -> Iterator[Buffer]:
-    """A file's bytes through a read-only map: the pages a parse touches are read, the rest of a big
-    file costs address space only; the map is closed on leaving. An empty file, or one on a file
-    system that cannot map files (FUSE with direct I/O), is read instead, up to the size limit."""
-    with open(host, "rb") as fh:
-        try:
-            data: Buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):
-            data = fh.read(MAX_ELF_SIZE + 1)
-    try:
-        yield data
-    finally:
-        if isinstance(data, mmap.mmap):
-            data.close()
-
-
-def _parse_digested(digested: tuple[tuple[str, str], str | Problem | None]) -> ElfFacts | Problem | None:
-    """Parse one hashed ELF file (the facts keep no reference to its map)."""
-    (host, device), digest = digested
-    if not isinstance(digest, str):
-        return digest
-    try:
-        with _contents(host) as data:
-            if len(data) > MAX_ELF_SIZE:  # grew since it was hashed
-                return _too_large(device)
-            return read_elf_facts(data, device, digest)
-    except OSError as exc:
-        return _read_failed(device, exc)
-    except ElfError as exc:
-        message = f"unusable ELF file: {str(exc).removeprefix(device + ': ')}"
-        return Problem(device, Severity.ERROR, message, ProblemCode.ELF_UNUSABLE)
-
-
-def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
-    """Hash, map and parse one file in a worker process: only the parsed facts travel back."""
-    return _parse_digested(_digest(job))
-
-
-def _candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, str]], list[str]]:
-    """Regular files that may be ELF (host path, device path) and the symlinks of the root."""
-    files: list[tuple[str, str]] = []
-    links: list[str] = []
-    for entry in root.walk(problems):
-        shown = display_path(entry.path)
-        if shown != entry.path:
-            problems.append(
-                Problem(
-                    shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)", ProblemCode.NAME_NOT_UTF8
-                )
-            )
-        if entry.is_symlink:
-            links.append(entry.path)
-        elif not stat.S_ISREG(entry.mode):
-            if _looks_like_code(entry.path, 0):
-                problems.append(
-                    Problem(
-                        shown, Severity.WARNING, "not a regular file (FIFO, device or socket)", ProblemCode.NOT_REGULAR
-                    )
-                )
-        elif entry.size == 0:
-            if _looks_like_code(entry.path, entry.mode):
-                problems.append(
-                    Problem(
-                        shown, Severity.WARNING, "empty file (0 bytes) where code was expected", ProblemCode.EMPTY_FILE
-                    )
-                )
-        elif entry.size >= 52:  # smaller than any ELF header
-            files.append((root.host_path(entry.path), entry.path))  # byte-exact: shown escaped only when stored
-        elif _looks_like_code(entry.path, entry.mode):
-            with open(root.host_path(entry.path), "rb") as fh:
-                if is_elf(fh.read(4)):
-                    problems.append(
-                        Problem(shown, Severity.ERROR, "unusable ELF file: truncated header", ProblemCode.ELF_UNUSABLE)
-                    )
-    return files, links
-
-
-def parse_files(jobs: list[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
-    if workers <= 1 or len(jobs) < 64:
-        out = []
-        with ThreadPoolExecutor(max_workers=2) as readers:  # hashing overlaps the parsing
-            for i, digested in enumerate(readers.map(_digest, jobs)):
-                out.append(_parse_digested(digested))
-                progress("parse", i + 1, len(jobs))
-        return out
-    out = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for i, result in enumerate(pool.map(_parse_one, jobs, chunksize=16)):
-            out.append(result)
-            progress("parse", i + 1, len(jobs))
-    return out
 
 
 def firmware_hash(modules: dict[str, ElfFacts], links: dict[str, str], root: RootFS) -> str:
@@ -217,7 +88,7 @@ def _scan_root(
     t0 = time.perf_counter()
     root = RootFS(host_dir, root_name)
     problems: list[Problem] = []
-    jobs, link_paths = _candidates(root, problems)
+    jobs, link_paths = candidates(root, problems)
     if workers is None:  # sending parsed symbol tables between processes costs about what parsing does
         cpus = os.cpu_count() or 1
         workers = 1 if cpus <= 2 else min(4, cpus)
@@ -248,7 +119,7 @@ def _scan_root(
                 Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}", ProblemCode.SYMLINK_OUTSIDE)
             )
         if target is None:
-            if _looks_like_code(link, 0):
+            if looks_like_code(link, 0):
                 problems.append(
                     Problem(
                         shown,

@@ -1,0 +1,127 @@
+"""One symbol lookup as the loader makes it: what an object's relocations ask the scope for
+(``Lookup``, ``references_of``) and whether one object's definitions satisfy it (``SymbolTable``,
+glibc ``check_match``; musl ``find_sym``, uClibc ``_dl_find_hash`` where the flavour differs).
+
+A reference to a local symbol (and, where the flavour honours visibility, to a hidden or internal
+one) binds inside the object without a lookup, a protected definition keeps its own object; a
+definition is a candidate only if it is global, weak or unique, of an allowed type and not
+zero-valued (except TLS and absolute symbols); versions are matched as glibc does (where the
+flavour looks versions up). ``bind_symbols`` walks each link map's scope with these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import NamedTuple
+
+from ..elf.dynsym import symbols_named
+from ..model import (
+    SHN_ABS,
+    SHN_UNDEF,
+    STB_GLOBAL,
+    STB_GNU_UNIQUE,
+    STB_LOCAL,
+    STB_WEAK,
+    STT_COMMON,
+    STT_FUNC,
+    STT_GNU_IFUNC,
+    STT_NOTYPE,
+    STT_OBJECT,
+    STT_TLS,
+    STV_HIDDEN,
+    STV_INTERNAL,
+    STV_PROTECTED,
+    DynSymbol,
+    ElfFacts,
+    RelocClass,
+)
+from .flavours import LoaderFlavour
+
+ALLOWED_TYPES = frozenset((STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_COMMON, STT_TLS, STT_GNU_IFUNC))
+BINDS = frozenset((STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE))
+
+
+class Lookup(NamedTuple):
+    """One symbol reference of one object: what the loader asks the scope for."""
+
+    name: str
+    version: str | None
+    weak: bool
+    reloc_class: RelocClass
+    self_bound: bool  # protected definition: the object keeps its own
+    plt: bool = False  # only PLT relocations: an executable's undefined PLT entry does not satisfy it
+    copy: bool = False  # a copy relocation: the lookup skips the executable
+
+
+def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
+    """The distinct lookups an object's relocations cause, in order of first appearance."""
+    seen: dict[tuple[str, str | None, int], Lookup] = {}
+    got_is_plt = flavour.mips_got_needs_definition and facts.machine == "EM_MIPS"
+    for ref in facts.references:
+        if ref.symbol_index >= len(facts.symbols):
+            continue
+        sym = facts.symbols[ref.symbol_index]
+        if not sym.name or sym.bind == STB_LOCAL:
+            continue
+        if flavour.honours_visibility and sym.visibility in (STV_HIDDEN, STV_INTERNAL):
+            continue
+        version = sym.version if (facts.has_versym and sym.version_index >= 2) else None
+        self_bound = flavour.honours_visibility and sym.visibility == STV_PROTECTED and sym.defined
+        key = (sym.name, version, int(ref.reloc_class))
+        if key not in seen:
+            cls = ref.reloc_class
+            plt = cls == RelocClass.PLT or (got_is_plt and cls == RelocClass.NORMAL)
+            seen[key] = Lookup(sym.name, version, sym.bind == STB_WEAK, cls, self_bound, plt, cls == RelocClass.COPY)
+    return list(seen.values())
+
+
+class SymbolTable:
+    """The definitions of one object by name, filtered once for lookups: only the names in
+    ``wanted`` (those some object's relocations name), so that a library exporting millions of
+    symbols costs an index of the few a lookup can ask for."""
+
+    __slots__ = ("facts", "by_name", "unique")
+
+    def __init__(self, facts: ElfFacts, wanted: Container[str]) -> None:
+        self.facts = facts
+        by_name: dict[str, list[DynSymbol]] = {}
+        for sym in symbols_named(facts.symbols, wanted):
+            if sym.bind not in BINDS or sym.type not in ALLOWED_TYPES or not sym.name:
+                continue
+            if sym.value == 0 and sym.shndx != SHN_ABS and sym.type != STT_TLS:
+                continue
+            by_name.setdefault(sym.name, []).append(sym)
+        self.by_name = by_name
+        self.unique = frozenset(n for n, syms in by_name.items() if any(x.bind == STB_GNU_UNIQUE for x in syms))
+
+    def defines(self, lookup: Lookup, flavour: LoaderFlavour) -> bool:
+        """Does this object satisfy ``lookup`` (glibc ``check_match`` and friends)?"""
+        candidates = self.by_name.get(lookup.name)
+        if not candidates:
+            return False
+        plt = lookup.plt
+        mips = self.facts.machine == "EM_MIPS"
+        versioned_seen = 0
+        for sym in candidates:
+            if sym.shndx == SHN_UNDEF and (plt or (mips and not sym.mips_plt)):
+                continue
+            if (sym.type == STT_GNU_IFUNC and not flavour.accepts_ifunc) or (
+                sym.value == 0 and sym.type != STT_TLS and not flavour.accepts_zero_abs
+            ):
+                continue
+            if not flavour.versioned_lookup:
+                if flavour.skip_hidden_versions and sym.version_hidden:
+                    continue
+                return True
+            if not self.facts.has_versym:
+                return True
+            if lookup.version is not None:
+                if sym.version != lookup.version and (sym.version is not None or sym.version_hidden):
+                    continue
+                return True
+            if sym.version_index >= 3:
+                if not sym.version_hidden:
+                    versioned_seen += 1
+                continue
+            return True
+        return versioned_seen == 1
