@@ -1,4 +1,4 @@
-"""Shared types of the pipeline: ELF facts, link maps, bindings, problems.
+"""Shared types of the pipeline: ELF facts, link maps, bindings (problems: ``problems``).
 
 Every stage reads and writes these plain dataclasses; nothing else is shared between stages.
 Paths are always the canonical path inside the root as the device sees it (absolute,
@@ -11,17 +11,14 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .problems import Problem, ProblemCode
+
 
 class Kind(enum.StrEnum):
     EXECUTABLE = "executable"
     LIBRARY = "library"
     KERNEL_MODULE = "kernel-module"
     OTHER_ELF = "other-elf"
-
-
-class Severity(enum.StrEnum):
-    WARNING = "warning"
-    ERROR = "error"
 
 
 class Flavour(enum.StrEnum):
@@ -48,46 +45,6 @@ STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
 SHN_UNDEF, SHN_ABS = 0, 0xFFF1
 
 
-class ProblemCode(enum.StrEnum):
-    """Stable codes of recorded problems (docs/report.md lists them); the message says the details."""
-
-    # reading files
-    READ_FAILED = "read-failed"
-    TOO_LARGE = "too-large"
-    NAME_NOT_UTF8 = "name-not-utf8"
-    NOT_REGULAR = "not-regular-file"
-    EMPTY_FILE = "empty-file"
-    ELF_UNUSABLE = "elf-unusable"
-    # symlinks
-    SYMLINK_UNRESOLVABLE = "symlink-unresolvable"
-    SYMLINK_OUTSIDE = "symlink-outside-root"
-    SYMLINK_DANGLING = "symlink-dangling"
-    # the loaded view of an ELF file disagrees with its file-level view
-    DYNAMIC_SIZE_MISMATCH = "dynamic-size-mismatch"
-    DYNAMIC_OFFSET_MISMATCH = "dynamic-offset-mismatch"
-    STRTAB_SIZE_MISMATCH = "strtab-size-mismatch"
-    ENTRY_SIZE_MISMATCH = "entry-size-mismatch"
-    VERSION_CHAIN_OVERLAP = "version-chain-overlap"  # version chains that come back or share records
-    SECTION_HEADERS_DISAGREE = "section-headers-disagree"
-    # loader configuration
-    LD_CACHE_IGNORED = "ld-cache-ignored"
-    LD_CONF_ASSUMED = "ld-conf-assumed"
-    DEFAULT_DIRS_GUESSED = "default-dirs-guessed"
-    CONFIG_TOO_LARGE = "config-too-large"
-    INCLUDE_LOOP = "include-loop"  # an ld.so.conf include that leads back to a file being read
-    # hostile nesting: directories, includes or paths deeper than a documented limit
-    DEPTH_LIMIT = "depth-limit"
-    # unpacking and licence data
-    UNPACK = "unpack"
-    UNPACK_MEMBER = "unpack-member"
-    LICENCE_DATA = "licence-data"
-    # risky DT_RPATH / DT_RUNPATH entries (loader/ldso/risky_paths.py)
-    RPATH_RELATIVE = "rpath-relative"
-    RPATH_EMPTY = "rpath-empty"
-    RPATH_WORLD_WRITABLE = "rpath-world-writable"
-    RPATH_BUILD_HOST = "rpath-build-host"
-
-
 class FoundBy(enum.StrEnum):
     """The rule by which the loader found the file of a DT_NEEDED entry (docs/report.md)."""
 
@@ -102,14 +59,6 @@ class FoundBy(enum.StrEnum):
     INTERPRETER = "interpreter"  # no search: the loader itself (its soname, musl's reserved names)
     SLASH_NAME = "slash-name"  # a name containing "/", opened as it is
     SLASH_FALLBACK = "slash-fallback"  # uClibc: that failed, the last component was searched for
-
-
-@dataclass(slots=True)
-class Problem:
-    path: str
-    severity: Severity
-    message: str
-    code: ProblemCode
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .errors import RootfsError
-from .model import Problem, ProblemCode, Severity
+from .problems import Problem, ProblemCode, Severity
 
 MAX_SYMLINKS = 40  # Linux's MAXSYMLINKS
 MAX_WALK_DEPTH = 256  # directory levels below the root the walk reads; no real firmware comes near

@@ -19,7 +19,8 @@ from linkgraph.loader.licences import NO_FACT, OverridesError, licence_facts, lo
 from linkgraph.loader.licences.copyright import free_text_licence
 from linkgraph.loader.licences.knowledge import components
 from linkgraph.loader.licences.spdx import names_data, normalise_modinfo
-from linkgraph.loader.model import Certainty, ElfFacts, Flavour, Kind, LicenceFact, Module, Problem
+from linkgraph.loader.model import Certainty, ElfFacts, Flavour, Kind, LicenceFact, Module
+from linkgraph.loader.problems import Problem
 from linkgraph.loader.rootfs import RootFS
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "licences"

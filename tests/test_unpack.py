@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from linkgraph.loader.model import Severity
+from linkgraph.loader.problems import Severity
 from linkgraph.loader.unpack import ARCHIVE, DIRECTORY, IMAGE, Unpacked, unpack
 
 REPO = Path(__file__).resolve().parent.parent

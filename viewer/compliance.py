@@ -29,7 +29,9 @@ from typing import Any
 from .. import __version__
 from ..loader.report.analysis import Queryable, Row, dependency_graph, find_module, module_node
 from ..loader.report.licence_findings import licence_findings
-from .diagram import LICENCE_NAMES, LICENCE_STYLES, display_text, render, to_dot
+from .diagram import render, to_dot
+from .dot_text import display_text
+from .drawing_style import LICENCE_NAMES, LICENCE_STYLES
 
 SYMBOL_LIMIT = 30
 LGPL_SYMBOL_LIMIT = 6

@@ -16,7 +16,7 @@ from typing import Any
 from ..loader.errors import LinkgraphError
 from ..loader.report.analysis import Queryable
 from .compliance import compliance_data
-from .diagram import LICENCE_STYLES
+from .drawing_style import LICENCE_STYLES
 
 PDF_IMAGE = "svg"
 

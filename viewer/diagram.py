@@ -23,58 +23,36 @@ edges ``legend_used``, ``legend_declared-unused``, ``legend_hidden``, ``legend_m
 ``legend``. Tooltips (``<a xlink:title>``) give a module's full path, an edge's ends, soname and its
 first ``TOOLTIP_SYMBOLS`` symbols ("… N more").
 
-Every name is firmware text and hostile until shown otherwise. Graphviz decodes entities in HTML
-labels and then expands ``\\N``, ``\\G``, ``\\E``… and turns ``\\\\`` into ``\\`` in them, so a label
-is ``html.escape``d and its backslashes doubled. A tooltip (an escString) goes through two
-unescaping passes, so each backslash is written four times, quotes as ``\\"``, ``&`` as ``&amp;`` and
-line breaks as ``\\n``. Characters Graphviz would drop or XML cannot carry (control and format
-characters, lone surrogates, non-characters) are shown as ``\\xNN`` / ``\\uNNNN`` (``display_text``);
-labels longer than ``LABEL_LIMIT`` are cut in the middle with "…" (the tooltip has the whole text).
-Graphviz writes the second of two adjacent spaces as a no-break space (U+00A0) so that viewers keep
-it; otherwise the SVG's ``<text>`` elements hold exactly the displayed label.
+Every name is firmware text and hostile until shown otherwise: ``dot_text`` makes it safe.
 """
 
 from __future__ import annotations
 
-import html
 import shutil
 import subprocess
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from ..loader.errors import DiagramError
+from .dot_text import Html, attrs, display_text, html_text, label_text, shorten
+from .drawing_style import (
+    COUNTED,
+    EDGE_STYLES,
+    HIGHLIGHT_PENWIDTH,
+    KINDS,
+    LEGEND,
+    LICENCE_NAMES,
+    LICENCE_STYLES,
+    MISSING_NODE,
+    UNKNOWN_LICENCE,
+    UNKNOWN_STYLE,
+)
 
-LABEL_LIMIT = 40
 TITLE_WRAP = 80
 TOOLTIP_SYMBOLS = 20
 RENDER_TIMEOUT = 120
 FORMATS = ("svg", "pdf", "png")
 
-KINDS = {"executable": "box", "library": "ellipse", "kernel-module": "hexagon", "other-elf": "note"}
-BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
-EDGE_STYLES = {
-    "used": {"color": "black", "style": "solid", "fontcolor": "black"},
-    "declared-unused": {"color": BLUE, "style": "dashed", "fontcolor": BLUE},
-    "hidden": {"color": RED, "style": "solid", "fontcolor": RED, "penwidth": "1.4"},
-    "missing": {"color": GREY, "style": "dotted", "fontcolor": GREY},
-}
-UNKNOWN_STYLE = {"color": GREY, "style": "solid", "fontcolor": GREY}
-COUNTED = ("used", "hidden")  # statuses whose edges are labelled with the symbol count
-LEGEND = [("used", "used (N symbols)"), ("declared-unused", "declared-unused"), ("hidden", "hidden"),
-          ("missing", "missing")]
-# licence classes (docs/report.md): outline and fill, sober enough to print; the legend's names
-LICENCE_STYLES = {
-    "gpl": {"color": "#9c3d00", "fillcolor": "#fbe0cc"},
-    "lgpl": {"color": "#7a6500", "fillcolor": "#fbf1c4"},
-    "permissive": {"color": "#2f6b2f", "fillcolor": "#dcefd9"},
-    "incompatible": {"color": "#6b2c91", "fillcolor": "#eadcf2"},
-    "unknown": {"color": "#4d4d4d", "fillcolor": "#eeeeee"},
-}
-LICENCE_NAMES = {"gpl": "GPL", "lgpl": "LGPL / linking exception", "permissive": "permissive",
-                 "incompatible": "incompatible", "unknown": "unknown"}
-UNKNOWN_LICENCE = "licence unknown"
-HIGHLIGHT_PENWIDTH = "3.2"
 _IDENTIFIER_DIGITS = 9
 
 
@@ -87,57 +65,6 @@ class TitleBlock:
     path: str
     date: str
     version: str
-
-
-def display_text(text: Any) -> str:
-    """``text`` as it is shown: control and format characters, lone surrogates and non-characters
-    become visible ``\\xNN`` / ``\\uNNNN`` escapes (bytes smuggled in as surrogate escapes: ``\\xNN``)."""
-    out = []
-    for char in str(text if text is not None else ""):
-        code = ord(char)
-        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (code & 0xFFFE) == 0xFFFE:
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def shorten(text: str, limit: int = LABEL_LIMIT) -> str:
-    """``text`` cut in the middle with "…" when longer than ``limit`` characters."""
-    if len(text) <= limit:
-        return text
-    head = limit // 2
-    tail = limit - 1 - head
-    return text[:head] + "…" + (text[-tail:] if tail else "")
-
-
-def label_text(text: Any, limit: int = LABEL_LIMIT) -> str:
-    """What a label shows for ``text``: displayable, shortened."""
-    return shorten(display_text(text), limit)
-
-
-class _Html(str):
-    """An attribute value written as an HTML-like label (already escaped)."""
-
-
-def _html(text: str) -> str:
-    """Text for inside an HTML-like label: entities, and backslashes doubled against \\N-style expansion."""
-    return html.escape(text, quote=True).replace("\\", "\\\\")
-
-
-def _quoted(text: str) -> str:
-    """A DOT double-quoted escString that Graphviz shows as ``text`` (also in tooltips, which it unescapes
-    twice and whose entities it decodes)."""
-    text = text.replace("\\", "\\\\\\\\").replace('"', '\\"').replace("&", "&amp;")
-    return '"' + text.replace("\r", "").replace("\n", "\\n") + '"'
-
-
-def _attrs(**attrs: str) -> str:
-    """A DOT attribute list: ``_Html`` values as HTML-like labels, every other value quoted."""
-    return "[" + " ".join(f"{key}=<{value}>" if isinstance(value, _Html) else f"{key}={_quoted(value)}"
-                          for key, value in attrs.items()) + "]"
 
 
 def _identifier(raw: Any, prefix: str, index: int) -> str:
@@ -169,13 +96,13 @@ def _node_statement(node: dict[str, Any], name: str) -> str:
     missing = bool(node.get("missing"))
     kind = "missing" if missing else node["kind"] if node.get("kind") in KINDS else "other-elf"
     root = name == "n0"
-    text = _html(label_text(node.get("label") or node.get("path") or node.get("soname") or "?"))
+    text = html_text(label_text(node.get("label") or node.get("path") or node.get("soname") or "?"))
     text = f"<b>{text}</b>" if root else text
     classes = [kind, "root"] if root else [kind]
     licence = licence_of(node)
     if missing:
         tip = [f"missing: {display_text(node.get('label') or node.get('soname'))}", "no file in the image satisfies it"]
-        looks = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY}
+        looks = dict(MISSING_NODE)
     else:
         tip = [display_text(node.get("path") or node.get("label")), kind]
         tip += [f"soname {display_text(node['soname'])}"] if node.get("soname") else []
@@ -183,11 +110,11 @@ def _node_statement(node: dict[str, Any], name: str) -> str:
     if licence is not None:
         klass, shown = licence
         tip.append(f"licence {shown} ({LICENCE_NAMES[klass]})")
-        text += f'<br/><font point-size="9">{_html(shorten(shown))}</font>'
+        text += f'<br/><font point-size="9">{html_text(shorten(shown))}</font>'
         classes.append(f"licence-{klass}")
         looks.update(style="filled", **LICENCE_STYLES[klass])
-    return f"  {name} " + _attrs(id=name, **{"class": " ".join(classes)}, tooltip="\n".join(tip),
-                                 label=_Html(text), **looks) + ";"
+    return f"  {name} " + attrs(id=name, **{"class": " ".join(classes)}, tooltip="\n".join(tip),
+                                 label=Html(text), **looks) + ";"
 
 
 def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown: dict[str, str],
@@ -201,23 +128,23 @@ def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown
         tip.append(f"soname {soname} (not declared)" if status == "hidden" else f"DT_NEEDED {soname}")
     if symbols or count:
         tip += [f"{count} symbol{'' if count == 1 else 's'}:", *_symbol_lines(symbols, count)]
-    label = {"label": _Html(str(count))} if status in COUNTED else {}
+    label = {"label": Html(str(count))} if status in COUNTED else {}
     style = dict(EDGE_STYLES.get(status, UNKNOWN_STYLE))
     if highlighted:
         style.update(penwidth=HIGHLIGHT_PENWIDTH, arrowsize="1")
     css = f"{status} highlight" if highlighted else status
-    return f"  {tail} -> {head} " + _attrs(id=name, **{"class": css}, tooltip="\n".join(tip), **label,
+    return f"  {tail} -> {head} " + attrs(id=name, **{"class": css}, tooltip="\n".join(tip), **label,
                                            **style) + ";"
 
 
 def _licence_key() -> str:
     """The legend's licence-class key: one cell per class, in its colours."""
     cells = "".join(f'<td bgcolor="{LICENCE_STYLES[k]["fillcolor"]}" color="{LICENCE_STYLES[k]["color"]}">'
-                    f"{_html(LICENCE_NAMES[k])}</td>" for k in LICENCE_STYLES)
+                    f"{html_text(LICENCE_NAMES[k])}</td>" for k in LICENCE_STYLES)
     table = ('<table border="0" cellborder="1" cellspacing="3" cellpadding="3">'
-             f'<tr><td border="0">{_html("licence class (node colours):")}</td>{cells}</tr></table>')
-    return "    legend_licences " + _attrs(id="legend_licences", **{"class": "legend licence-key"}, shape="plain",
-                                             fontsize="9", label=_Html(table)) + ";"
+             f'<tr><td border="0">{html_text("licence class (node colours):")}</td>{cells}</tr></table>')
+    return "    legend_licences " + attrs(id="legend_licences", **{"class": "legend licence-key"}, shape="plain",
+                                             fontsize="9", label=Html(table)) + ";"
 
 
 def _legend(licences: bool = False) -> list[str]:
@@ -227,10 +154,10 @@ def _legend(licences: bool = False) -> list[str]:
              '    node [class="legend" shape=point width=0.06 color="#555555"];']
     for index, (status, text) in enumerate(LEGEND):
         tail, head = f"legend_t{index}", f"legend_h{index}"
-        looks = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY, "width": "0",
-                 "height": "0", "fontsize": "9", "label": _Html("missing")} if status == "missing" else {}
-        lines += [f"    {tail} {_attrs(id=tail)}; {head} {_attrs(id=head, **looks)};",
-                  f"    {tail} -> {head} " + _attrs(id=f"legend_{status}", **{"class": "legend"}, label=_Html(text),
+        looks = {**MISSING_NODE, "width": "0",
+                 "height": "0", "fontsize": "9", "label": Html("missing")} if status == "missing" else {}
+        lines += [f"    {tail} {attrs(id=tail)}; {head} {attrs(id=head, **looks)};",
+                  f"    {tail} -> {head} " + attrs(id=f"legend_{status}", **{"class": "legend"}, label=Html(text),
                                                      **EDGE_STYLES[status]) + ";"]
         if index:  # keeps the samples in order, left to right
             lines.append(f"    legend_h{index - 1} -> {tail} [style=invis];")
@@ -243,7 +170,7 @@ def _wrapped(text: str, width: int = TITLE_WRAP) -> str:
     """Title-block text, broken every ``width`` characters (the title block shows it whole)."""
     shown = display_text(text)
     pieces = [shown[i:i + width] for i in range(0, len(shown), width)] or [""]
-    return '<br align="left"/>'.join(_html(piece) for piece in pieces)
+    return '<br align="left"/>'.join(html_text(piece) for piece in pieces)
 
 
 def _title_block(title: TitleBlock) -> str:
@@ -251,10 +178,10 @@ def _title_block(title: TitleBlock) -> str:
             ("Date", title.date)]
     cells = "".join(f'<tr><td align="left"><b>{caption}</b></td><td align="left" balign="left">{_wrapped(value)}'
                     "</td></tr>" for caption, value in rows)
-    cells += f'<tr><td align="left" colspan="2">{_html("linkgraph " + display_text(title.version))}</td></tr>'
+    cells += f'<tr><td align="left" colspan="2">{html_text("linkgraph " + display_text(title.version))}</td></tr>'
     table = f'<table border="1" cellborder="0" cellspacing="0" cellpadding="3">{cells}</table>'
-    return "  title " + _attrs(id="title", **{"class": "title-block"}, shape="plain", fontsize="10",
-                               label=_Html(table)) + ";"
+    return "  title " + attrs(id="title", **{"class": "title-block"}, shape="plain", fontsize="10",
+                               label=Html(table)) + ";"
 
 
 def _highlighted(edge: dict[str, Any], ends: tuple[Any, Any], highlight: set[Any]) -> bool:

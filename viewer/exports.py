@@ -17,7 +17,8 @@ from .. import __version__
 from ..loader.errors import DiagramError
 from ..loader.report import analysis
 from .api import required_arg
-from .diagram import TitleBlock, display_text, render, to_dot
+from .diagram import TitleBlock, render, to_dot
+from .dot_text import display_text
 from .store_access import current_store, firmware_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/api/firmware")

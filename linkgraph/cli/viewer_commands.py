@@ -1,4 +1,4 @@
-"""The viewer's commands, registered on ``linkgraph`` by linkgraph/cli/main.py: ``diagram`` (a file's
+"""The viewer's commands, registered on ``linkgraph`` by ``main``: ``diagram`` (a file's
 dependency diagram drawn by Graphviz) and ``serve`` (the web viewer). Flask is imported only when
 ``serve`` runs."""
 
@@ -14,7 +14,7 @@ import click
 
 from .. import __version__
 from ..loader.errors import LinkgraphError
-from .main import fail, store_options
+from .options import fail, store_options
 
 SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
 

@@ -9,7 +9,8 @@ a stable code), which is evidence a reader of the report wants to see.
 from __future__ import annotations
 
 from ..errors import ElfError
-from ..model import ElfFacts, ProblemCode
+from ..model import ElfFacts
+from ..problems import ProblemCode
 from . import tables as t
 from .image import Image
 from .sections import SHT_DYNAMIC, SHT_DYNSYM, SectionHeaders

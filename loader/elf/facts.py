@@ -13,7 +13,8 @@ import struct
 from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
 from ..errors import ElfError
-from ..model import ElfFacts, Kind, ProblemCode
+from ..model import ElfFacts, Kind
+from ..problems import ProblemCode
 from . import tables as t
 from .anomalies import check_dynamic, check_entry_sizes, check_sections
 from .image import Buffer, Image, Strings, dynamic_entries

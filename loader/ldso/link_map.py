@@ -17,7 +17,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 from ..errors import RootfsError
-from ..model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge, Problem
+from ..model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge
+from ..problems import Problem
 from ..rootfs import RootFS
 from .flavours import LoaderFlavour, flavour_of
 from .header_checks import Verdict

@@ -26,7 +26,8 @@ import stat
 from collections.abc import Iterable
 
 from ..errors import RootfsError
-from ..model import ElfFacts, Problem, ProblemCode, Severity
+from ..model import ElfFacts
+from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 
 WORLD_WRITABLE = ("/tmp", "/var", "/var/tmp", "/dev/shm")

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import RootfsError
-from ..model import Certainty, Flavour, Module, Problem, ProblemCode, Severity
+from ..model import Certainty, Flavour, Module
+from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ file's dpkg/opkg package whatever decided the licence (or the override's or mani
 
 from __future__ import annotations
 
-from ..model import Flavour, LicenceFact, Module, Problem
+from ..model import Flavour, LicenceFact, Module
+from ..problems import Problem
 from ..rootfs import RootFS
 from .base import Candidate, Context, LicenceSource
 from .buildroot import BuildrootManifest

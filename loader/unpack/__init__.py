@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..model import Problem, ProblemCode, Severity
+from ..problems import Problem, ProblemCode, Severity
 from .records import ARCHIVE, DIRECTORY, IMAGE, Carved, FoundRoot, Progress, Unpacked
 
 __all__ = ["ARCHIVE", "DIRECTORY", "IMAGE", "Carved", "FoundRoot", "Unpacked", "unpack"]

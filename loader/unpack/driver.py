@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import Problem, ProblemCode, Severity
+from ..problems import Problem, ProblemCode, Severity
 from .archives import extract_archive
 from .formats import FILESYSTEMS, STREAMS, NotThisFormat, read_head, sniff
 from .records import ARCHIVE, IMAGE, Carved, FoundRoot, Progress, Unpacked

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import Problem
+from ..problems import Problem
 
 DIRECTORY, ARCHIVE, IMAGE = "directory", "archive", "image"
 

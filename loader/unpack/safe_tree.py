@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..model import Problem, ProblemCode, Severity
+from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import display_path
 
 MAX_TREE_BYTES = 16 << 30  # an archive expanding past this (a zip bomb) stops being written

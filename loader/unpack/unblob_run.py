@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from ..model import Problem, ProblemCode, Severity
+from ..problems import Problem, ProblemCode, Severity
 from .formats import format_of_handler
 from .links import KeptLinks, MemberProblems, restore_links
 from .records import Carved

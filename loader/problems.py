@@ -1,0 +1,63 @@
+"""Problems: what a stage could not use, or found odd, in one file, recorded with a stable code.
+
+Every stage records problems instead of raising for bad content; the scan goes on. The codes are
+the report's contract (docs/report.md lists them); the message says the details.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.StrEnum):
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class ProblemCode(enum.StrEnum):
+    """Stable codes of recorded problems (docs/report.md lists them); the message says the details."""
+
+    # reading files
+    READ_FAILED = "read-failed"
+    TOO_LARGE = "too-large"
+    NAME_NOT_UTF8 = "name-not-utf8"
+    NOT_REGULAR = "not-regular-file"
+    EMPTY_FILE = "empty-file"
+    ELF_UNUSABLE = "elf-unusable"
+    # symlinks
+    SYMLINK_UNRESOLVABLE = "symlink-unresolvable"
+    SYMLINK_OUTSIDE = "symlink-outside-root"
+    SYMLINK_DANGLING = "symlink-dangling"
+    # the loaded view of an ELF file disagrees with its file-level view
+    DYNAMIC_SIZE_MISMATCH = "dynamic-size-mismatch"
+    DYNAMIC_OFFSET_MISMATCH = "dynamic-offset-mismatch"
+    STRTAB_SIZE_MISMATCH = "strtab-size-mismatch"
+    ENTRY_SIZE_MISMATCH = "entry-size-mismatch"
+    VERSION_CHAIN_OVERLAP = "version-chain-overlap"  # version chains that come back or share records
+    SECTION_HEADERS_DISAGREE = "section-headers-disagree"
+    # loader configuration
+    LD_CACHE_IGNORED = "ld-cache-ignored"
+    LD_CONF_ASSUMED = "ld-conf-assumed"
+    DEFAULT_DIRS_GUESSED = "default-dirs-guessed"
+    CONFIG_TOO_LARGE = "config-too-large"
+    INCLUDE_LOOP = "include-loop"  # an ld.so.conf include that leads back to a file being read
+    # hostile nesting: directories, includes or paths deeper than a documented limit
+    DEPTH_LIMIT = "depth-limit"
+    # unpacking and licence data
+    UNPACK = "unpack"
+    UNPACK_MEMBER = "unpack-member"
+    LICENCE_DATA = "licence-data"
+    # risky DT_RPATH / DT_RUNPATH entries (loader/ldso/risky_paths.py)
+    RPATH_RELATIVE = "rpath-relative"
+    RPATH_EMPTY = "rpath-empty"
+    RPATH_WORLD_WRITABLE = "rpath-world-writable"
+    RPATH_BUILD_HOST = "rpath-build-host"
+
+
+@dataclass(slots=True)
+class Problem:
+    path: str
+    severity: Severity
+    message: str
+    code: ProblemCode
