@@ -123,8 +123,10 @@ def main() -> int:
                 took = time_calls(port, firmware, call, paths)
                 p50, p95 = statistics.median(took), percentile(took, 0.95)
                 ok &= p95 < API_GOAL_MS
-                print(f"{call:6} calls={len(took)}  p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  max {max(took):6.1f} ms"
-                      f"  (goal p95 < {API_GOAL_MS:.0f} ms)")
+                print(
+                    f"{call:6} calls={len(took)}  p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  max {max(took):6.1f} ms"
+                    f"  (goal p95 < {API_GOAL_MS:.0f} ms)"
+                )
             shots = Path(args.screenshots)
             shots.mkdir(parents=True, exist_ok=True)
             runs = whole_view(base_url, firmware, args.runs, shots)
@@ -132,9 +134,11 @@ def main() -> int:
             redraw = statistics.median(r["redraw_ms"] for r in runs)
             ok &= first < FRAME_GOAL_MS
             each = ", ".join(f"{r['first_frame_ms']:.0f}" for r in runs)
-            print(f"whole  nodes={runs[0]['nodes']} edges={runs[0]['edges']}  first interactive frame "
-                  f"{first:.0f} ms (runs: {each})  "
-                  f"redraw after a filter change {redraw:.0f} ms  (goal first frame < {FRAME_GOAL_MS:.0f} ms)")
+            print(
+                f"whole  nodes={runs[0]['nodes']} edges={runs[0]['edges']}  first interactive frame "
+                f"{first:.0f} ms (runs: {each})  "
+                f"redraw after a filter change {redraw:.0f} ms  (goal first frame < {FRAME_GOAL_MS:.0f} ms)"
+            )
     return 0 if ok else 1
 
 

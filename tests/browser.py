@@ -39,8 +39,16 @@ from conftest import linkgraph, linkgraph_cmd
 
 TESTS = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1400, "height": 900}
 SERVER_START_TIMEOUT = 60.0
 
@@ -96,8 +104,9 @@ class ViewerServer:
             self.port = free_port()
             cmd = [*linkgraph_cmd(), "serve", *self.store, "--host", "127.0.0.1", "--port", str(self.port)]
             with open(self.log_path, "ab") as log:
-                self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=environ,
-                                             start_new_session=True)
+                self.proc = subprocess.Popen(
+                    cmd, stdout=log, stderr=subprocess.STDOUT, env=environ, start_new_session=True
+                )
             if self._wait_ready():
                 return self
             self.stop()
@@ -169,8 +178,10 @@ def chromium_path() -> str:
     """Debian's Chromium; a missing one fails the test (install the Debian package ``chromium``)."""
     path = os.environ.get("LINKGRAPH_CHROMIUM") or (CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"))
     if not path or not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        raise AssertionError(f"Chromium not found at {path or CHROMIUM} (apt-get install chromium, "
-                             "or set LINKGRAPH_CHROMIUM to its path)")
+        raise AssertionError(
+            f"Chromium not found at {path or CHROMIUM} (apt-get install chromium, "
+            "or set LINKGRAPH_CHROMIUM to its path)"
+        )
     return path
 
 
@@ -200,8 +211,14 @@ def launch_chromium() -> Browser:
     playwright = sync_playwright().start()
     try:
         context = playwright.chromium.launch_persistent_context(
-            profile.name, executable_path=executable, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
-            accept_downloads=False, service_workers="block")
+            profile.name,
+            executable_path=executable,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport=VIEWPORT,
+            accept_downloads=False,
+            service_workers="block",
+        )
     except Exception:
         playwright.stop()
         profile.cleanup()
@@ -228,10 +245,18 @@ class PageWatch:
         page.on("dialog", on_dialog)
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         page.on("console", self._console)
-        page.on("requestfailed", lambda req: self.failed.append(f"{req.url}: {req.failure}")
-                if req.url.startswith(self.base_url) else None)
-        page.on("response", lambda resp: self.failed.append(f"{resp.url}: {resp.status}")
-                if resp.url.startswith(self.base_url) and resp.status >= 400 else None)
+        page.on(
+            "requestfailed",
+            lambda req: self.failed.append(f"{req.url}: {req.failure}") if req.url.startswith(self.base_url) else None,
+        )
+        page.on(
+            "response",
+            lambda resp: (
+                self.failed.append(f"{resp.url}: {resp.status}")
+                if resp.url.startswith(self.base_url) and resp.status >= 400
+                else None
+            ),
+        )
 
     def _console(self, msg: Any) -> None:
         self.console.append(f"{msg.type}: {msg.text}")
@@ -268,14 +293,19 @@ def wait_ready(page: Any, timeout: float = 60.0) -> None:
 
 def svg_point(page: Any, selector: str, fraction: float = 0.5) -> tuple[float, float]:
     """Page coordinates of the point at *fraction* of the length of the first SVG path under *selector*."""
-    return tuple(page.evaluate("""([selector, fraction]) => {
+    return tuple(
+        page.evaluate(
+            """([selector, fraction]) => {
         const path = document.querySelector(selector);
         if (!path) throw new Error("no element " + selector);
         path.closest("g").scrollIntoView({block: "center", inline: "center"});
         const p = path.getPointAtLength(path.getTotalLength() * fraction);
         const m = path.getScreenCTM();
         return [p.x * m.a + p.y * m.c + m.e, p.x * m.b + p.y * m.d + m.f];
-    }""", [selector, fraction]))
+    }""",
+            [selector, fraction],
+        )
+    )
 
 
 def parse_rgb(css: str) -> tuple[int, int, int]:
@@ -287,8 +317,13 @@ def parse_rgb(css: str) -> tuple[int, int, int]:
 
 # --------------------------------------------------------------------------- the article fixture
 
-BUSYBOX, UTIL, NVRAM, APCFG, APLOG = "/bin/busybox", "/lib/libutility.so", "/lib/libnvram.so", "/lib/libapcfg.so", \
-    "/lib/libaplog.so"
+BUSYBOX, UTIL, NVRAM, APCFG, APLOG = (
+    "/bin/busybox",
+    "/lib/libutility.so",
+    "/lib/libnvram.so",
+    "/lib/libapcfg.so",
+    "/lib/libaplog.so",
+)
 CRYPT, GCC_S = "/lib/libcrypt.so.0", "/lib/libgcc_s.so.1"
 LIBC, LDSO = "/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 ARTICLE_NAME = "tew-636apb-browser"
@@ -354,31 +389,54 @@ def article_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def article_overrides(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``--licences`` file of the article scans: a YAML mapping path glob -> SPDX expression."""
     path = tmp_path_factory.mktemp("article-licences") / "overrides.yaml"
-    path.write_text("# the runtime libraries of the article root\n"
-                    + "".join(f'"{glob}": "{spdx}"\n' for glob, spdx in ARTICLE_LICENCES.items()))
+    path.write_text(
+        "# the runtime libraries of the article root\n"
+        + "".join(f'"{glob}": "{spdx}"\n' for glob, spdx in ARTICLE_LICENCES.items())
+    )
     return path
 
 
 @pytest.fixture(scope="session")
-def article_server(article_root: Path, article_overrides: Path,
-                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
+def article_server(
+    article_root: Path, article_overrides: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ViewerServer]:
     """The article root scanned (with the licence overrides) into LadybugDB, served."""
     work = tmp_path_factory.mktemp("article-serve")
     db = work / "graph.lbdb"
-    proc = linkgraph("scan", str(article_root), "--db", str(db), "--name", ARTICLE_NAME,
-                     "--licences", str(article_overrides), "--quiet")
+    proc = linkgraph(
+        "scan",
+        str(article_root),
+        "--db",
+        str(db),
+        "--name",
+        ARTICLE_NAME,
+        "--licences",
+        str(article_overrides),
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
     with ViewerServer(["--db", str(db)], work) as server:
         yield server
 
 
 @pytest.fixture(scope="session")
-def article_neo4j_server(article_root: Path, article_overrides: Path, neo4j_server: Any,
-                         tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
+def article_neo4j_server(
+    article_root: Path, article_overrides: Path, neo4j_server: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ViewerServer]:
     """The same scan into the test suite's Neo4j server, served from there (other firmware may share it)."""
     env = {"NEO4J_USER": neo4j_server.user, "NEO4J_PASSWORD": neo4j_server.password}
-    proc = linkgraph("scan", str(article_root), "--neo4j", neo4j_server.uri, "--name", ARTICLE_NAME,
-                     "--licences", str(article_overrides), "--quiet", env=env)
+    proc = linkgraph(
+        "scan",
+        str(article_root),
+        "--neo4j",
+        neo4j_server.uri,
+        "--name",
+        ARTICLE_NAME,
+        "--licences",
+        str(article_overrides),
+        "--quiet",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     with ViewerServer(["--neo4j", neo4j_server.uri], tmp_path_factory.mktemp("article-neo4j-serve"), env=env) as server:
         yield server
@@ -406,8 +464,15 @@ def graph_edges(server: ViewerServer, fw: str, path: str) -> tuple[dict[str, Any
     """The graph JSON and its edges by id as (from path, to path or soname, status, symbols)."""
     graph = server.json(f"/api/firmware/{fw}/graph?path={q(path)}")
     nodes = {n["id"]: n for n in graph["nodes"]}
-    edges = {e["id"]: (nodes[e["from"]]["path"], nodes[e["to"]]["path"] or nodes[e["to"]]["label"], e["status"],
-                       tuple(e["symbols"])) for e in graph["edges"]}
+    edges = {
+        e["id"]: (
+            nodes[e["from"]]["path"],
+            nodes[e["to"]]["path"] or nodes[e["to"]]["label"],
+            e["status"],
+            tuple(e["symbols"]),
+        )
+        for e in graph["edges"]
+    }
     return graph, edges
 
 

@@ -24,13 +24,15 @@ def linkgraph_cmd() -> list[str]:
     return [sys.executable, "-c", "from linkgraph.cli.main import run; run()"]
 
 
-def linkgraph(*args: str, check: bool = True, timeout: int = 600,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def linkgraph(
+    *args: str, check: bool = True, timeout: int = 600, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     """Run the installed ``linkgraph`` command (``env`` adds to the environment)."""
     cmd = [*linkgraph_cmd(), *args]
     environ = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env={**environ, "COLUMNS": "200", **(env or {})})
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, env={**environ, "COLUMNS": "200", **(env or {})}
+    )
     if check and proc.returncode not in (0, 1):
         raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
     return proc
@@ -45,6 +47,7 @@ def scan_and_report(root: Path, db: Path) -> dict:
 def report_of(tmp_path: Path):
     def run(root: Path) -> dict:
         return scan_and_report(root, tmp_path / "graph.lbdb")
+
     return run
 
 

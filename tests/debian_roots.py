@@ -204,8 +204,6 @@ def resolve_packages(arch: str, packages: list[str] | None = None) -> tuple[list
     return kept, dropped
 
 
-
-
 def download(debs: list[DebFile], into: Path) -> list[Path]:
     """``apt-get download`` the files not yet in *into*; every file is checked against its SHA256."""
     into.mkdir(parents=True, exist_ok=True)
@@ -242,8 +240,13 @@ def _merge_into(src: Path, dst: Path) -> None:
             _merge_into(s, d)
         elif s.is_symlink() and d.is_symlink() and os.readlink(s) == os.readlink(d):
             s.unlink()
-        elif (s.is_file() and d.is_file() and not s.is_symlink() and not d.is_symlink()
-              and file_sha256(s) == file_sha256(d)):
+        elif (
+            s.is_file()
+            and d.is_file()
+            and not s.is_symlink()
+            and not d.is_symlink()
+            and file_sha256(s) == file_sha256(d)
+        ):
             s.unlink()
         else:
             raise DebianRootError(f"usrmerge conflict: /{s} and /{d} differ")
@@ -290,16 +293,22 @@ def record_installed(root: Path, deb: Path, unpacked: str) -> None:
     *unpacked* is what ``dpkg-deb -X`` printed (``./usr/bin/busybox`` a line).
     """
     control = _run(["dpkg-deb", "-f", str(deb)]).rstrip("\n").split("\n")
-    fields = {line.split(":", 1)[0].lower(): line.split(":", 1)[1].strip()
-              for line in control if line and not line[0].isspace() and ":" in line}
+    fields = {
+        line.split(":", 1)[0].lower(): line.split(":", 1)[1].strip()
+        for line in control
+        if line and not line[0].isspace() and ":" in line
+    }
     name, arch = fields["package"], fields.get("architecture", "all")
     paragraph = [control[0], "Status: install ok installed", *control[1:]]
     info = root / "var/lib/dpkg/info"
     info.mkdir(parents=True, exist_ok=True)
     with open(root / "var/lib/dpkg/status", "a", encoding="utf-8") as fh:
         fh.write("\n".join(paragraph) + "\n\n")
-    paths = ["/."] + ["/" + p.strip().removeprefix("./").rstrip("/") for p in unpacked.splitlines()
-                      if p.strip() and p.strip() not in ("./", ".")]
+    paths = ["/."] + [
+        "/" + p.strip().removeprefix("./").rstrip("/")
+        for p in unpacked.splitlines()
+        if p.strip() and p.strip() not in ("./", ".")
+    ]
     stem = f"{name}:{arch}" if fields.get("multi-arch") == "same" and arch != "all" else name
     (info / f"{stem}.list").write_text("\n".join(paths) + "\n", encoding="utf-8")
 

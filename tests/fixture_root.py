@@ -239,9 +239,7 @@ class Root:
         """A link-time-only library in the build directory (never part of the root)."""
         out = self.build / "stubs" / name
         out.parent.mkdir(parents=True, exist_ok=True)
-        self._build_lib(
-            out, sources, soname or name, needs, None, None, version_script, cflags, ldflags, (), False
-        )
+        self._build_lib(out, sources, soname or name, needs, None, None, version_script, cflags, ldflags, (), False)
         return out
 
     def _build_lib(
@@ -461,9 +459,7 @@ def real_loader(root: Root, executable: str) -> GlibcTrace:
     exe = root.canonical(executable)
     proc = run_in_root(root, [INTERP, exe], dict(TRACE_ENV))
     if proc.returncode != 0:
-        raise BuildError(
-            f"real ld.so on {exe} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-3000:]}"
-        )
+        raise BuildError(f"real ld.so on {exe} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-3000:]}")
     lines, static = parse_trace_list(proc.stdout)
     trace = GlibcTrace(
         executable=exe,
@@ -538,10 +534,7 @@ class Scan:
 
     def edge_set(self, source: str | None = None) -> set[tuple[str, str, str | None, str, tuple[str, ...]]]:
         """(from, soname, to, status, sorted symbols) of every dependency edge (of *source*)."""
-        return {
-            (e["from"], e["soname"], e["to"], e["status"], tuple(sorted(e["symbols"])))
-            for e in self.edges(source)
-        }
+        return {(e["from"], e["soname"], e["to"], e["status"], tuple(sorted(e["symbols"]))) for e in self.edges(source)}
 
     def bindings(self, executable: str, modules: Iterable[str] | None = None) -> set[BindingKey]:
         keep = None if modules is None else set(modules)
@@ -577,9 +570,7 @@ def scan(root: Root, workdir: Path, name: str = "fixture", extra: Sequence[str] 
         text=True,
         timeout=600,
     )
-    assert proc.returncode in (0, 1), (
-        f"linkgraph scan exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
-    )
+    assert proc.returncode in (0, 1), f"linkgraph scan exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
     rep = subprocess.run(
         [*cmd, "report", "--db", str(db), "--format", "json"], capture_output=True, text=True, timeout=600
     )
@@ -712,7 +703,11 @@ def two_library_root(path: Path, program: str = "/usr/bin/prog") -> Root:
     root = Root(path)
     root.install_glibc()
     root.lib("/usr/lib/libbeta.so", ["loader_rules/onefn.c"], cflags=["-DFN=v_fn"])
-    root.lib("/usr/lib/libalpha.so", ["loader_rules/callfn.c"], cflags=["-DFN=x_fn", "-DCALLEE=v_fn"],
-             needs=["/usr/lib/libbeta.so"])
+    root.lib(
+        "/usr/lib/libalpha.so",
+        ["loader_rules/callfn.c"],
+        cflags=["-DFN=x_fn", "-DCALLEE=v_fn"],
+        needs=["/usr/lib/libbeta.so"],
+    )
     root.exe(program, ["loader_rules/x_main.c"], needs=["/usr/lib/libalpha.so", "/usr/lib/libbeta.so"])
     return root

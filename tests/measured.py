@@ -61,5 +61,4 @@ def run_measured(*args: str, timeout: float = 120) -> Run:
             raise AssertionError(f"linkgraph {' '.join(args)}: no answer in {timeout} s") from None
         seconds = time.perf_counter() - started
         measured = json.load(figures)
-    return Run(measured["rc"], out.decode(errors="replace"), err.decode(errors="replace"), seconds,
-               measured["max_rss"])
+    return Run(measured["rc"], out.decode(errors="replace"), err.decode(errors="replace"), seconds, measured["max_rss"])

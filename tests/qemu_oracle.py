@@ -138,8 +138,9 @@ def _extract_with_unsquashfs(image: Path, dest: Path) -> list[Path]:
         blob = dest / f"squashfs-{i}.img"
         blob.write_bytes(data[offset : offset + length])
         root = dest / f"root-{i}"
-        proc = subprocess.run(["unsquashfs", "-no-progress", "-d", str(root), str(blob)],
-                              capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            ["unsquashfs", "-no-progress", "-d", str(root), str(blob)], capture_output=True, text=True, timeout=600
+        )
         blob.unlink()
         if proc.returncode != 0:
             raise OracleError(f"unsquashfs {image.name}@{offset} failed:\n{proc.stdout}\n{proc.stderr}")
@@ -207,9 +208,18 @@ def elf_info(host_path: Path) -> ElfInfo | None:
                             pie = True
                         elif tag.entry.d_tag == "DT_SONAME":
                             soname = tag.soname
-            return ElfInfo(elf["e_machine"], elf.elfclass, "little" if elf.little_endian else "big",
-                           elf["e_type"], elf["e_flags"], interp, pie, dynamic, soname,
-                           elf["e_entry"])
+            return ElfInfo(
+                elf["e_machine"],
+                elf.elfclass,
+                "little" if elf.little_endian else "big",
+                elf["e_type"],
+                elf["e_flags"],
+                interp,
+                pie,
+                dynamic,
+                soname,
+                elf["e_entry"],
+            )
     except (OSError, ELFError, ValueError, struct.error):
         return None
 
@@ -239,8 +249,9 @@ def dynamic_executables(elves: dict[str, ElfInfo], sonameless_pie: bool = False)
     def pie(i: ElfInfo) -> bool:  # a plugin linked with PT_INTERP has no entry point
         return i.pie or (sonameless_pie and i.soname is None and i.entry != 0)
 
-    return sorted(p for p, i in elves.items()
-                  if i.interpreter and (i.e_type == "ET_EXEC" or (i.e_type == "ET_DYN" and pie(i))))
+    return sorted(
+        p for p, i in elves.items() if i.interpreter and (i.e_type == "ET_EXEC" or (i.e_type == "ET_DYN" and pie(i)))
+    )
 
 
 def loader_kind(interpreter: str | None) -> str:
@@ -359,8 +370,9 @@ class DeviceLoader:
         cmd += argv[1:]
         if os.geteuid() != 0:
             raise OracleError("the device-loader oracle needs root (chroot)")
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env={}, cwd="/",
-                              errors="backslashreplace")
+        return subprocess.run(
+            cmd, capture_output=True, text=True, timeout=TIMEOUT, env={}, cwd="/", errors="backslashreplace"
+        )
 
     def canonical(self, printed: str) -> str:
         hit = self._canonical.get(printed)
@@ -397,8 +409,9 @@ class DeviceLoader:
             else:  # a library or plugin (entry 0: qemu may refuse to start it), as ldd does it;
                 argv = [qemu, interpreter, path]  # not --list, which turns relocation off
         proc = self._run(argv, {**env, **(extra_env or {})})
-        trace = Trace(self.canonical(path), kind, [CHROOT, str(self.tree), *argv], proc.returncode,
-                      proc.stdout, proc.stderr)
+        trace = Trace(
+            self.canonical(path), kind, [CHROOT, str(self.tree), *argv], proc.returncode, proc.stdout, proc.stderr
+        )
         if kind == "uclibc":
             self._parse_uclibc(trace, info)
         elif kind == "glibc":
@@ -517,11 +530,16 @@ def compare_link_maps(report: dict, traces: dict[str, Trace], unresolved: bool =
             if sorted(lm["missing"]) != sorted(trace.missing):
                 problems.append(f"missing: device {trace.missing}, linkgraph {lm['missing']}")
             if unresolved:
-                ours = {(u["module"], u["symbol"]) for u in report["unresolved"]
-                        if u["executable"] == trace.executable and not u["weak"]}
+                ours = {
+                    (u["module"], u["symbol"])
+                    for u in report["unresolved"]
+                    if u["executable"] == trace.executable and not u["weak"]
+                }
                 if ours != trace.unresolved:
-                    problems.append(f"unresolved: only device {sorted(trace.unresolved - ours)}, "
-                                    f"only linkgraph {sorted(ours - trace.unresolved)}")
+                    problems.append(
+                        f"unresolved: only device {sorted(trace.unresolved - ours)}, "
+                        f"only linkgraph {sorted(ours - trace.unresolved)}"
+                    )
         if problems:
             out.differences[path] = f"{path}:\n  " + "\n  ".join(problems) + "\n" + trace.describe()
         else:

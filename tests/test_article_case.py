@@ -34,8 +34,15 @@ LDSO = f"{MULTIARCH}/ld-linux-x86-64.so.2"  # canonical path of the interpreter
 UTIL, NVRAM, APCFG, APLOG = "/lib/libutility.so", "/lib/libnvram.so", "/lib/libapcfg.so", "/lib/libaplog.so"
 CRYPT, GCC_S = "/lib/libcrypt.so.0", "/lib/libgcc_s.so.1"
 VENDOR = [UTIL, NVRAM, APCFG, APLOG, CRYPT, GCC_S]
-BUSYBOX_NEEDED = ["libutility.so", "libnvram.so", "libapcfg.so", "libaplog.so", "libcrypt.so.0",
-                  "libgcc_s.so.1", "libc.so.6"]
+BUSYBOX_NEEDED = [
+    "libutility.so",
+    "libnvram.so",
+    "libapcfg.so",
+    "libaplog.so",
+    "libcrypt.so.0",
+    "libgcc_s.so.1",
+    "libc.so.6",
+]
 
 TRAP_UNDEF, LIB_UNDEF = "/usr/bin/trap_undef", "/lib/libtrapundef.so"
 TRAP_DUP, LIB_DUPA, LIB_DUPB = "/usr/bin/trap_dup", "/lib/libdupa.so", "/lib/libdupb.so"
@@ -184,8 +191,12 @@ def test_modules(article: tuple[Root, Scan, dict[str, GlibcTrace]]) -> None:
     assert bb["soname"] is None
     assert sorted(bb["aliases"]) == ["/bin/sh", "/sbin/init"]
     assert (bb["class"], bb["endian"]) == (64, "little")
-    for lib, soname in [(UTIL, "libutility.so"), (APCFG, "libapcfg.so"), (CRYPT, "libcrypt.so.0"),
-                        (GCC_S, "libgcc_s.so.1")]:
+    for lib, soname in [
+        (UTIL, "libutility.so"),
+        (APCFG, "libapcfg.so"),
+        (CRYPT, "libcrypt.so.0"),
+        (GCC_S, "libgcc_s.so.1"),
+    ]:
         m = result.module(lib)
         assert (m["kind"], m["soname"], m["class"], m["machine"]) == ("library", soname, 64, bb["machine"])
     assert result.module(APCFG)["needed"] == ["libnvram.so", "libc.so.6"]
@@ -253,8 +264,10 @@ def test_duplicate_provider(article: tuple[Root, Scan, dict[str, GlibcTrace]]) -
     assert_matches_real_loader(result, traces[TRAP_DUP])
     assert_same_set(
         "edges of libdupb",
-        {(LIB_DUPB, "libdupa.so", LIB_DUPA, "hidden", ("dup_fn",)),
-         (LIB_DUPB, "libc.so.6", LIBC, "used", libc_symbols(traces[TRAP_DUP], LIB_DUPB))},
+        {
+            (LIB_DUPB, "libdupa.so", LIB_DUPA, "hidden", ("dup_fn",)),
+            (LIB_DUPB, "libc.so.6", LIBC, "used", libc_symbols(traces[TRAP_DUP], LIB_DUPB)),
+        },
         result.edge_set(LIB_DUPB),
     )
     vendor_dups = {s for s, d in result.duplicates(BUSYBOX).items() if set(d["providers"]) & set(VENDOR)}
@@ -275,7 +288,7 @@ def test_origin_runpath(article: tuple[Root, Scan, dict[str, GlibcTrace]]) -> No
 
 def test_missing_library(article: tuple[Root, Scan, dict[str, GlibcTrace]]) -> None:
     _, result, traces = article
-    assert ("libgone.so.1" in traces[TRAP_MISSING].missing)
+    assert "libgone.so.1" in traces[TRAP_MISSING].missing
     assert (TRAP_MISSING, "libgone.so.1", None, "missing", ()) in result.edge_set(TRAP_MISSING)
     lm = result.link_map(TRAP_MISSING)
     assert lm["missing"] == ["libgone.so.1"]

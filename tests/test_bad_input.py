@@ -63,8 +63,18 @@ int markup_fn(void);
 int main(void) { return markup_fn() + (good_fn()[0] == 'x'); }
 """
 # What the program needs, in order; each name is a case above.
-VICTIM_NEEDED = ("libtrunc.so.1", "librandom.so.1", "libhdr.so.1", "libloop.so.1", "libsecret.so.1",
-                 "libsecret2.so.1", "libfifo.so.1", "libdangle.so.1", "libzero.so.1", MARKUP)
+VICTIM_NEEDED = (
+    "libtrunc.so.1",
+    "librandom.so.1",
+    "libhdr.so.1",
+    "libloop.so.1",
+    "libsecret.so.1",
+    "libsecret2.so.1",
+    "libfifo.so.1",
+    "libdangle.so.1",
+    "libzero.so.1",
+    MARKUP,
+)
 
 
 def run(cmd: Sequence[str], *, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -75,15 +85,18 @@ def run(cmd: Sequence[str], *, cwd: Path | None = None) -> subprocess.CompletedP
 
 def run_bounded(cmd: Sequence[str], *, cwd: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """Run ``cmd`` in its own process group; on timeout kill the whole group and fail."""
-    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         out, err = proc.communicate(timeout=SCAN_TIMEOUT)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
-        pytest.fail(f"{cmd[1:]!r} did not finish within {SCAN_TIMEOUT}s (blocked on the FIFO?)\n"
-                    f"{err.decode(errors='replace')[-3000:]}")
+        pytest.fail(
+            f"{cmd[1:]!r} did not finish within {SCAN_TIMEOUT}s (blocked on the FIFO?)\n"
+            f"{err.decode(errors='replace')[-3000:]}"
+        )
     return proc.returncode, out, err
 
 
@@ -158,8 +171,7 @@ def build_hostile(base: Path) -> tuple[Path, Path]:
     src, build = base / "src", base / "build"
     src.mkdir()
     build.mkdir()
-    for name, text in (("lib.c", LIB_C), ("secret.c", SECRET_C), ("markup.c", MARKUP_C),
-                       ("victim.c", VICTIM_C)):
+    for name, text in (("lib.c", LIB_C), ("secret.c", SECRET_C), ("markup.c", MARKUP_C), ("victim.c", VICTIM_C)):
         (src / name).write_text(text)
     gcc_shared(build / "libgood.so.1", src / "lib.c", "libgood.so.1")
     gcc_shared(build / "libtrunc.so.1", src / "lib.c", "libtrunc.so.1")
@@ -178,8 +190,17 @@ def build_hostile(base: Path) -> tuple[Path, Path]:
     by_name[MARKUP] = build / "markup.so"
     run(["gcc", "-O1", "-c", str(src / "victim.c"), "-o", str(build / "victim.o")])
     run(["objcopy", f"--redefine-sym=markup_fn={MARKUP_SYMBOL}", str(build / "victim.o")])
-    run(["gcc", "-o", str(build / "victim"), str(build / "victim.o"), "-Wl,--no-as-needed",
-         "-Wl,--enable-new-dtags,-rpath,/lib:/usr/lib", *[str(by_name[n]) for n in VICTIM_NEEDED]])
+    run(
+        [
+            "gcc",
+            "-o",
+            str(build / "victim"),
+            str(build / "victim.o"),
+            "-Wl,--no-as-needed",
+            "-Wl,--enable-new-dtags,-rpath,/lib:/usr/lib",
+            *[str(by_name[n]) for n in VICTIM_NEEDED],
+        ]
+    )
 
     outside = base / "outside"
     outside.mkdir()
@@ -230,17 +251,33 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Hostile:
     env = dict(os.environ)
     before = snapshot(base, skip=frozenset({db}))
     siblings_before = siblings(base)
-    rc, out, err = run_bounded([*linkgraph_cmd(), "scan", str(root), "--db", str(db), "--name", "hostile",
-                                "--quiet"], cwd=cwd, env=env)
+    rc, out, err = run_bounded(
+        [*linkgraph_cmd(), "scan", str(root), "--db", str(db), "--name", "hostile", "--quiet"], cwd=cwd, env=env
+    )
     after = snapshot(base, skip=frozenset({db}))
     siblings_after = siblings(base)
     assert rc in (0, 1), f"scan could not run (rc {rc}):\n{err.decode(errors='replace')[-5000:]}"
-    rep_rc, rep_out, rep_err = run_bounded([*linkgraph_cmd(), "report", "--db", str(db), "--format", "json"],
-                                           cwd=cwd, env=env)
+    rep_rc, rep_out, rep_err = run_bounded(
+        [*linkgraph_cmd(), "report", "--db", str(db), "--format", "json"], cwd=cwd, env=env
+    )
     assert rep_rc == 0, rep_err.decode(errors="replace")[-5000:]
     text = rep_out.decode("utf-8")  # strict: the report must be valid UTF-8
-    return Hostile(base, root, outside, db, rc, out, err, text, json.loads(text), before, after,
-                   siblings_before, siblings_after, cwd)
+    return Hostile(
+        base,
+        root,
+        outside,
+        db,
+        rc,
+        out,
+        err,
+        text,
+        json.loads(text),
+        before,
+        after,
+        siblings_before,
+        siblings_after,
+        cwd,
+    )
 
 
 # ----------------------------------------------------------------------------- the scan itself
@@ -270,11 +307,14 @@ SHORT_WORDS = r"trunc|short|end of (the )?file|eof|corrupt|malformed|invalid|bad
 JUNK_WORDS = r"corrupt|malformed|invalid|bad|cannot|unsupported|unknown|not an? |garbage"
 
 
-@pytest.mark.parametrize(("path", "words"), [
-    ("/lib/libtrunc.so.1", SHORT_WORDS),
-    ("/lib/librandom.so.1", JUNK_WORDS),
-    ("/lib/libhdr.so.1", SHORT_WORDS),
-])
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        ("/lib/libtrunc.so.1", SHORT_WORDS),
+        ("/lib/librandom.so.1", JUNK_WORDS),
+        ("/lib/libhdr.so.1", SHORT_WORDS),
+    ],
+)
 def test_malformed_elf_is_an_error_problem_naming_the_file(hostile: Hostile, path: str, words: str) -> None:
     probs = hostile.problems_for(path)
     assert probs, f"no problem recorded for {path}; problems: {hostile.report['problems']}"
@@ -287,8 +327,9 @@ def test_malformed_elf_is_an_error_problem_naming_the_file(hostile: Hostile, pat
 
 
 def test_program_needing_the_truncated_library_gets_missing_or_the_valid_copy(hostile: Hostile) -> None:
-    deps = [d for d in hostile.report["dependencies"]
-            if d["from"] == "/usr/bin/victim" and d["soname"] == "libtrunc.so.1"]
+    deps = [
+        d for d in hostile.report["dependencies"] if d["from"] == "/usr/bin/victim" and d["soname"] == "libtrunc.so.1"
+    ]
     assert len(deps) == 1, deps
     dep = deps[0]
     assert dep["to"] in (None, "/usr/lib/libtrunc.so.1"), dep
@@ -298,13 +339,22 @@ def test_program_needing_the_truncated_library_gets_missing_or_the_valid_copy(ho
             assert "/lib/libtrunc.so.1" not in m["objects"]
 
 
-@pytest.mark.parametrize("soname", ["librandom.so.1", "libhdr.so.1", "libloop.so.1", "libsecret.so.1",
-                                    "libsecret2.so.1", "libfifo.so.1", "libdangle.so.1", "libzero.so.1"])
+@pytest.mark.parametrize(
+    "soname",
+    [
+        "librandom.so.1",
+        "libhdr.so.1",
+        "libloop.so.1",
+        "libsecret.so.1",
+        "libsecret2.so.1",
+        "libfifo.so.1",
+        "libdangle.so.1",
+        "libzero.so.1",
+    ],
+)
 def test_unusable_needed_entries_are_missing(hostile: Hostile, soname: str) -> None:
-    deps = [d for d in hostile.report["dependencies"]
-            if d["from"] == "/usr/bin/victim" and d["soname"] == soname]
-    assert [(d["to"], d["status"]) for d in deps] == [(None, "missing")], (
-        f"/usr/bin/victim NEEDED {soname}: {deps}")
+    deps = [d for d in hostile.report["dependencies"] if d["from"] == "/usr/bin/victim" and d["soname"] == soname]
+    assert [(d["to"], d["status"]) for d in deps] == [(None, "missing")], f"/usr/bin/victim NEEDED {soname}: {deps}"
     maps = [m for m in hostile.report["link_maps"] if m["executable"] == "/usr/bin/victim"]
     assert soname in maps[0]["missing"], maps[0]
 
@@ -315,8 +365,9 @@ def test_unusable_needed_entries_are_missing(hostile: Hostile, soname: str) -> N
 def test_symlink_loop_is_a_problem(hostile: Hostile) -> None:
     probs = hostile.problems_for("/lib/libloop.so.1") + hostile.problems_for("/lib/libloop2.so.1")
     assert probs, f"no problem for the symlink loop; problems: {hostile.report['problems']}"
-    assert any(re.search(r"loop|too many (levels of )?(symbolic )?links|eloop", p["message"], re.I)
-               for p in probs), probs
+    assert any(re.search(r"loop|too many (levels of )?(symbolic )?links|eloop", p["message"], re.I) for p in probs), (
+        probs
+    )
 
 
 @pytest.mark.parametrize("path", ["/lib/evil.so", "/lib/libsecret.so.1"])
@@ -338,8 +389,9 @@ def test_nothing_outside_the_root_is_read(hostile: Hostile) -> None:
     assert all(m["soname"] != "libsecret.so.1" for m in hostile.report["modules"]), "outside library loaded"
     # The database either: nothing in it may come from the outside file.  (It is a file or a
     # folder; symbol names are stored readably, as the markup symbol shows.)
-    db_files = [hostile.db] if hostile.db.is_file() else [
-        Path(d, f) for d, _dirs, files in os.walk(hostile.db) for f in files]
+    db_files = (
+        [hostile.db] if hostile.db.is_file() else [Path(d, f) for d, _dirs, files in os.walk(hostile.db) for f in files]
+    )
     blobs = [p.read_bytes() for p in db_files]
     assert any(MARKUP_SYMBOL.encode() in b for b in blobs), "cannot see symbol names in the database"
     assert not any(SECRET_SYMBOL.encode() in b for b in blobs), "the database holds outside content"
@@ -364,7 +416,8 @@ def test_absolute_link_resolves_inside_the_root(hostile: Hostile) -> None:
 
 def test_dangling_needed_link_is_reported(hostile: Hostile) -> None:
     probs = hostile.problems_for("/lib/libdangle.so.1") + [
-        p for p in hostile.problems_for("/usr/bin/victim") if "libdangle.so.1" in p["message"]]
+        p for p in hostile.problems_for("/usr/bin/victim") if "libdangle.so.1" in p["message"]
+    ]
     assert probs, f"no problem names /lib/libdangle.so.1; problems: {hostile.report['problems']}"
 
 
@@ -386,8 +439,7 @@ def test_empty_file_named_like_a_library_is_a_warning(hostile: Hostile) -> None:
 
 
 def test_non_utf8_name_gets_an_escaped_path_and_a_warning(hostile: Hostile) -> None:
-    mods = [m for m in hostile.report["modules"] if m["path"].startswith("/lib/lib") and
-            m["soname"] == "libgood.so.1"]
+    mods = [m for m in hostile.report["modules"] if m["path"].startswith("/lib/lib") and m["soname"] == "libgood.so.1"]
     assert len(mods) == 1, [m["path"] for m in hostile.report["modules"]]
     path = mods[0]["path"]
     path.encode("utf-8")  # no lone surrogates: valid UTF-8
@@ -405,12 +457,12 @@ def test_markup_in_names_stays_verbatim(hostile: Hostile) -> None:
     assert MARKUP in hostile.module("/usr/bin/victim")["needed"]  # type: ignore[index]
     assert json.dumps(path)[1:-1] in hostile.report_text  # JSON escaping only, no HTML escaping
     assert "&lt;" not in hostile.report_text and "&gt;" not in hostile.report_text
-    deps = [d for d in hostile.report["dependencies"]
-            if d["from"] == "/usr/bin/victim" and d["soname"] == MARKUP]
+    deps = [d for d in hostile.report["dependencies"] if d["from"] == "/usr/bin/victim" and d["soname"] == MARKUP]
     assert [(d["to"], d["status"]) for d in deps] == [(path, "used")], deps
     assert MARKUP_SYMBOL in deps[0]["symbols"]
-    binds = [b for b in hostile.report["bindings"]
-             if b["executable"] == "/usr/bin/victim" and b["symbol"] == MARKUP_SYMBOL]
+    binds = [
+        b for b in hostile.report["bindings"] if b["executable"] == "/usr/bin/victim" and b["symbol"] == MARKUP_SYMBOL
+    ]
     assert [(b["module"], b["provider"]) for b in binds] == [("/usr/bin/victim", path)], binds
 
 
@@ -418,9 +470,11 @@ def test_markup_in_names_stays_verbatim(hostile: Hostile) -> None:
 
 
 def test_nothing_written_outside_the_database(hostile: Hostile) -> None:
-    changed = {k: (hostile.outside_before.get(k), hostile.outside_after.get(k))
-               for k in hostile.outside_before.keys() | hostile.outside_after.keys()
-               if hostile.outside_before.get(k) != hostile.outside_after.get(k)}
+    changed = {
+        k: (hostile.outside_before.get(k), hostile.outside_after.get(k))
+        for k in hostile.outside_before.keys() | hostile.outside_after.keys()
+        if hostile.outside_before.get(k) != hostile.outside_after.get(k)
+    }
     assert not changed, f"the scan changed files outside its database: {changed}"
     assert hostile.siblings_after == hostile.siblings_before
     assert list(hostile.cwd.iterdir()) == [], "the scan wrote into its working directory"

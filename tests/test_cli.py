@@ -55,9 +55,12 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
     assert {"dependencies", "unresolved", "duplicates", "hidden", "declared-unused"} <= set(names)
     for line in listing.splitlines():
         assert len(line.split(maxsplit=1)) == 2, f"query without description: {line}"
-    params = {"used-by": ["--param", f"path={report['link_maps'][0]['objects'][-1]}"],
-              "providers": ["--param", "symbol=malloc"], "images-shipping": ["--param", "library=libc.so.6"],
-              "images-using": ["--param", "library=libc.so.6"]}
+    params = {
+        "used-by": ["--param", f"path={report['link_maps'][0]['objects'][-1]}"],
+        "providers": ["--param", "symbol=malloc"],
+        "images-shipping": ["--param", "library=libc.so.6"],
+        "images-using": ["--param", "library=libc.so.6"],
+    }
     program = report["link_maps"][0]["executable"]
     for name in ("module", "link-map", "module-unresolved", "module-duplicates"):
         params[name] = ["--param", f"path={program}"]
@@ -104,8 +107,11 @@ def test_scanning_again_replaces_the_firmware(tmp_path: Path) -> None:
 
 def test_wheel_installs_into_a_clean_environment(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
+        check=True,
+        capture_output=True,
+    )
     wheel = next(wheels.glob("linkgraph-*.whl"))
     import zipfile
 
@@ -115,13 +121,15 @@ def test_wheel_installs_into_a_clean_environment(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(wheel)], check=True, capture_output=True)
-    out = subprocess.run([str(venv / "bin" / "linkgraph"), "query", "--list"], capture_output=True, text=True,
-                         check=True, cwd=tmp_path).stdout
+    out = subprocess.run(
+        [str(venv / "bin" / "linkgraph"), "query", "--list"], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout
     assert "unresolved" in out
 
 
-def test_internal_error_is_one_line_and_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_internal_error_is_one_line_and_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A bug (here: the scan stage raising MemoryError) never shows a traceback: one line naming
     the file that holds it, and exit 3, which exit 1 ("done, with problems") cannot be mistaken for."""
     from linkgraph.loader.scan import root as scan

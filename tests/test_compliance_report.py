@@ -32,14 +32,49 @@ SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 DATA_SVG = "data:image/svg+xml;base64,"
-DEVICE_LICENCES = (f"{CRYPT}: LGPL-2.1-or-later\n"
-                   f"{GCC_S}: GPL-3.0-or-later WITH GCC-exception-3.1\n")
+DEVICE_LICENCES = f"{CRYPT}: LGPL-2.1-or-later\n{GCC_S}: GPL-3.0-or-later WITH GCC-exception-3.1\n"
 PROPRIETARY = f"{APCFG}: LicenseRef-Proprietary\n{APLOG}: GPL-2.0-only\n"
 EXPLANATION = "How to read this report"
 # the elements the report's template writes; anything else came from the data
-TEMPLATE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "p", "table",
-                 "colgroup", "col", "thead", "tbody", "tr", "th", "td", "section", "article", "figure", "img",
-                 "figcaption", "ul", "ol", "li", "code", "span", "a", "em", "strong", "dl", "dt", "dd", "br"}
+TEMPLATE_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "header",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "p",
+    "table",
+    "colgroup",
+    "col",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "section",
+    "article",
+    "figure",
+    "img",
+    "figcaption",
+    "ul",
+    "ol",
+    "li",
+    "code",
+    "span",
+    "a",
+    "em",
+    "strong",
+    "dl",
+    "dt",
+    "dd",
+    "br",
+}
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -59,8 +94,11 @@ def article(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     device.write_text(DEVICE_LICENCES)
     proprietary = base / "proprietary.yaml"
     proprietary.write_text(DEVICE_LICENCES + PROPRIETARY)
-    return {"base": base, "device": scan(root, base / "device.lbdb", device, "tew-636apb"),
-            "proprietary": scan(root, base / "proprietary.lbdb", proprietary, "tew-636apb-proprietary")}
+    return {
+        "base": base,
+        "device": scan(root, base / "device.lbdb", device, "tew-636apb"),
+        "proprietary": scan(root, base / "proprietary.lbdb", proprietary, "tew-636apb-proprietary"),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +138,9 @@ def test_findings_through_the_named_queries(article: dict[str, Path]) -> None:
     db = article["device"]
     licences = {r["path"]: (r["licence"], r["class"]) for r in query(db, "licences")}
     assert licences[BUSYBOX] == ("GPL-2.0-only", "gpl")
-    assert {p: licences[p] for p in (UTIL, NVRAM, APCFG, APLOG)} == {p: (None, "unknown")
-                                                                     for p in (UTIL, NVRAM, APCFG, APLOG)}
+    assert {p: licences[p] for p in (UTIL, NVRAM, APCFG, APLOG)} == {
+        p: (None, "unknown") for p in (UTIL, NVRAM, APCFG, APLOG)
+    }
     assert licences[CRYPT] == ("LGPL-2.1-or-later", "lgpl")
     assert licences[GCC_S] == ("GPL-3.0-or-later WITH GCC-exception-3.1", "lgpl")
     uses = {(r["module"], r["uses"], r["status"], tuple(sorted(r["symbols"]))) for r in query(db, "licence-gpl-uses")}
@@ -109,21 +148,31 @@ def test_findings_through_the_named_queries(article: dict[str, Path]) -> None:
     declared = query(db, "licence-declared-only")
     assert {(r["module"], r["library"]) for r in declared} == {(BUSYBOX, NVRAM), (BUSYBOX, APLOG)}
     assert {(r["library"], r["used_by"], tuple(r["used_by_symbols"] or [])) for r in declared} == {
-        (NVRAM, APCFG, ("nvram_get",)), (APLOG, APCFG, ("aplog_write",))}
+        (NVRAM, APCFG, ("nvram_get",)),
+        (APLOG, APCFG, ("aplog_write",)),
+    }
     assert query(db, "licence-gpl-used-by") == []
 
 
 def test_findings_json_is_the_article_picture(article: dict[str, Path]) -> None:
     found = findings_json(article["device"])
     assert [(f["module"], f["uses"], f["status"], f["symbols"]) for f in found["gpl_uses"]] == [
-        (BUSYBOX, APCFG, "used", ["apcfg_get"]), (BUSYBOX, UTIL, "used", ["util_foo"])]
+        (BUSYBOX, APCFG, "used", ["apcfg_get"]),
+        (BUSYBOX, UTIL, "used", ["util_foo"]),
+    ]
     assert [(f["module"], f["library"], f["library_class"]) for f in found["declared_only"]] == [
-        (BUSYBOX, APLOG, "unknown"), (BUSYBOX, NVRAM, "unknown")]
+        (BUSYBOX, APLOG, "unknown"),
+        (BUSYBOX, NVRAM, "unknown"),
+    ]
     nvram = next(f for f in found["declared_only"] if f["library"] == NVRAM)
     assert nvram["used_by"] == [{"module": APCFG, "status": "used", "symbols": ["nvram_get"]}]
     assert found["gpl_used_by"] == []
-    assert found["summary"]["findings"] == {"gpl_used_by": 0, "gpl_uses": 2, "declared_only": 2,
-                                            "lgpl_used": len(found["lgpl_used"])}
+    assert found["summary"]["findings"] == {
+        "gpl_used_by": 0,
+        "gpl_uses": 2,
+        "declared_only": 2,
+        "lgpl_used": len(found["lgpl_used"]),
+    }
     # libcrypt and libgcc_s are declared but not used by busybox: no LGPL use of them by busybox
     assert not [f for f in found["lgpl_used"] if f["module"] == BUSYBOX and f["library"] in (CRYPT, GCC_S)]
 
@@ -132,12 +181,20 @@ def test_a_proprietary_library_using_gpl_code_through_a_hidden_edge(article: dic
     db = article["proprietary"]
     raw = query(db, "licence-gpl-used-by")
     assert [(r["module"], r["gpl_module"], r["hops"], r["statuses"]) for r in raw] == [
-        (APCFG, APLOG, [APCFG, APLOG], ["hidden"])]
+        (APCFG, APLOG, [APCFG, APLOG], ["hidden"])
+    ]
     found = findings_json(db)
-    assert found["gpl_used_by"] == [{
-        "module": APCFG, "licence": "LicenseRef-Proprietary", "class": "incompatible", "gpl_module": APLOG,
-        "gpl_licence": "GPL-2.0-only",
-        "programs": [BUSYBOX], "hops": [{"from": APCFG, "to": APLOG, "status": "hidden", "symbols": ["aplog_write"]}]}]
+    assert found["gpl_used_by"] == [
+        {
+            "module": APCFG,
+            "licence": "LicenseRef-Proprietary",
+            "class": "incompatible",
+            "gpl_module": APLOG,
+            "gpl_licence": "GPL-2.0-only",
+            "programs": [BUSYBOX],
+            "hops": [{"from": APCFG, "to": APLOG, "status": "hidden", "symbols": ["aplog_write"]}],
+        }
+    ]
     assert [(f["uses"], f["uses_class"]) for f in found["gpl_uses"]] == [(APCFG, "incompatible"), (UTIL, "unknown")]
     assert [f["library"] for f in found["declared_only"]] == [NVRAM]  # libaplog is GPL now, like busybox
 
@@ -187,16 +244,26 @@ def parse(html: str) -> Page:
 def highlighted(src: str) -> set[str]:
     """The thick edges of a diagram embedded as a data: URL, by their tooltips' first lines."""
     assert src.startswith(DATA_SVG)
-    svg = ET.fromstring(base64.b64decode(src[len(DATA_SVG):]))
-    return {next(g.iter(f"{SVG}a")).get(XLINK_TITLE).split("\n")[0] for g in svg.iter(f"{SVG}g")
-            if "highlight" in (g.get("class") or "").split()}
+    svg = ET.fromstring(base64.b64decode(src[len(DATA_SVG) :]))
+    return {
+        next(g.iter(f"{SVG}a")).get(XLINK_TITLE).split("\n")[0]
+        for g in svg.iter(f"{SVG}g")
+        if "highlight" in (g.get("class") or "").split()
+    }
 
 
 def test_html_report_holds_every_finding_with_diagram_evidence_and_sources(article: dict[str, Path]) -> None:
     page = parse(html_of(article["proprietary"]))
     text = " ".join(" ".join(page.text).split())
-    for words in (EXPLANATION, "tew-636apb-proprietary", "declared-unused", "hidden", "not legal advice",
-                  "(e) Summary", "Appendix"):
+    for words in (
+        EXPLANATION,
+        "tew-636apb-proprietary",
+        "declared-unused",
+        "hidden",
+        "not legal advice",
+        "(e) Summary",
+        "Appendix",
+    ):
         assert words in text, words
     fw = json.loads(linkgraph("report", "--db", str(article["proprietary"])).stdout)["firmware"]
     assert fw["sha256"] in text and "proprietary.yaml" in text and fw["source"]["licence_overrides"]["sha256"] in text
@@ -207,8 +274,18 @@ def test_html_report_holds_every_finding_with_diagram_evidence_and_sources(artic
     assert highlighted(page.by_article["a-1"]["img"][0]) == {f"hidden: {APCFG} → {APLOG}"}
     assert highlighted(page.by_article["c-1"]["img"][0]) == {f"declared-unused: {BUSYBOX} → {NVRAM}"}
     b1, a1, c1 = (page.article_text(n) for n in ("b-1", "a-1", "c-1"))
-    for words in ("util_foo", "apcfg_get", "LicenseRef-Proprietary", "GPL-2.0-only", "knowledge-base:busybox",
-                  "override:", "inferred", "declared", "licence unknown", "no licence fact found"):
+    for words in (
+        "util_foo",
+        "apcfg_get",
+        "LicenseRef-Proprietary",
+        "GPL-2.0-only",
+        "knowledge-base:busybox",
+        "override:",
+        "inferred",
+        "declared",
+        "licence unknown",
+        "no licence fact found",
+    ):
         assert words in b1, words
     for words in ("aplog_write", "hidden", f"Held in the link map of: {BUSYBOX}", "does not declare libaplog.so"):
         assert words in a1, words
@@ -221,8 +298,10 @@ def test_the_device_report_names_both_declared_only_libraries(article: dict[str,
     assert set(page.by_article) == {"b-1", "c-1"}
     c1 = page.article_text("c-1")
     assert "libnvram.so" in c1 and "libaplog.so" in c1 and "nvram_get" in c1 and "aplog_write" in c1
-    assert highlighted(page.by_article["c-1"]["img"][0]) == {f"declared-unused: {BUSYBOX} → {NVRAM}",
-                                                             f"declared-unused: {BUSYBOX} → {APLOG}"}
+    assert highlighted(page.by_article["c-1"]["img"][0]) == {
+        f"declared-unused: {BUSYBOX} → {NVRAM}",
+        f"declared-unused: {BUSYBOX} → {APLOG}",
+    }
     text = " ".join(" ".join(page.text).split())
     assert "No finding of this kind: no module under an incompatible or unknown licence uses GPL code." in text
 
@@ -237,8 +316,9 @@ def test_long_symbol_lists_are_cut(article: dict[str, Path]) -> None:
     assert f"… {18 - LGPL_SYMBOL_LIMIT} more" in text
 
 
-def test_diagrams_get_the_finding_edges_and_are_cut_when_large(article: dict[str, Path],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diagrams_get_the_finding_edges_and_are_cut_when_large(
+    article: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from linkgraph.loader.store import open_store
     from linkgraph.viewer import compliance
 
@@ -318,8 +398,9 @@ def test_html_report_in_chromium(article: dict[str, Path], browser: Browser, tmp
 
 
 def pdf_text(pdf: Path) -> str:
-    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True,
-                          timeout=120).stdout
+    return subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
 
 
 def test_pdf_report_renders(article: dict[str, Path], tmp_path: Path) -> None:
@@ -327,8 +408,12 @@ def test_pdf_report_renders(article: dict[str, Path], tmp_path: Path) -> None:
     proc = linkgraph("report", "--db", str(article["proprietary"]), "--format", "pdf", "-o", str(pdf))
     assert proc.returncode == 0 and proc.stdout == "", proc.stderr
     assert pdf.read_bytes().startswith(b"%PDF-")
-    subprocess.run(["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     pages = list(tmp_path.glob("page*.png"))
     assert len(pages) == 1 and pages[0].stat().st_size > 1000 and pages[0].read_bytes().startswith(PNG_MAGIC)
     text = pdf_text(pdf)
@@ -336,8 +421,12 @@ def test_pdf_report_renders(article: dict[str, Path], tmp_path: Path) -> None:
         assert words in text, words
     # the diagrams are drawn in the PDF: their legend's licence key is text only they hold
     assert text.count("licence class (node colours):") == 3
-    subprocess.run(["pdftoppm", "-png", "-r", "60", str(pdf), str(artifacts_dir() / "compliance-report-pdf")],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "60", str(pdf), str(artifacts_dir() / "compliance-report-pdf")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 # --------------------------------------------------------------------------- hostile names
@@ -346,11 +435,13 @@ MARKUP = "<img src=x onerror=alert(1)>.so"
 SCRIPT_SYMBOL = "<script>alert(1)</script>"
 QUOTE_SYMBOL = "\"'><svg onload=alert(2)>"
 PROGRAM = "prog<b onmouseover=alert(3)>"
-FIRMWARE_NAME = "<img src=x onerror=alert(4)> \"firmware\""
+FIRMWARE_NAME = '<img src=x onerror=alert(4)> "firmware"'
 BIDI_SYMBOL = "evil\u202egnp.exe"
 LIB_C = "int markup_fn(void) { return 42; }\nint quote_fn(void) { return 1; }\nint bidi_fn(void) { return 2; }\n"
-MAIN_C = ("int markup_fn(void); int quote_fn(void); int bidi_fn(void);\n"
-          "int main(void) { return markup_fn() + quote_fn() + bidi_fn(); }\n")
+MAIN_C = (
+    "int markup_fn(void); int quote_fn(void); int bidi_fn(void);\n"
+    "int main(void) { return markup_fn() + quote_fn() + bidi_fn(); }\n"
+)
 
 
 def _run(cmd: list[Any]) -> None:
@@ -369,8 +460,15 @@ def build_hostile_root(base: Path) -> Path:
     _run(["gcc", "-fPIC", "-c", str(build / "lib.c"), "-o", str(build / "lib.o")])
     _run(["gcc", "-c", str(build / "main.c"), "-o", str(build / "main.o")])
     for obj in ("lib.o", "main.o"):
-        _run(["objcopy", f"--redefine-sym=markup_fn={SCRIPT_SYMBOL}", f"--redefine-sym=quote_fn={QUOTE_SYMBOL}",
-              f"--redefine-sym=bidi_fn={BIDI_SYMBOL}", str(build / obj)])
+        _run(
+            [
+                "objcopy",
+                f"--redefine-sym=markup_fn={SCRIPT_SYMBOL}",
+                f"--redefine-sym=quote_fn={QUOTE_SYMBOL}",
+                f"--redefine-sym=bidi_fn={BIDI_SYMBOL}",
+                str(build / obj),
+            ]
+        )
     lib = root / "lib" / MARKUP
     _run(["gcc", "-shared", "-o", str(lib), str(build / "lib.o"), f"-Wl,-soname,{MARKUP}"])
     _run(["gcc", "-o", os.fspath(root / "usr" / "bin" / PROGRAM), str(build / "main.o"), str(lib)])

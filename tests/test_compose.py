@@ -17,8 +17,12 @@ from test_cli import HOST_PROGRAM, _copy_with_libraries
 
 
 def _config() -> dict[str, Any]:
-    proc = subprocess.run(["docker-compose", "-f", str(REPO / "docker-compose.yml"), "config"],
-                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "NEO4J_PASSWORD": "pw"})
+    proc = subprocess.run(
+        ["docker-compose", "-f", str(REPO / "docker-compose.yml"), "config"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "NEO4J_PASSWORD": "pw"},
+    )
     assert proc.returncode == 0, proc.stderr
     return yaml.safe_load(proc.stdout)
 

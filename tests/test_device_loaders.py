@@ -71,8 +71,7 @@ def check_root(root: Path, work: Path, libraries: bool = False) -> Checked:
         targets += sorted(lm["executable"] for lm in report["link_maps"] if lm["executable"] not in executables)
     traces = loader.trace_many(targets)
     musl = any(t.kind == "musl" for t in traces.values())  # musl relocates in --list mode
-    return Checked(root, loader, report, executables, traces,
-                   qo.compare_link_maps(report, traces, unresolved=musl))
+    return Checked(root, loader, report, executables, traces, qo.compare_link_maps(report, traces, unresolved=musl))
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +115,12 @@ def patch_dynstr(path: Path, old: str, new: str) -> None:
     assert len(new) <= len(old)
     data = bytearray(path.read_bytes())
     elf = ELFFile(io.BytesIO(bytes(data)))
-    tags = {t.entry.d_tag: t.entry.d_val for seg in elf.iter_segments() if seg["p_type"] == "PT_DYNAMIC"
-            for t in seg.iter_tags()}
+    tags = {
+        t.entry.d_tag: t.entry.d_val
+        for seg in elf.iter_segments()
+        if seg["p_type"] == "PT_DYNAMIC"
+        for t in seg.iter_tags()
+    }
     start = _load_offset(elf, tags["DT_STRTAB"])
     table = bytes(data[start : start + tags["DT_STRSZ"]])
     needle = b"\0" + old.encode() + b"\0"
@@ -140,8 +143,13 @@ def patch_interpreter(path: Path, new: str) -> None:
 def needed_of(path: Path) -> list[str]:
     with open(path, "rb") as fh:
         elf = ELFFile(fh)
-        return [t.needed for seg in elf.iter_segments() if seg["p_type"] == "PT_DYNAMIC"
-                for t in seg.iter_tags() if t.entry.d_tag == "DT_NEEDED"]
+        return [
+            t.needed
+            for seg in elf.iter_segments()
+            if seg["p_type"] == "PT_DYNAMIC"
+            for t in seg.iter_tags()
+            if t.entry.d_tag == "DT_NEEDED"
+        ]
 
 
 def uclibc_cache(entries: list[tuple[int, str, str]], byteorder: str = ">") -> bytes:
@@ -336,12 +344,16 @@ def test_uclibc_ld_so_cache(uclibc_root: Path, tmp_path: Path) -> None:
     (root / "lib/libubus.so").rename(root / "opt/cache/libubus.so")
     shutil.copy2(root / "lib/libubox.so", root / "opt/glibc/libubox.so")
     shutil.copy2(root / "lib/libuci.so", root / "opt/second/libuci.so")
-    (root / "etc/ld.so.cache").write_bytes(uclibc_cache([
-        (4, "libubus.so", "/opt/cache/libubus.so"),
-        (3, "libubox.so", "/opt/glibc/libubox.so"),
-        (4, "libuci.so", "/opt/gone/libuci.so"),
-        (1, "libuci.so", "/opt/second/libuci.so"),
-    ]))
+    (root / "etc/ld.so.cache").write_bytes(
+        uclibc_cache(
+            [
+                (4, "libubus.so", "/opt/cache/libubus.so"),
+                (3, "libubox.so", "/opt/glibc/libubox.so"),
+                (4, "libuci.so", "/opt/gone/libuci.so"),
+                (1, "libuci.so", "/opt/second/libuci.so"),
+            ]
+        )
+    )
     checked = check_root(root, tmp_path / "work")
     loaded = {o for t in checked.traces.values() for o in t.objects}
     assert {"/opt/cache/libubus.so", "/opt/second/libuci.so"} <= loaded

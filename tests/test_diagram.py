@@ -30,8 +30,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
 BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-TITLE = TitleBlock(firmware_name="TEW-636APB", firmware_sha256="ab" * 32, path="/bin/busybox", date="2025-12-03",
-                   version="9.8.7")
+TITLE = TitleBlock(
+    firmware_name="TEW-636APB", firmware_sha256="ab" * 32, path="/bin/busybox", date="2025-12-03", version="9.8.7"
+)
 
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
@@ -52,26 +53,47 @@ HOSTILE = [
 
 def node(index: int, path: str | None, kind: str = "library", missing: bool = False) -> dict[str, Any]:
     label = path.rsplit("/", 1)[-1] if path and not missing else path
-    return {"id": f"n{index}", "path": None if missing else path, "label": label, "kind": kind,
-            "soname": None, "missing": missing}
+    return {
+        "id": f"n{index}",
+        "path": None if missing else path,
+        "label": label,
+        "kind": kind,
+        "soname": None,
+        "missing": missing,
+    }
 
 
 def edge(index: int, tail: int, head: int, status: str, symbols: list[str]) -> dict[str, Any]:
-    return {"id": f"e{index}", "from": f"n{tail}", "to": f"n{head}", "status": status, "soname": f"lib{head}.so",
-            "symbols": symbols, "count": len(symbols)}
+    return {
+        "id": f"e{index}",
+        "from": f"n{tail}",
+        "to": f"n{head}",
+        "status": status,
+        "soname": f"lib{head}.so",
+        "symbols": symbols,
+        "count": len(symbols),
+    }
 
 
 def sample_graph() -> dict[str, Any]:
     """busybox with one edge of every status, a kernel module and a missing soname."""
-    nodes = [node(0, "/bin/busybox", "executable"), node(1, "/lib/libutility.so"), node(2, "/lib/libnvram.so"),
-             node(3, "/lib/libapcfg.so"), node(4, "/lib/modules/wifi.ko", "kernel-module"),
-             node(5, "libgone.so.1", missing=True)]
-    edges = [edge(0, 0, 1, "used", ["util_foo"]), edge(1, 0, 2, "declared-unused", []),
-             edge(2, 0, 3, "used", ["apcfg_get", "apcfg_set"]),
-             edge(3, 3, 1, "hidden", [f"s{i:02}" for i in range(25)]),
-             edge(4, 0, 5, "missing", []), edge(5, 0, 4, "used", ["wifi_up"])]
-    return {"firmware": {"id": "ab" * 32, "name": "TEW-636APB"}, "root": "/bin/busybox", "nodes": nodes,
-            "edges": edges}
+    nodes = [
+        node(0, "/bin/busybox", "executable"),
+        node(1, "/lib/libutility.so"),
+        node(2, "/lib/libnvram.so"),
+        node(3, "/lib/libapcfg.so"),
+        node(4, "/lib/modules/wifi.ko", "kernel-module"),
+        node(5, "libgone.so.1", missing=True),
+    ]
+    edges = [
+        edge(0, 0, 1, "used", ["util_foo"]),
+        edge(1, 0, 2, "declared-unused", []),
+        edge(2, 0, 3, "used", ["apcfg_get", "apcfg_set"]),
+        edge(3, 3, 1, "hidden", [f"s{i:02}" for i in range(25)]),
+        edge(4, 0, 5, "missing", []),
+        edge(5, 0, 4, "used", ["wifi_up"]),
+    ]
+    return {"firmware": {"id": "ab" * 32, "name": "TEW-636APB"}, "root": "/bin/busybox", "nodes": nodes, "edges": edges}
 
 
 def svg_of(graph: dict[str, Any], title: TitleBlock | None = TITLE, highlight: set[Any] | None = None) -> ET.Element:
@@ -111,9 +133,13 @@ def edge_ends(group: ET.Element) -> tuple[str, str]:
 
 def test_every_status_is_drawn_in_its_style() -> None:
     ids = by_id(svg_of(sample_graph()))
-    expected = {"e0": ("used", "black", None, ["1"]), "e1": ("declared-unused", BLUE, "5,2", []),
-                "e2": ("used", "black", None, ["2"]), "e3": ("hidden", RED, None, ["25"]),
-                "e4": ("missing", GREY, "1,5", [])}
+    expected = {
+        "e0": ("used", "black", None, ["1"]),
+        "e1": ("declared-unused", BLUE, "5,2", []),
+        "e2": ("used", "black", None, ["2"]),
+        "e3": ("hidden", RED, None, ["25"]),
+        "e4": ("missing", GREY, "1,5", []),
+    }
     for edge_id, (status, colour, dashes, label) in expected.items():
         group = ids[edge_id]
         assert classes(group) == {"edge", status}, edge_id
@@ -167,8 +193,17 @@ def test_title_block() -> None:
     ids = by_id(svg_of(sample_graph()))
     block = ids["title"]
     assert classes(block) == {"node", "title-block"}
-    assert texts(block) == ["Firmware", "TEW-636APB", "SHA-256", "ab" * 32, "File", "/bin/busybox", "Date",
-                            "2025-12-03", "linkgraph 9.8.7"]
+    assert texts(block) == [
+        "Firmware",
+        "TEW-636APB",
+        "SHA-256",
+        "ab" * 32,
+        "File",
+        "/bin/busybox",
+        "Date",
+        "2025-12-03",
+        "linkgraph 9.8.7",
+    ]
 
 
 def test_a_graph_without_edges_still_draws() -> None:
@@ -182,8 +217,13 @@ def test_a_graph_without_edges_still_draws() -> None:
 def licensed_graph() -> dict[str, Any]:
     """The sample graph with a licence on every module (one of each class, one without a fact)."""
     graph = sample_graph()
-    facts = [("GPL-2.0-only", "gpl"), (None, "unknown"), ("LicenseRef-Proprietary", "incompatible"),
-             ("LGPL-2.1-or-later", "lgpl"), ("MIT", "permissive")]
+    facts = [
+        ("GPL-2.0-only", "gpl"),
+        (None, "unknown"),
+        ("LicenseRef-Proprietary", "incompatible"),
+        ("LGPL-2.1-or-later", "lgpl"),
+        ("MIT", "permissive"),
+    ]
     for node_, (licence, klass) in zip(graph["nodes"], facts, strict=False):
         node_.update(licence=licence, licence_class=klass)
     graph["nodes"][5].update(licence=None, licence_class=None)  # a missing soname has none
@@ -196,16 +236,22 @@ def shape_of(group: ET.Element) -> ET.Element:
 
 def test_licences_are_shown_on_the_nodes_and_coloured_by_class() -> None:
     ids = by_id(svg_of(licensed_graph()))
-    expected = {"n0": ("gpl", "GPL-2.0-only"), "n1": ("unknown", "licence unknown"),
-                "n2": ("incompatible", "LicenseRef-Proprietary"), "n3": ("lgpl", "LGPL-2.1-or-later"),
-                "n4": ("permissive", "MIT")}
+    expected = {
+        "n0": ("gpl", "GPL-2.0-only"),
+        "n1": ("unknown", "licence unknown"),
+        "n2": ("incompatible", "LicenseRef-Proprietary"),
+        "n3": ("lgpl", "LGPL-2.1-or-later"),
+        "n4": ("permissive", "MIT"),
+    }
     for node_id, (klass, text) in expected.items():
         group = ids[node_id]
         assert f"licence-{klass}" in classes(group), node_id
         assert texts(group)[1:] == [text], node_id
         shape = shape_of(group)
-        assert (shape.get("fill"), shape.get("stroke")) == (LICENCE_STYLES[klass]["fillcolor"],
-                                                            LICENCE_STYLES[klass]["color"]), node_id
+        assert (shape.get("fill"), shape.get("stroke")) == (
+            LICENCE_STYLES[klass]["fillcolor"],
+            LICENCE_STYLES[klass]["color"],
+        ), node_id
     assert texts(ids["n0"])[0] == "busybox" and classes(ids["n0"]) == {"node", "executable", "root", "licence-gpl"}
     assert tooltip(ids["n2"]).split("\n")[-1] == "licence LicenseRef-Proprietary (incompatible)"
     # a missing soname has no licence line and keeps its grey dashes
@@ -232,8 +278,9 @@ def test_graphs_without_licence_keys_are_drawn_as_before() -> None:
 
 def test_long_unknown_and_hostile_licences() -> None:
     graph = sample_graph()
-    graph["nodes"][1].update(licence="GPL-3.0-or-later WITH GCC-exception-3.1 AND LicenseRef-" + "x" * 80,
-                             licence_class="lgpl")
+    graph["nodes"][1].update(
+        licence="GPL-3.0-or-later WITH GCC-exception-3.1 AND LicenseRef-" + "x" * 80, licence_class="lgpl"
+    )
     graph["nodes"][2].update(licence=HOSTILE[0], licence_class="<script>")
     graph["nodes"][3].update(licence_class="unknown")  # no licence key at all: still a licence node
     ids = by_id(svg_of(graph))
@@ -245,8 +292,11 @@ def test_long_unknown_and_hostile_licences() -> None:
 
 def test_highlighted_edges_are_thicker() -> None:
     graph = licensed_graph()
-    for highlight in ({"e0", "e3"}, {("n0", "n1"), ("n3", "n1")},
-                      {("/bin/busybox", "/lib/libutility.so"), ("/lib/libapcfg.so", "/lib/libutility.so")}):
+    for highlight in (
+        {"e0", "e3"},
+        {("n0", "n1"), ("n3", "n1")},
+        {("/bin/busybox", "/lib/libutility.so"), ("/lib/libapcfg.so", "/lib/libutility.so")},
+    ):
         ids = by_id(svg_of(graph, highlight=highlight))
         for edge_id in ("e0", "e3"):
             assert "highlight" in classes(ids[edge_id]), (highlight, edge_id)
@@ -263,17 +313,31 @@ def test_highlighted_edges_are_thicker() -> None:
 
 def hostile_graph() -> dict[str, Any]:
     nodes = [node(0, "/bin/" + HOSTILE[0], "executable")]
-    nodes += [{"id": f"n{i}", "path": f"/lib/{name}", "label": name, "kind": "library", "soname": name,
-               "missing": False} for i, name in enumerate(HOSTILE[1:], 1)]
-    nodes.append({"id": f"n{len(HOSTILE)}", "path": None, "label": HOSTILE[7], "kind": "", "soname": HOSTILE[7],
-                  "missing": True})
-    edges = [{"id": f"e{i}", "from": "n0", "to": f"n{i}", "status": "hidden" if i % 2 else "used",
-              "soname": name, "symbols": [name, name + "2"], "count": 2} for i, name in enumerate(HOSTILE)]
+    nodes += [
+        {"id": f"n{i}", "path": f"/lib/{name}", "label": name, "kind": "library", "soname": name, "missing": False}
+        for i, name in enumerate(HOSTILE[1:], 1)
+    ]
+    nodes.append(
+        {"id": f"n{len(HOSTILE)}", "path": None, "label": HOSTILE[7], "kind": "", "soname": HOSTILE[7], "missing": True}
+    )
+    edges = [
+        {
+            "id": f"e{i}",
+            "from": "n0",
+            "to": f"n{i}",
+            "status": "hidden" if i % 2 else "used",
+            "soname": name,
+            "symbols": [name, name + "2"],
+            "count": 2,
+        }
+        for i, name in enumerate(HOSTILE)
+    ]
     return {"nodes": nodes, "edges": edges}
 
 
-HOSTILE_TITLE = TitleBlock(firmware_name=HOSTILE[0], firmware_sha256=HOSTILE[7], path=HOSTILE[6],
-                           date=HOSTILE[4], version=HOSTILE[1])
+HOSTILE_TITLE = TitleBlock(
+    firmware_name=HOSTILE[0], firmware_sha256=HOSTILE[7], path=HOSTILE[6], date=HOSTILE[4], version=HOSTILE[1]
+)
 
 
 def test_hostile_names_are_only_text() -> None:
@@ -317,11 +381,23 @@ def test_long_names_are_cut_in_the_middle_and_whole_in_the_tooltip() -> None:
 
 def test_invisible_and_undecodable_characters_are_shown_escaped() -> None:
     names = ["new\nline", "tab\there", "nul\x00", "bidi\u202eevil", "byte\udcff", "zero\u200bwidth", "\ufffe"]
-    assert [display_text(n) for n in names] == ["new\\x0aline", "tab\\x09here", "nul\\x00", "bidi\\u202eevil",
-                                                "byte\\xff", "zero\\u200bwidth", "\\ufffe"]
-    graph = {"nodes": [node(0, "/bin/a", "executable")]
-             + [{"id": f"n{i}", "path": f"/lib/{n}", "label": n, "kind": "library", "soname": None,
-                 "missing": False} for i, n in enumerate(names, 1)], "edges": []}
+    assert [display_text(n) for n in names] == [
+        "new\\x0aline",
+        "tab\\x09here",
+        "nul\\x00",
+        "bidi\\u202eevil",
+        "byte\\xff",
+        "zero\\u200bwidth",
+        "\\ufffe",
+    ]
+    graph = {
+        "nodes": [node(0, "/bin/a", "executable")]
+        + [
+            {"id": f"n{i}", "path": f"/lib/{n}", "label": n, "kind": "library", "soname": None, "missing": False}
+            for i, n in enumerate(names, 1)
+        ],
+        "edges": [],
+    }
     ids = by_id(svg_of(graph))
     for index, name in enumerate(names, 1):
         assert texts(ids[f"n{index}"]) == [label_text(name)]
@@ -339,8 +415,12 @@ def test_pdf_renders(tmp_path: Path) -> None:
 
 def assert_pdf_rasterizes(pdf: bytes, folder: Path) -> None:
     (folder / "d.pdf").write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", str(folder / "d.pdf"), str(folder / "page")],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", str(folder / "d.pdf"), str(folder / "page")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     pages = list(folder.glob("page*.png"))
     assert len(pages) == 1 and pages[0].stat().st_size > 1000
     assert pages[0].read_bytes().startswith(PNG_MAGIC)
@@ -370,23 +450,36 @@ def test_without_graphviz_the_error_says_how_to_install_it(monkeypatch: pytest.M
 def test_csv_rows_and_formula_injection() -> None:
     found = {
         "module": {"path": "/lib/libapcfg.so"},
-        "declared": [{"soname": "libnvram.so", "position": 0, "to": "/lib/libnvram.so", "status": "used",
-                      "symbols": ["nvram_get"]}],
+        "declared": [
+            {
+                "soname": "libnvram.so",
+                "position": 0,
+                "to": "/lib/libnvram.so",
+                "status": "used",
+                "symbols": ["nvram_get"],
+            }
+        ],
         "used": [{"soname": "libnvram.so", "to": "/lib/libnvram.so", "symbols": ["nvram_get"]}],
         "declared_unused": [],
-        "hidden": [{"soname": "=HYPERLINK(\"http://x\")", "to": "/lib/libutility.so", "symbols": ["+a", "b"]}],
+        "hidden": [{"soname": '=HYPERLINK("http://x")', "to": "/lib/libutility.so", "symbols": ["+a", "b"]}],
         "missing": [{"soname": "@SUM(1)"}],
         "used_by": [{"module": "/bin/busybox", "status": "used", "symbols": ["-x"]}],
         "unresolved": [{"symbol": "util_bar", "version": "V1", "weak": False, "executables": ["/bin/busybox"]}],
-        "duplicates": [{"symbol": "dup_fn", "providers": ["/lib/a.so", "/lib/b.so"], "chosen": "/lib/a.so",
-                        "executables": ["/usr/bin/t"]}],
+        "duplicates": [
+            {
+                "symbol": "dup_fn",
+                "providers": ["/lib/a.so", "/lib/b.so"],
+                "chosen": "/lib/a.so",
+                "executables": ["/usr/bin/t"],
+            }
+        ],
     }
     rows = list(csv.reader(io.StringIO(analysis_csv(found))))
     assert rows[0] == ["section", "from", "to", "soname", "status", "symbols", "executables"]
     assert rows[1:] == [
         ["declared", "/lib/libapcfg.so", "/lib/libnvram.so", "libnvram.so", "used", "nvram_get", ""],
         ["used", "/lib/libapcfg.so", "/lib/libnvram.so", "libnvram.so", "used", "nvram_get", ""],
-        ["hidden", "/lib/libapcfg.so", "/lib/libutility.so", "'=HYPERLINK(\"http://x\")", "hidden", "'+a b", ""],
+        ["hidden", "/lib/libapcfg.so", "/lib/libutility.so", '\'=HYPERLINK("http://x")', "hidden", "'+a b", ""],
         ["missing", "/lib/libapcfg.so", "", "'@SUM(1)", "missing", "", ""],
         ["used-by", "/bin/busybox", "/lib/libapcfg.so", "", "used", "'-x", ""],
         ["unresolved", "/lib/libapcfg.so", "", "", "strong", "util_bar@V1", "/bin/busybox"],
@@ -422,15 +515,22 @@ def test_cli_draws_the_article_picture(article_db: Path, tmp_path: Path) -> None
     assert proc.stderr.startswith(f"{BUSYBOX}: ") and str(out) in proc.stderr
     svg = ET.fromstring(out.read_bytes())
     ids = by_id(svg)
-    path_of = {i: tooltip(el).split("\n")[0] for i, el in ids.items() if "node" in classes(el)
-               and not {"legend", "title-block"} & classes(el)}
+    path_of = {
+        i: tooltip(el).split("\n")[0]
+        for i, el in ids.items()
+        if "node" in classes(el) and not {"legend", "title-block"} & classes(el)
+    }
     assert path_of["n0"] == BUSYBOX and classes(ids["n0"]) == {"node", "executable", "root", "licence-gpl"}
     assert texts(ids["n0"]) == ["busybox", "GPL-2.0-only"]  # the knowledge base knows busybox
     utility = next(i for i, p in path_of.items() if p == UTIL)
     assert texts(ids[utility]) == ["libutility.so", "licence unknown"] and "licence-unknown" in classes(ids[utility])
     assert "legend_licences" in ids
-    edges = {(path_of[a], path_of[b]): el for el in ids.values() if "edge" in classes(el)
-             and "legend" not in classes(el) for a, b in [edge_ends(el)]}
+    edges = {
+        (path_of[a], path_of[b]): el
+        for el in ids.values()
+        if "edge" in classes(el) and "legend" not in classes(el)
+        for a, b in [edge_ends(el)]
+    }
 
     def drawn(tail: str, head: str) -> tuple[set[str], tuple[str | None, str | None], list[str]]:
         group = edges[(tail, head)]

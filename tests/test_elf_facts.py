@@ -705,7 +705,11 @@ def test_file_level_fields_the_loader_ignores(label: str, mutate, codes: list[st
     facts = read_elf_facts(mutate(Path(LS).read_bytes()), LS)
     assert [c.value for c, _ in facts.anomalies] == codes
     assert (facts.needed, facts.soname, len(facts.symbols), len(facts.references)) == (
-        clean.needed, clean.soname, len(clean.symbols), len(clean.references))
+        clean.needed,
+        clean.soname,
+        len(clean.symbols),
+        len(clean.references),
+    )
 
 
 def test_absurd_counts_fail_fast() -> None:
@@ -765,8 +769,10 @@ def test_empty_gnu_hash_table_does_not_hide_imports(tmp_path: Path) -> None:
     """binutils writes an empty GNU hash table for a PIE that exports nothing: the imports the
     relocations name still count (Debian's armhf/arm64 programs have no DT_HASH beside it)."""
     src = tmp_path / "main.c"
-    src.write_text('#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char **v) '
-                   '{ puts(v[0]); return abs(c) + atoi(v[0]); }\n')
+    src.write_text(
+        "#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char **v) "
+        "{ puts(v[0]); return abs(c) + atoi(v[0]); }\n"
+    )
     exe = tmp_path / "main"
     subprocess.run(["gcc", "-pie", "-fPIE", "-Wl,--hash-style=gnu", "-o", exe, src], check=True)
     facts = read_elf_facts(exe.read_bytes(), "/usr/bin/main")

@@ -21,13 +21,17 @@ def _scan(image: Path, tmp_path: Path) -> tuple[int, dict]:
     return proc.returncode, report
 
 
-@pytest.mark.parametrize(("image", "elf_files", "with_interp", "executables", "interpreters"), [
-    (LEDE, 123, 39, 39, {"/lib/ld-musl-mips-sf.so.1"}),
-    # uClibc's own libraries carry PT_INTERP "ld-uClibc.so.0" (relative) too: 48 programs + 7 libraries
-    (FFULM, 219, 55, 48, {"/lib/ld-uClibc.so.0", "ld-uClibc.so.0"}),
-])
-def test_image_scans_from_the_bin_alone(image: Path, elf_files: int, with_interp: int, executables: int,
-                                        interpreters: set[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("image", "elf_files", "with_interp", "executables", "interpreters"),
+    [
+        (LEDE, 123, 39, 39, {"/lib/ld-musl-mips-sf.so.1"}),
+        # uClibc's own libraries carry PT_INTERP "ld-uClibc.so.0" (relative) too: 48 programs + 7 libraries
+        (FFULM, 219, 55, 48, {"/lib/ld-uClibc.so.0", "ld-uClibc.so.0"}),
+    ],
+)
+def test_image_scans_from_the_bin_alone(
+    image: Path, elf_files: int, with_interp: int, executables: int, interpreters: set[str], tmp_path: Path
+) -> None:
     code, report = _scan(image, tmp_path)
     assert code == 0, report["problems"]
     source = report["firmware"]["source"]

@@ -94,8 +94,10 @@ class Search:
 _PID = re.compile(r"^\s*\d+:\s?")
 # glibc 2.36's legacy hwcap folders: [tls/][PLATFORM/][HWCAP/]NAME, the platform and hwcap names
 # depending on the CPU (x86_64, haswell or xeon_phi; x86_64 or avx512_1)
-_LEGACY = re.compile(r"/(?=tls/|x86_64/|haswell/|xeon_phi/|avx512_1/)(tls/)?((x86_64|haswell|xeon_phi)/)?"
-                     r"((x86_64|avx512_1)/)?[^/]+$")
+_LEGACY = re.compile(
+    r"/(?=tls/|x86_64/|haswell/|xeon_phi/|avx512_1/)(tls/)?((x86_64|haswell|xeon_phi)/)?"
+    r"((x86_64|avx512_1)/)?[^/]+$"
+)
 
 
 def glibc_searches(root: Root, executable: str) -> list[Search]:

@@ -59,8 +59,19 @@ def test_hostile_names_on_both_stores(tmp_path: Path, neo4j_server: Any, neo4j_e
         # nothing was deleted or altered by the names: the other firmware is still whole
         names = {f["name"] for f in json.loads(linkgraph("query", "firmware", *store, "--json", env=neo4j_env).stdout)}
         assert {"other", HOSTILE_SYMBOL} <= names
-        rows = json.loads(linkgraph("query", "providers", *store, "--firmware", HOSTILE_SYMBOL, "--json",
-                                    "--param", f"symbol={HOSTILE_SYMBOL}", env=neo4j_env).stdout)
+        rows = json.loads(
+            linkgraph(
+                "query",
+                "providers",
+                *store,
+                "--firmware",
+                HOSTILE_SYMBOL,
+                "--json",
+                "--param",
+                f"symbol={HOSTILE_SYMBOL}",
+                env=neo4j_env,
+            ).stdout
+        )
         assert rows == [{"module": "/usr/bin/victim", "version": None, "provider": f"/lib/{HOSTILE_LIB}"}]
         reports.append(report)
     assert reports[0] == reports[1]

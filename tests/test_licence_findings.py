@@ -22,8 +22,14 @@ from linkgraph.loader.report.licence_findings import licence_findings
 from linkgraph.loader.store import open_store
 from test_firmware_images import LEDE
 
-UNKNOWN = {"/usr/bin/fwtool", "/usr/bin/luci-bwc", "/usr/lib/lua/luci/ip.so", "/usr/lib/lua/luci/jsonc.so",
-           "/usr/lib/lua/luci/template/parser.so", "/usr/lib/lua/nixio.so"}
+UNKNOWN = {
+    "/usr/bin/fwtool",
+    "/usr/bin/luci-bwc",
+    "/usr/lib/lua/luci/ip.so",
+    "/usr/lib/lua/luci/jsonc.so",
+    "/usr/lib/lua/luci/template/parser.so",
+    "/usr/lib/lua/nixio.so",
+}
 
 
 @pytest.fixture(scope="module")
@@ -45,22 +51,32 @@ def test_unknown_modules_use_no_gpl_code(lede: tuple[Path, dict]) -> None:
     db, _ = lede
     licences = json.loads(linkgraph("query", "licences", "--db", str(db), "--json").stdout)
     assert {m["path"] for m in licences if m["class"] == "unknown"} == UNKNOWN
-    edges = json.loads(linkgraph("query", "edges-from", "--db", str(db), "--json",
-                                 "--param", f"paths={json.dumps(sorted(UNKNOWN))}").stdout)
-    assert {e["to"] for e in edges} == {"/lib/libc.so", "/lib/libgcc_s.so.1", "/usr/lib/liblua.so.5.1.5",
-                                        "/usr/lib/libjson-c.so.2.0.2", "/usr/lib/libnl-tiny.so"}
+    edges = json.loads(
+        linkgraph(
+            "query", "edges-from", "--db", str(db), "--json", "--param", f"paths={json.dumps(sorted(UNKNOWN))}"
+        ).stdout
+    )
+    assert {e["to"] for e in edges} == {
+        "/lib/libc.so",
+        "/lib/libgcc_s.so.1",
+        "/usr/lib/liblua.so.5.1.5",
+        "/usr/lib/libjson-c.so.2.0.2",
+        "/usr/lib/libnl-tiny.so",
+    }
     assert all(e["licence_class"] in ("permissive", "lgpl") for e in edges)
 
 
 def test_lgpl_libraries_used_dynamically(lede: tuple[Path, dict]) -> None:
     _, found = lede
     users = collections.Counter(r["library"] for r in found["lgpl_used"])
-    assert users == {"/lib/libgcc_s.so.1": 67, "/lib/libubus.so": 11, "/lib/libuci.so": 10,
-                     "/usr/lib/libnl-tiny.so": 7}
+    assert users == {"/lib/libgcc_s.so.1": 67, "/lib/libubus.so": 11, "/lib/libuci.so": 10, "/usr/lib/libnl-tiny.so": 7}
     licences = {r["library"]: r["library_licence"] for r in found["lgpl_used"]}
-    assert licences == {"/lib/libgcc_s.so.1": "GPL-3.0-or-later WITH GCC-exception-3.1",
-                        "/lib/libubus.so": "LGPL-2.1-only", "/lib/libuci.so": "LGPL-2.1-only",
-                        "/usr/lib/libnl-tiny.so": "LGPL-2.1-only"}
+    assert licences == {
+        "/lib/libgcc_s.so.1": "GPL-3.0-or-later WITH GCC-exception-3.1",
+        "/lib/libubus.so": "LGPL-2.1-only",
+        "/lib/libuci.so": "LGPL-2.1-only",
+        "/usr/lib/libnl-tiny.so": "LGPL-2.1-only",
+    }
     netifd = {r["library"]: r["symbols"] for r in found["lgpl_used"] if r["module"] == "/sbin/netifd"}
     assert "ubus_connect" in netifd["/lib/libubus.so"] and "uci_load" in netifd["/lib/libuci.so"]
     assert all(r["status"] in ("used", "hidden") and r["symbols"] for r in found["lgpl_used"])
@@ -91,8 +107,10 @@ def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -
         found = licence_findings(store, store.resolve_firmware(None))
     assert found["gpl_uses"] == [] and found["declared_only"] == []
     name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
-    chains = {(name(r["module"]), *(name(h["to"]) for h in r["hops"])): [name(p) for p in r["programs"]]
-              for r in found["gpl_used_by"]}
+    chains = {
+        (name(r["module"]), *(name(h["to"]) for h in r["hops"])): [name(p) for p in r["programs"]]
+        for r in found["gpl_used_by"]
+    }
     assert chains == {
         ("spake.so", "libkrb5.so.3.3", "libcom_err.so.2.1"): ["spake.so"],  # a plugin: its own link map
         ("spake.so", "libkrb5.so.3.3", "libkeyutils.so.1.10"): ["spake.so"],
@@ -103,6 +121,9 @@ def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -
         ("libkrb5.so.3.3", "libkeyutils.so.1.10"): ["curl", "spake.so"],
         ("librtmp.so.1", "libgnutls.so.30.34.3", "libidn2.so.0.3.8"): ["curl"],
     }
-    hop = next(r["hops"][-1] for r in found["gpl_used_by"] if name(r["module"]) == "libkrb5.so.3.3"
-               and name(r["gpl_module"]) == "libcom_err.so.2.1")
+    hop = next(
+        r["hops"][-1]
+        for r in found["gpl_used_by"]
+        if name(r["module"]) == "libkrb5.so.3.3" and name(r["gpl_module"]) == "libcom_err.so.2.1"
+    )
     assert hop["status"] == "used" and "error_message" in hop["symbols"]

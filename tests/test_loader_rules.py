@@ -143,10 +143,22 @@ def build_scope(root: Root) -> None:
     root.lib(SCOPE_CY, [R + "scope_c.c"])
     root.lib(SCOPE_A, [R + "scope_lib.c"], cflags=["-DSCOPE_FN=scopea_fn"], needs=[SCOPE_CX])
     root.lib(SCOPE_B, [R + "scope_lib.c"], cflags=["-DSCOPE_FN=scopeb_fn"], needs=[SCOPE_CY])
-    root.exe(RUNPATH_USER, [R + "scope_main.c"], cflags=["-DSCOPE_FN=scopea_fn"], needs=[SCOPE_A],
-             runpath="/opt/rx", link_dirs=["/opt/rx"])
-    root.exe(RPATH_USER, [R + "scope_main.c"], cflags=["-DSCOPE_FN=scopeb_fn"], needs=[SCOPE_B],
-             rpath="/opt/ry", link_dirs=["/opt/ry"])
+    root.exe(
+        RUNPATH_USER,
+        [R + "scope_main.c"],
+        cflags=["-DSCOPE_FN=scopea_fn"],
+        needs=[SCOPE_A],
+        runpath="/opt/rx",
+        link_dirs=["/opt/rx"],
+    )
+    root.exe(
+        RPATH_USER,
+        [R + "scope_main.c"],
+        cflags=["-DSCOPE_FN=scopeb_fn"],
+        needs=[SCOPE_B],
+        rpath="/opt/ry",
+        link_dirs=["/opt/ry"],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -183,8 +195,7 @@ def build_both(root: Root) -> None:
     root.lib(ONLY_RP, [R + "onefn.c"], cflags=["-DFN=onlyrp_fn"])
     root.lib(ONLY_RN, [R + "callfn.c"], cflags=["-DFN=onlyrn_fn", "-DCALLEE=inherit_fn"], needs=[INHERIT])
     # ld writes either tag, never both: DT_RPATH=/opt/rp, plus DT_AUDIT=/opt/rn turned into DT_RUNPATH.
-    root.exe(BOTH, [R + "both_main.c"], needs=[ONLY_RP, ONLY_RN], rpath="/opt/rp",
-             ldflags=["-Wl,--audit,/opt/rn"])
+    root.exe(BOTH, [R + "both_main.c"], needs=[ONLY_RP, ONLY_RN], rpath="/opt/rp", ldflags=["-Wl,--audit,/opt/rn"])
     retag_dynamic(root.host(BOTH), DT_AUDIT, DT_RUNPATH)
 
 
@@ -209,8 +220,12 @@ def test_rpath_ignored_when_runpath_present(both: Case) -> None:
 
 # =========================================================================== DF_1_NODEFLIB
 
-ND_LIB, ND_DEF, ND_CACHE, ND_RP = "/lib/libndlib.so", "/usr/lib/libnddef.so", "/opt/ndc/libndcache.so", \
-    "/opt/ndrp/libndrp.so"
+ND_LIB, ND_DEF, ND_CACHE, ND_RP = (
+    "/lib/libndlib.so",
+    "/usr/lib/libnddef.so",
+    "/opt/ndc/libndcache.so",
+    "/opt/ndrp/libndrp.so",
+)
 ND_USER, ND_CONTROL, ND_EXE = "/usr/bin/nd_user", "/usr/bin/nd_control", "/usr/bin/nd_exe"
 
 
@@ -219,8 +234,9 @@ def build_nodeflib(root: Root) -> None:
     root.lib(ND_DEF, [R + "onefn.c"], cflags=["-DFN=nddef_fn"])
     root.lib(ND_CACHE, [R + "onefn.c"], cflags=["-DFN=ndcache_fn"])
     root.lib(ND_RP, [R + "onefn.c"], cflags=["-DFN=ndrp_fn"])
-    root.lib(ND_LIB, [R + "ndlib.c"], needs=[ND_DEF, ND_CACHE, ND_RP], runpath="/opt/ndrp",
-             ldflags=["-Wl,-z,nodefaultlib"])
+    root.lib(
+        ND_LIB, [R + "ndlib.c"], needs=[ND_DEF, ND_CACHE, ND_RP], runpath="/opt/ndrp", ldflags=["-Wl,-z,nodefaultlib"]
+    )
     root.exe(ND_USER, [R + "nd_user.c"], needs=[ND_LIB], ldflags=["-Wl,--allow-shlib-undefined"])
     root.exe(ND_CONTROL, [R + "nd_control.c"], needs=[ND_DEF, ND_CACHE])
     root.exe(ND_EXE, [R + "nd_exe.c"], needs=[ND_DEF], runpath=MULTIARCH, ldflags=["-Wl,-z,nodefaultlib"])
@@ -522,8 +538,13 @@ def build_wrong_machine(root: Root) -> None:
     set_machine(root.host(WMDEF_BAD), EM_AARCH64)
     # A real ELFCLASS32 i386 library (no 32-bit libc needed for a self-contained object).
     root.lib(WM32_BAD, [R + "onefn.c"], cflags=["-DFN=wm32_fn"], m32=True, link_dirs=[])
-    root.exe(WM_USER, [R + "wm_main.c"], needs=[WM_GOOD, WM32_GOOD, WMDEF_GOOD],
-             rpath="/opt/wm/bad:/opt/wm/good", link_dirs=[])
+    root.exe(
+        WM_USER,
+        [R + "wm_main.c"],
+        needs=[WM_GOOD, WM32_GOOD, WMDEF_GOOD],
+        rpath="/opt/wm/bad:/opt/wm/good",
+        link_dirs=[],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -588,6 +609,7 @@ def test_symlink_chain(symlinks: Case) -> None:
 
 # =========================================================================== sstripped binaries
 
+
 def build_strippable(path: Path) -> Root:
     """The article's root plus the symbol-version programs: enough to need every dynamic table."""
     root = build_article_root(path)
@@ -624,8 +646,12 @@ def test_sstripped_same_as_unstripped(stripped_pair: tuple[Case, Case]) -> None:
     # the real loader sees no difference ...
     for exe, trace in plain.traces.items():
         other = stripped.traces[exe]
-        assert (trace.objects, trace.missing, trace.bindings, trace.undefined) == \
-            (other.objects, other.missing, other.bindings, other.undefined), exe
+        assert (trace.objects, trace.missing, trace.bindings, trace.undefined) == (
+            other.objects,
+            other.missing,
+            other.bindings,
+            other.undefined,
+        ), exe
     # ... and neither may linkgraph
     for key in ("link_maps", "bindings", "unresolved", "duplicates", "dependencies"):
         a = {repr(sorted(x.items())) for x in plain.result.report[key]}

@@ -441,9 +441,7 @@ def scenario(
         env=dict(os.environ),
     )
     assert scan.returncode in (0, 1), f"scan failed ({scan.returncode}):\n{scan.stdout}\n{scan.stderr}"
-    rep = run(
-        [*linkgraph_cmd(), "report", "--db", str(db), "--format", "json"], timeout=300, env=dict(os.environ)
-    )
+    rep = run([*linkgraph_cmd(), "report", "--db", str(db), "--format", "json"], timeout=300, env=dict(os.environ))
     sc = Scenario(kind, root, json.loads(rep.stdout), before_scan=before, after_scan=snapshot(root))
     for name in EXECUTABLES:
         exe = sc.exe_path(name)
@@ -569,9 +567,7 @@ def test_missing_dependencies_equal_musl_errors(scenario: Scenario, name: str) -
     lm = scenario.link_map(exe)
     assert sorted(set(lm["missing"])) == sorted({n for _, n in oracle.missing}), oracle.raw
     for requester, soname in oracle.missing:
-        deps = [
-            d for d in scenario.report["dependencies"] if d["from"] == requester and d["soname"] == soname
-        ]
+        deps = [d for d in scenario.report["dependencies"] if d["from"] == requester and d["soname"] == soname]
         assert deps and all(d["status"] == "missing" and d["to"] is None for d in deps), (
             f"[{scenario.kind}] {requester} NEEDED {soname}: {deps}"
         )
@@ -582,9 +578,7 @@ def test_unresolved_equal_musl_relocation_errors(scenario: Scenario, name: str) 
     exe = scenario.exe_path(name)
     oracle = scenario.lists[exe]
     got = {
-        (u["module"], u["symbol"])
-        for u in scenario.report["unresolved"]
-        if u["executable"] == exe and not u["weak"]
+        (u["module"], u["symbol"]) for u in scenario.report["unresolved"] if u["executable"] == exe and not u["weak"]
     }
     assert got == oracle.unresolved, f"[{scenario.kind}] {exe}: musl said\n{oracle.raw}"
 

@@ -15,19 +15,24 @@ from conftest import linkgraph
 from test_article_case import build_article_root
 from test_cli import HOST_PROGRAM, _copy_with_libraries
 
-QUERY_PARAMS = {"used-by": ["--param", "path=/lib/libutility.so"], "providers": ["--param", "symbol=util_bar"],
-                "images-shipping": ["--param", "library=libc.so.6"],
-                "images-using": ["--param", "library=libutility.so"],
-                "module": ["--param", "path=/bin/sh"], "link-map": ["--param", "path=/bin/busybox"],
-                "module-unresolved": ["--param", "path=/lib/libtrapundef.so"],
-                "module-duplicates": ["--param", "path=/usr/bin/trap_dup"],
-                "edges-from": ["--param", 'paths=["/bin/busybox", "/lib/libapcfg.so", "/usr/bin/trap_missing"]'],
-                "edge": ["--param", "from=/lib/libapcfg.so", "--param", "to=/lib/libutility.so"]}
+QUERY_PARAMS = {
+    "used-by": ["--param", "path=/lib/libutility.so"],
+    "providers": ["--param", "symbol=util_bar"],
+    "images-shipping": ["--param", "library=libc.so.6"],
+    "images-using": ["--param", "library=libutility.so"],
+    "module": ["--param", "path=/bin/sh"],
+    "link-map": ["--param", "path=/bin/busybox"],
+    "module-unresolved": ["--param", "path=/lib/libtrapundef.so"],
+    "module-duplicates": ["--param", "path=/usr/bin/trap_dup"],
+    "edges-from": ["--param", 'paths=["/bin/busybox", "/lib/libapcfg.so", "/usr/bin/trap_missing"]'],
+    "edge": ["--param", "from=/lib/libapcfg.so", "--param", "to=/lib/libutility.so"],
+}
 
 
 def _normalise(rows: list[dict[str, Any]]) -> list[str]:
     def norm(value: Any) -> Any:
         return sorted(map(json.dumps, value)) if isinstance(value, list) else value
+
     return sorted(json.dumps({k: norm(v) for k, v in row.items()}, sort_keys=True) for row in rows)
 
 
@@ -76,8 +81,9 @@ def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("which", ["article", "host", "musl"])
-def test_every_query_and_the_report_agree(which: str, roots: dict[str, Path], neo4j_server: Any,
-                                         neo4j_env: dict[str, str], tmp_path: Path) -> None:
+def test_every_query_and_the_report_agree(
+    which: str, roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str], tmp_path: Path
+) -> None:
     _wipe(neo4j_server)
     embedded = ["--db", str(tmp_path / "graph.lbdb")]
     server = ["--neo4j", neo4j_server.uri]
@@ -92,8 +98,9 @@ def test_every_query_and_the_report_agree(which: str, roots: dict[str, Path], ne
     assert _report(embedded, neo4j_env) == _report(server, neo4j_env)
 
 
-def test_two_firmware_in_one_server(roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str],
-                                   tmp_path: Path) -> None:
+def test_two_firmware_in_one_server(
+    roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str], tmp_path: Path
+) -> None:
     _wipe(neo4j_server)
     server = ["--neo4j", neo4j_server.uri]
     separate = {}
@@ -115,8 +122,9 @@ def test_two_firmware_in_one_server(roots: dict[str, Path], neo4j_server: Any, n
     assert sorted(f["name"] for f in listing) == ["article", "host"]
 
 
-def test_push_copies_the_embedded_graph(roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str],
-                                        tmp_path: Path) -> None:
+def test_push_copies_the_embedded_graph(
+    roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str], tmp_path: Path
+) -> None:
     _wipe(neo4j_server)
     db = ["--db", str(tmp_path / "graph.lbdb")]
     linkgraph("scan", str(roots["article"]), *db, "--quiet")
@@ -126,12 +134,14 @@ def test_push_copies_the_embedded_graph(roots: dict[str, Path], neo4j_server: An
 
 
 def test_server_failures_are_one_line_and_exit_2(roots: dict[str, Path], neo4j_server: Any) -> None:
-    proc = linkgraph("scan", str(roots["host"]), "--neo4j", "bolt://127.0.0.1:1", "--quiet",
-                     env={"NEO4J_PASSWORD": "x"}, check=False)
+    proc = linkgraph(
+        "scan", str(roots["host"]), "--neo4j", "bolt://127.0.0.1:1", "--quiet", env={"NEO4J_PASSWORD": "x"}, check=False
+    )
     assert proc.returncode == 2 and "no Neo4j server answers" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
-    proc = linkgraph("report", "--neo4j", neo4j_server.uri, env={"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "wrong"},
-                     check=False)
+    proc = linkgraph(
+        "report", "--neo4j", neo4j_server.uri, env={"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "wrong"}, check=False
+    )
     assert proc.returncode == 2 and "password" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
@@ -152,8 +162,12 @@ def test_an_interrupted_write_leaves_the_old_graph(neo4j_server: Any, neo4j_env:
     linkgraph("scan", str(root), *server, "--name", "old", "--quiet", env=neo4j_env)
     before = _report(server, neo4j_env)
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}, **neo4j_env}
-    writer = subprocess.Popen([*linkgraph_cmd(), "scan", str(root), *server, "--name", "new", "--quiet"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    writer = subprocess.Popen(
+        [*linkgraph_cmd(), "scan", str(root), *server, "--name", "new", "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     seen_write = False
     with GraphDatabase.driver(neo4j_server.uri, auth=(neo4j_server.user, neo4j_server.password)) as driver:
         deadline = time.monotonic() + 300

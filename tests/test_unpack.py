@@ -34,9 +34,31 @@ FFULM = FIRMWARE / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin
 ELF_MAGIC = b"\x7fELF"
 
 # tools the extraction and these tests run (Debian packages in scripts/debian-packages.txt)
-TOOLS = ("unsquashfs", "mksquashfs", "7z", "lzop", "lz4", "zstd", "xz", "cpio", "debugfs", "mke2fs",
-         "mkfs.cramfs", "mkfs.jffs2", "mkfs.ubifs", "ubinize", "mkimage", "unar", "simg2img", "fsck.erofs",
-         "lziprecover", "tar", "jefferson", "ubireader_extract_files", "ubireader_extract_images")
+TOOLS = (
+    "unsquashfs",
+    "mksquashfs",
+    "7z",
+    "lzop",
+    "lz4",
+    "zstd",
+    "xz",
+    "cpio",
+    "debugfs",
+    "mke2fs",
+    "mkfs.cramfs",
+    "mkfs.jffs2",
+    "mkfs.ubifs",
+    "ubinize",
+    "mkimage",
+    "unar",
+    "simg2img",
+    "fsck.erofs",
+    "lziprecover",
+    "tar",
+    "jefferson",
+    "ubireader_extract_files",
+    "ubireader_extract_images",
+)
 
 
 def run(*cmd: str | Path, cwd: Path | None = None) -> None:
@@ -95,8 +117,9 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Unpacked, 
     return unpacked
 
 
-@pytest.mark.parametrize("image, squashfs_offset, elf_files", [(LEDE, 0x133444, 123), (FFULM, 0x1318F8, 219)],
-                         ids=["lede", "ffulm"])
+@pytest.mark.parametrize(
+    "image, squashfs_offset, elf_files", [(LEDE, 0x133444, 123), (FFULM, 0x1318F8, 219)], ids=["lede", "ffulm"]
+)
 def test_real_image_has_one_root(real, tmp_path: Path, image: Path, squashfs_offset: int, elf_files: int) -> None:
     result, seconds = real[image.name]
     print(f"{image.name}: unpacked in {seconds:.2f}s")
@@ -180,9 +203,28 @@ def squashfs(tree: Path, out: Path, comp: str = "gzip") -> Path:
 
 
 def tplink_header(payload_size: int) -> bytes:
-    header = struct.pack(">I24s36sIII16sI16sIIIIIIIIII", 0x01000000, b"OpenWrt", b"r1234-test", 0x08410011, 1, 0,
-                         bytes(16), 0, bytes(16), 0, 0x80060000, 0x80060000, 0x200 + payload_size,
-                         0x200, 0, 0x200, payload_size, 0, 0)
+    header = struct.pack(
+        ">I24s36sIII16sI16sIIIIIIIIII",
+        0x01000000,
+        b"OpenWrt",
+        b"r1234-test",
+        0x08410011,
+        1,
+        0,
+        bytes(16),
+        0,
+        bytes(16),
+        0,
+        0x80060000,
+        0x80060000,
+        0x200 + payload_size,
+        0x200,
+        0,
+        0x200,
+        payload_size,
+        0,
+        0,
+    )
     return header.ljust(0x200, b"\0")
 
 
@@ -228,8 +270,9 @@ def ubifs(tree: Path, out: Path) -> Path:
 def ubi(tree: Path, out: Path) -> Path:
     volume = ubifs(tree, out.with_suffix(".ubifs"))
     config = out.with_suffix(".ini")
-    config.write_text(f"[rootfs]\nmode=ubi\nimage={volume}\nvol_id=0\nvol_type=dynamic\nvol_name=rootfs\n"
-                      "vol_flags=autoresize\n")
+    config.write_text(
+        f"[rootfs]\nmode=ubi\nimage={volume}\nvol_id=0\nvol_type=dynamic\nvol_name=rootfs\nvol_flags=autoresize\n"
+    )
     run("ubinize", "-o", out, "-m", "2048", "-p", "128KiB", "-s", "2048", config)
     volume.unlink()
     return out
@@ -254,8 +297,9 @@ def build(kind: str, tree: Path, work: Path) -> Path:
         return work / "fs.ext4"
     if kind == "cpio":
         listing = subprocess.run(["find", ".", "-mindepth", "1"], cwd=tree, check=True, capture_output=True).stdout
-        data = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=tree, input=listing, check=True,
-                              capture_output=True).stdout
+        data = subprocess.run(
+            ["cpio", "-o", "-H", "newc", "--quiet"], cwd=tree, input=listing, check=True, capture_output=True
+        ).stdout
         (work / "initramfs.cpio").write_bytes(data)
         return work / "initramfs.cpio"
     if kind == "tar":
@@ -281,8 +325,26 @@ def build(kind: str, tree: Path, work: Path) -> Path:
         (work / "fs.sqfs.lzma").write_bytes(lzma.compress(data, format=lzma.FORMAT_ALONE))
         return work / "fs.sqfs.lzma"
     if kind == "uimage":
-        run("mkimage", "-A", "mips", "-O", "linux", "-T", "filesystem", "-C", "none", "-a", "0", "-e", "0",
-            "-n", "rootfs", "-d", inner, work / "fs.uimage")
+        run(
+            "mkimage",
+            "-A",
+            "mips",
+            "-O",
+            "linux",
+            "-T",
+            "filesystem",
+            "-C",
+            "none",
+            "-a",
+            "0",
+            "-e",
+            "0",
+            "-n",
+            "rootfs",
+            "-d",
+            inner,
+            work / "fs.uimage",
+        )
         return work / "fs.uimage"
     if kind == "tplink":
         (work / "tplink.bin").write_bytes(tplink_header(len(data)) + data)
@@ -347,8 +409,11 @@ def test_synthetic_image(kind: str, tree: Path, tmp_path: Path) -> None:
 
 def test_vendor_headers_are_carved(tree: Path, tmp_path: Path) -> None:
     """uImage and TP-Link headers are carved on their own; a TRX holds its partitions."""
-    for kind, fmt, size, origin in (("uimage", "uimage", 64, ["squashfs"]), ("tplink", "tplink", 0x200, ["squashfs"]),
-                                    ("trx", "trx", None, ["trx", "squashfs"])):
+    for kind, fmt, size, origin in (
+        ("uimage", "uimage", 64, ["squashfs"]),
+        ("tplink", "tplink", 0x200, ["squashfs"]),
+        ("trx", "trx", None, ["trx", "squashfs"]),
+    ):
         image = build(kind, tree, tmp_path)
         result = unpack(image, tmp_path / f"work-{kind}")
         header = [c for c in result.carved if c.format == fmt]
@@ -413,7 +478,8 @@ def test_no_root_is_a_warning(tmp_path: Path) -> None:
     result = unpack(tmp_path / "noise.bin", tmp_path / "work")
     assert result.kind == IMAGE and result.roots == []
     assert [(p.path, p.severity, p.message) for p in result.problems] == [
-        ("noise.bin", Severity.WARNING, "no root filesystem found")]
+        ("noise.bin", Severity.WARNING, "no root filesystem found")
+    ]
 
 
 def test_directory_is_its_own_root(tree: Path, tmp_path: Path) -> None:
@@ -472,7 +538,10 @@ def test_hostile_tar(tmp_path: Path) -> None:
     assert victim.read_text() == "untouched\n"
     after = passwd.stat()
     assert (after.st_ino, after.st_mtime_ns, after.st_size) == (
-        passwd_before.st_ino, passwd_before.st_mtime_ns, passwd_before.st_size)
+        passwd_before.st_ino,
+        passwd_before.st_mtime_ns,
+        passwd_before.st_size,
+    )
     assert not (tmp_path / "escape").exists() and not (tmp_path.parent / "escape").exists()
     assert not Path("/abs/evil").exists()
 
@@ -483,8 +552,15 @@ def test_hostile_tar(tmp_path: Path) -> None:
     assert (top / "abs" / "evil").read_text() == "absolute\n"  # made relative, as GNU tar does
     assert os.readlink(top / "passwd") == "/etc/passwd"  # links are kept as they are: device paths
     messages = "\n".join(p.message for p in result.problems)
-    for member in ("../../escape", "ok/../../../escape2", "/abs/evil", "passwd", "victim", "outdir/planted",
-                   "up/planted2"):
+    for member in (
+        "../../escape",
+        "ok/../../../escape2",
+        "/abs/evil",
+        "passwd",
+        "victim",
+        "outdir/planted",
+        "up/planted2",
+    ):
         assert f"member {member!r}" in messages, messages
     assert all(p.path == "evil.tar" for p in result.problems)
     assert sum(p.severity is Severity.ERROR for p in result.problems) == 6
@@ -526,12 +602,14 @@ def _newc(name: str, mode: int, data: bytes = b"", ino: int = 1) -> bytes:
 def test_hostile_cpio(tmp_path: Path) -> None:
     base = tmp_path / "sentinel"
     (base / "outside").mkdir(parents=True)
-    archive = (_newc("fine", stat.S_IFREG | 0o644, b"fine\n", 1)
-               + _newc("../cpio-escape", stat.S_IFREG | 0o644, b"escaped\n", 2)
-               + _newc("out", stat.S_IFLNK | 0o777, str(base / "outside").encode(), 3)
-               + _newc("out/planted", stat.S_IFREG | 0o644, b"owned\n", 4)
-               + _newc("dev/console", stat.S_IFCHR | 0o600, b"", 5)
-               + _newc("TRAILER!!!", 0, b"", 0))
+    archive = (
+        _newc("fine", stat.S_IFREG | 0o644, b"fine\n", 1)
+        + _newc("../cpio-escape", stat.S_IFREG | 0o644, b"escaped\n", 2)
+        + _newc("out", stat.S_IFLNK | 0o777, str(base / "outside").encode(), 3)
+        + _newc("out/planted", stat.S_IFREG | 0o644, b"owned\n", 4)
+        + _newc("dev/console", stat.S_IFCHR | 0o600, b"", 5)
+        + _newc("TRAILER!!!", 0, b"", 0)
+    )
     (tmp_path / "evil.cpio").write_bytes(archive)
     before = _sentinel(base)
     result = unpack(tmp_path / "evil.cpio", base / "work")

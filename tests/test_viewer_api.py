@@ -60,15 +60,25 @@ def _named_edges(graph: dict) -> dict[tuple[str, str], tuple[str, list[str]]]:
 def test_busybox_graph_is_the_article_picture(client: Any, fw: str) -> None:
     graph = client.get(f"/api/firmware/{fw}/graph", query_string={"path": BUSYBOX}).get_json()
     assert graph["root"] == BUSYBOX and graph["nodes"][0] == {
-        "id": "n0", "path": BUSYBOX, "label": "busybox", "kind": "executable", "soname": None, "missing": False,
-        "licence": "GPL-2.0-only", "licence_class": "gpl"}  # the knowledge base knows busybox
+        "id": "n0",
+        "path": BUSYBOX,
+        "label": "busybox",
+        "kind": "executable",
+        "soname": None,
+        "missing": False,
+        "licence": "GPL-2.0-only",
+        "licence_class": "gpl",
+    }  # the knowledge base knows busybox
     assert {n["path"] for n in graph["nodes"]} == {BUSYBOX, UTIL, NVRAM, APCFG, APLOG, CRYPT, GCC_S, LIBC, LDSO}
     edges = _named_edges(graph)
     assert {k: v for k, v in edges.items() if k[1] not in (LIBC, LDSO)} == VENDOR_EDGES
     # the rest is the C library: every module uses libc, libc uses ld.so, ld.so hides back into libc
     rest = {k: v[0] for k, v in edges.items() if k[1] in (LIBC, LDSO)}
-    assert rest == {**{(m, LIBC): "used" for m in [BUSYBOX, UTIL, NVRAM, APCFG, APLOG, CRYPT, GCC_S]},
-                    (LIBC, LDSO): "used", (LDSO, LIBC): "hidden"}
+    assert rest == {
+        **{(m, LIBC): "used" for m in [BUSYBOX, UTIL, NVRAM, APCFG, APLOG, CRYPT, GCC_S]},
+        (LIBC, LDSO): "used",
+        (LDSO, LIBC): "hidden",
+    }
     assert all(e["count"] == len(e["symbols"]) for e in graph["edges"])
 
 
@@ -80,19 +90,29 @@ def test_a_symlink_means_the_file_it_leads_to(client: Any, fw: str) -> None:
 
 def test_file_analysis_sections(client: Any, fw: str) -> None:
     busybox = client.get(f"/api/firmware/{fw}/file", query_string={"path": BUSYBOX}).get_json()
-    assert busybox["module"]["kind"] == "executable" and sorted(busybox["module"]["aliases"]) == ["/bin/sh",
-                                                                                                    "/sbin/init"]
-    assert [d["soname"] for d in busybox["declared"]] == ["libutility.so", "libnvram.so", "libapcfg.so",
-                                                          "libaplog.so", "libcrypt.so.0", "libgcc_s.so.1",
-                                                          "libc.so.6"]
+    assert busybox["module"]["kind"] == "executable" and sorted(busybox["module"]["aliases"]) == [
+        "/bin/sh",
+        "/sbin/init",
+    ]
+    assert [d["soname"] for d in busybox["declared"]] == [
+        "libutility.so",
+        "libnvram.so",
+        "libapcfg.so",
+        "libaplog.so",
+        "libcrypt.so.0",
+        "libgcc_s.so.1",
+        "libc.so.6",
+    ]
     assert [u["to"] for u in busybox["used"]] == [UTIL, APCFG, LIBC]
     assert [u["to"] for u in busybox["declared_unused"]] == [NVRAM, APLOG, CRYPT, GCC_S]
     assert busybox["hidden"] == [] and busybox["missing"] == []
     apcfg = client.get(f"/api/firmware/{fw}/file", query_string={"path": APCFG}).get_json()
     assert [(h["to"], h["symbols"]) for h in apcfg["hidden"]] == [(APLOG, ["aplog_write"]), (UTIL, ["util_bar"])]
     utility = client.get(f"/api/firmware/{fw}/file", query_string={"path": UTIL}).get_json()
-    assert utility["used_by"] == [{"module": BUSYBOX, "status": "used", "symbols": ["util_foo"]},
-                                  {"module": APCFG, "status": "hidden", "symbols": ["util_bar"]}]
+    assert utility["used_by"] == [
+        {"module": BUSYBOX, "status": "used", "symbols": ["util_foo"]},
+        {"module": APCFG, "status": "hidden", "symbols": ["util_bar"]},
+    ]
 
 
 def test_traps_show_in_the_analysis(client: Any, fw: str) -> None:
@@ -101,8 +121,14 @@ def test_traps_show_in_the_analysis(client: Any, fw: str) -> None:
     assert strong == ["vendor_missing_fn"]
     dup = client.get(f"/api/firmware/{fw}/file", query_string={"path": "/usr/bin/trap_dup"}).get_json()
     vendor = [d for d in dup["duplicates"] if not d["chosen"].startswith(LIBC.rsplit("/", 1)[0])]
-    assert vendor == [{"symbol": "dup_fn", "providers": ["/lib/libdupa.so", "/lib/libdupb.so"],
-                       "chosen": "/lib/libdupa.so", "executables": ["/usr/bin/trap_dup"]}]
+    assert vendor == [
+        {
+            "symbol": "dup_fn",
+            "providers": ["/lib/libdupa.so", "/lib/libdupb.so"],
+            "chosen": "/lib/libdupa.so",
+            "executables": ["/usr/bin/trap_dup"],
+        }
+    ]
     gone = client.get(f"/api/firmware/{fw}/file", query_string={"path": "/usr/bin/trap_missing"}).get_json()
     assert gone["missing"] == [{"soname": "libgone.so.1"}]
 
@@ -111,8 +137,13 @@ def test_declared_dependencies_say_how_they_were_found(client: Any, fw: str) -> 
     """Found by: the rule and the folder (libtree/blint style), or the paths tried for a missing one."""
     busybox = client.get(f"/api/firmware/{fw}/file", query_string={"path": BUSYBOX}).get_json()
     found = {d["soname"]: d["found_by"] for d in busybox["declared"]}
-    assert found["libutility.so"] == {"rule": "default-dir", "directory": "/lib", "via": None, "tried": [],
-                                      "variants": []}
+    assert found["libutility.so"] == {
+        "rule": "default-dir",
+        "directory": "/lib",
+        "via": None,
+        "tried": [],
+        "variants": [],
+    }
     assert found["libc.so.6"]["rule"] == "default-dir"
     assert found["libc.so.6"]["directory"] == LIBC.rsplit("/", 1)[0]
     libc = client.get(f"/api/firmware/{fw}/file", query_string={"path": LIBC}).get_json()
@@ -120,8 +151,9 @@ def test_declared_dependencies_say_how_they_were_found(client: Any, fw: str) -> 
     gone = client.get(f"/api/firmware/{fw}/file", query_string={"path": "/usr/bin/trap_missing"}).get_json()
     missing = next(d["found_by"] for d in gone["declared"] if d["soname"] == "libgone.so.1")
     assert missing["rule"] is None and missing["directory"] is None
-    assert missing["tried"] == [f"{d}/libgone.so.1" for d in
-                                ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")]
+    assert missing["tried"] == [
+        f"{d}/libgone.so.1" for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")
+    ]
 
 
 def test_tree_marks_kinds_links_ghosts_and_flags(client: Any, fw: str) -> None:
@@ -137,10 +169,10 @@ def test_tree_marks_kinds_links_ghosts_and_flags(client: Any, fw: str) -> None:
 
 def test_edge_symbols(client: Any, fw: str) -> None:
     edge = client.get(f"/api/firmware/{fw}/edge", query_string={"from": APCFG, "to": UTIL}).get_json()
-    assert edge == {"from": APCFG, "to": UTIL, "soname": "libutility.so", "status": "hidden",
-                    "symbols": ["util_bar"]}
-    gone = client.get(f"/api/firmware/{fw}/edge",
-                      query_string={"from": "/usr/bin/trap_missing", "to": "libgone.so.1"}).get_json()
+    assert edge == {"from": APCFG, "to": UTIL, "soname": "libutility.so", "status": "hidden", "symbols": ["util_bar"]}
+    gone = client.get(
+        f"/api/firmware/{fw}/edge", query_string={"from": "/usr/bin/trap_missing", "to": "libgone.so.1"}
+    ).get_json()
     assert gone["status"] == "missing" and gone["symbols"] == []
 
 
@@ -149,8 +181,7 @@ def test_whole_firmware_holds_every_module_and_edge(client: Any, fw: str) -> Non
     tree = client.get(f"/api/firmware/{fw}/tree").get_json()
     modules = [e for e in tree["entries"] if e["kind"] != "symlink"]
     assert len(whole["nodes"]) == len(modules) + len(tree["missing"])
-    edges = linkgraph("query", "dependencies", "--db", str(client.application.config["LINKGRAPH_DB"]),
-                      "--json").stdout
+    edges = linkgraph("query", "dependencies", "--db", str(client.application.config["LINKGRAPH_DB"]), "--json").stdout
     import json
 
     assert len(whole["edges"]) == len(json.loads(edges))
@@ -163,16 +194,18 @@ def test_whole_firmware_holds_every_module_and_edge(client: Any, fw: str) -> Non
     assert len({(n["x"], n["y"]) for n in whole["nodes"]}) == len(whole["nodes"])
 
 
-@pytest.mark.parametrize(("url", "params", "code", "words"), [
-    ("/api/firmware/{fw}/file", {"path": "/bin/nope"}, 404, "no ELF file '/bin/nope'"),
-    ("/api/firmware/{fw}/graph", {"path": "/lib"}, 404, "no ELF file"),
-    ("/api/firmware/{fw}/edge", {"from": BUSYBOX, "to": "/lib/libnope.so"}, 404, "no dependency edge"),
-    ("/api/firmware/{fw}/file", {}, 400, "path="),
-    ("/api/firmware/0123abc/tree", {}, 404, "no firmware '0123abc'"),
-    ("/api/firmware/{fw}/nothing-here", {}, 404, ""),
-])
-def test_bad_requests_say_what_is_wrong(client: Any, fw: str, url: str, params: dict, code: int,
-                                        words: str) -> None:
+@pytest.mark.parametrize(
+    ("url", "params", "code", "words"),
+    [
+        ("/api/firmware/{fw}/file", {"path": "/bin/nope"}, 404, "no ELF file '/bin/nope'"),
+        ("/api/firmware/{fw}/graph", {"path": "/lib"}, 404, "no ELF file"),
+        ("/api/firmware/{fw}/edge", {"from": BUSYBOX, "to": "/lib/libnope.so"}, 404, "no dependency edge"),
+        ("/api/firmware/{fw}/file", {}, 400, "path="),
+        ("/api/firmware/0123abc/tree", {}, 404, "no firmware '0123abc'"),
+        ("/api/firmware/{fw}/nothing-here", {}, 404, ""),
+    ],
+)
+def test_bad_requests_say_what_is_wrong(client: Any, fw: str, url: str, params: dict, code: int, words: str) -> None:
     answer = client.get(url.format(fw=fw), query_string=params)
     assert answer.status_code == code and answer.is_json
     assert words in answer.get_json()["error"]

@@ -106,17 +106,34 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     assert page.inner_text("#panel .file-name") == "busybox"
     assert current_params(page)["path"] == BUSYBOX
     overview = page.inner_text("#tabpanel-overview")
-    for text in ("executable", "X86_64", "/lib64/ld-linux-x86-64.so.2", "/bin/sh", "/sbin/init", "SHA256",
-                 "GPL-2.0-only", "knowledge-base:busybox"):
+    for text in (
+        "executable",
+        "X86_64",
+        "/lib64/ld-linux-x86-64.so.2",
+        "/bin/sh",
+        "/sbin/init",
+        "SHA256",
+        "GPL-2.0-only",
+        "knowledge-base:busybox",
+    ):
         assert text in overview, (text, overview)
 
     # --- ELF analysis: the sections, the edges, the symbols behind them (expandable)
     open_tab(page, "analysis")
     assert current_params(page)["tab"] == "analysis"
-    sections = page.eval_on_selector_all("#tabpanel-analysis section.analysis-section",
-                                         "els => els.map(s => s.dataset.section)")
-    assert sections == ["declared", "used", "declared_unused", "hidden", "missing", "used_by", "unresolved",
-                        "duplicates"]
+    sections = page.eval_on_selector_all(
+        "#tabpanel-analysis section.analysis-section", "els => els.map(s => s.dataset.section)"
+    )
+    assert sections == [
+        "declared",
+        "used",
+        "declared_unused",
+        "hidden",
+        "missing",
+        "used_by",
+        "unresolved",
+        "duplicates",
+    ]
     assert page.locator("section[data-section='declared'] tbody tr").count() == 7
     unused = page.inner_text("section[data-section='declared_unused']")
     for soname in ("libnvram.so", "libaplog.so", "libcrypt.so.0", "libgcc_s.so.1"):
@@ -174,8 +191,9 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     hidden = groups[hidden_id]
     assert "hidden" in hidden.get("class", "").split()
     stroke = next(p.get("stroke") for p in hidden.iter(f"{SVG_NS}path"))
-    assert stroke.lower() in ("red", "#c8201e") or (stroke.startswith("#") and int(stroke[1:3], 16) > 150
-                                                    and int(stroke[3:5], 16) < 90), stroke
+    assert stroke.lower() in ("red", "#c8201e") or (
+        stroke.startswith("#") and int(stroke[1:3], 16) > 150 and int(stroke[3:5], 16) < 90
+    ), stroke
     for what, magic in (("pdf", b"%PDF"), ("png", b"\x89PNG")):
         href = page.get_attribute(f"#tabpanel-graph a.export-diagram-{what}", "href")
         status, ctype, body = server.get(href)
@@ -193,8 +211,11 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     assert current_params(page) == {"path": APCFG, "tab": "graph"}
     assert page.get_attribute(f"#tree a.entry[data-path='{APCFG}']", "aria-current") == "true"
     _, apcfg_edges = graph_edges(server, fw, APCFG)
-    assert {e[:3] for e in apcfg_edges.values()} >= {(APCFG, UTIL, "hidden"), (APCFG, APLOG, "hidden"),
-                                                     (APCFG, NVRAM, "used")}
+    assert {e[:3] for e in apcfg_edges.values()} >= {
+        (APCFG, UTIL, "hidden"),
+        (APCFG, APLOG, "hidden"),
+        (APCFG, NVRAM, "used"),
+    }
     assert len(drawn_edges(page)) == len(apcfg_edges)
     watch.assert_clean()
 
@@ -224,8 +245,10 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     # --- the whole-firmware view: counts, a click on a module, a click on an edge
     page, watch = pages.open(server, f"/fw/{fw}/whole")
     whole = server.json(f"/api/firmware/{fw}/whole")
-    state = page.evaluate("({n: linkgraphWhole.nodes, e: linkgraphWhole.edges, v: linkgraphWhole.visibleEdges(),"
-                          " ready: linkgraphWhole.ready})")
+    state = page.evaluate(
+        "({n: linkgraphWhole.nodes, e: linkgraphWhole.edges, v: linkgraphWhole.visibleEdges(),"
+        " ready: linkgraphWhole.ready})"
+    )
     assert state == {"n": len(whole["nodes"]), "e": len(whole["edges"]), "v": len(whole["edges"]), "ready": True}
     canvas = page.locator("#whole-canvas").bounding_box()
     pos = page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(APCFG)})")
@@ -261,8 +284,9 @@ def test_article_in_the_browser_on_neo4j(article_neo4j_server: ViewerServer, pag
     if len(server.json("/api/firmware")) > 1:  # other tests' firmware on the server: the list
         link = page.locator(f"tr[data-firmware='{fw}'] a", has_text=ARTICLE_NAME)
         assert link.count() == 1
-        wait_until(page, "fw => document.querySelector(`tr[data-firmware='${fw}'] .modules-count`)"
-                         ".textContent !== ''", fw)
+        wait_until(
+            page, "fw => document.querySelector(`tr[data-firmware='${fw}'] .modules-count`).textContent !== ''", fw
+        )
     else:
         wait_ready(page)
     watch.assert_clean()

@@ -92,7 +92,8 @@ def test_graph_side_panel_and_tooltips_show_licences(article_server: ViewerServe
     listed = page.eval_on_selector_all(
         "#tabpanel-graph .graph-licences li",
         "lis => lis.map(li => [li.dataset.path, li.querySelector('.licence').dataset.licence,"
-        " li.querySelector('.licence').dataset.licenceClass])")
+        " li.querySelector('.licence').dataset.licenceClass])",
+    )
     want = [[n["path"], n["licence"] or "", n["licence_class"]] for n in graph["nodes"] if not n["missing"]]
     assert sorted(listed) == sorted(want)
     order = ["gpl", "lgpl", "permissive", "incompatible", "unknown"]
@@ -107,7 +108,8 @@ def test_graph_side_panel_and_tooltips_show_licences(article_server: ViewerServe
     # every module's tooltip says its licence
     tips = page.eval_on_selector_all(
         "#tabpanel-graph g.node[data-path]:not([data-path=''])",
-        "gs => gs.map(g => [g.dataset.path, g.querySelector(':scope > title').textContent])")
+        "gs => gs.map(g => [g.dataset.path, g.querySelector(':scope > title').textContent])",
+    )
     assert len(tips) == len(want)
     for path, tip in tips:
         licence = next(n["licence"] for n in graph["nodes"] if n["path"] == path)
@@ -118,8 +120,9 @@ def test_graph_side_panel_and_tooltips_show_licences(article_server: ViewerServe
     x, y = svg_point(page, f"#tabpanel-graph g#{edge} path.hit", 0.5)
     page.mouse.click(x, y)
     assert page.get_attribute("#tabpanel-graph .edge-box", "data-edge") == edge
-    ends = page.eval_on_selector_all("#tabpanel-graph .edge-licences .licence",
-                                     "ls => ls.map(l => [l.dataset.licence, l.dataset.licenceClass])")
+    ends = page.eval_on_selector_all(
+        "#tabpanel-graph .edge-licences .licence", "ls => ls.map(l => [l.dataset.licence, l.dataset.licenceClass])"
+    )
     assert ends == [["GPL-2.0-only", "gpl"], ["", "unknown"]]
     assert "util_foo" in page.inner_text("#tabpanel-graph .edge-box")
     watch.assert_clean()
@@ -151,8 +154,9 @@ def test_diagram_svg_is_cleaned_before_it_is_shown(article_server: ViewerServer,
         return out;
     }""")
     assert set(cleaned["tags"]) == {"g", "a", "text", "image", "use"}, cleaned["tags"]
-    assert not [a for a in cleaned["attrs"] if a.startswith("on") or "javascript" in a or "example.com" in a
-                or "data:" in a], cleaned["attrs"]
+    assert not [
+        a for a in cleaned["attrs"] if a.startswith("on") or "javascript" in a or "example.com" in a or "data:" in a
+    ], cleaned["attrs"]
     assert "id=n0" in cleaned["attrs"] and "href=#n0" in cleaned["attrs"]
     assert "<img src=x onerror=alert(6)>" in cleaned["text"]
     assert cleaned["error"] and "SVG" in cleaned["error"]

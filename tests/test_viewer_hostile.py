@@ -42,12 +42,14 @@ LINK = "\"quoted' <i onclick=alert(3)>link.so"
 LONG_DIR = "/opt/" + "d" * 150
 LONG_LIB = "lib" + "x" * 200 + ".so"
 BAD_PROGRAM = b"prog\xff\xfe<u>"
-FIRMWARE_NAME = "<img src=x onerror=alert(1)> \"firmware\""
+FIRMWARE_NAME = '<img src=x onerror=alert(1)> "firmware"'
 LIB_C = "int markup_fn(void) { return 42; }\nint quote_fn(void) { return 1; }\nint long_fn(void) { return 2; }\n"
 LONG_C = "int longlib_fn(void) { return 3; }\n"
 GHOST_C = "int ghost_fn(void) { return 4; }\n"
-MAIN_C = ("int markup_fn(void); int quote_fn(void); int long_fn(void); int longlib_fn(void); int ghost_fn(void);\n"
-          "int main(void) { return markup_fn() + quote_fn() + long_fn() + longlib_fn() + ghost_fn(); }\n")
+MAIN_C = (
+    "int markup_fn(void); int quote_fn(void); int long_fn(void); int longlib_fn(void); int ghost_fn(void);\n"
+    "int main(void) { return markup_fn() + quote_fn() + long_fn() + longlib_fn() + ghost_fn(); }\n"
+)
 PACKAGE = "<img src=x onerror=alert(5)> 1.0'\""
 # the program is GPL (with a hostile package name), so the Licences page lists it using the markup library
 OVERRIDES = f"- match: /usr/bin/prog*\n  licence: GPL-2.0-only\n  package: {json.dumps(PACKAGE)}\n"
@@ -67,8 +69,11 @@ def build_hostile_root(base: Path) -> Path:
         (root / d).mkdir(parents=True, exist_ok=True)
     for name, text in (("lib.c", LIB_C), ("long.c", LONG_C), ("ghost.c", GHOST_C), ("main.c", MAIN_C)):
         (build / name).write_text(text)
-    redefine = [f"--redefine-sym=markup_fn={SCRIPT_SYMBOL}", f"--redefine-sym=quote_fn={QUOTE_SYMBOL}",
-                f"--redefine-sym=long_fn={LONG_SYMBOL}"]
+    redefine = [
+        f"--redefine-sym=markup_fn={SCRIPT_SYMBOL}",
+        f"--redefine-sym=quote_fn={QUOTE_SYMBOL}",
+        f"--redefine-sym=long_fn={LONG_SYMBOL}",
+    ]
     for src in ("lib", "long", "ghost"):
         _run(["gcc", "-fPIC", "-c", str(build / f"{src}.c"), "-o", str(build / f"{src}.o")])
     _run(["gcc", "-c", str(build / "main.c"), "-o", str(build / "main.o")])
@@ -81,8 +86,18 @@ def build_hostile_root(base: Path) -> Path:
     _run(["gcc", "-shared", "-o", str(long_lib), str(build / "long.o"), f"-Wl,-soname,{LONG_LIB}"])
     _run(["gcc", "-shared", "-o", str(ghost), str(build / "ghost.o"), f"-Wl,-soname,{GHOST}"])
     program = os.path.join(os.fsencode(root / "usr" / "bin"), BAD_PROGRAM)
-    _run([b"gcc", b"-o", program, os.fsencode(build / "main.o"), os.fsencode(markup_lib), os.fsencode(long_lib),
-          os.fsencode(ghost), f"-Wl,-rpath,{LONG_DIR}".encode()])
+    _run(
+        [
+            b"gcc",
+            b"-o",
+            program,
+            os.fsencode(build / "main.o"),
+            os.fsencode(markup_lib),
+            os.fsencode(long_lib),
+            os.fsencode(ghost),
+            f"-Wl,-rpath,{LONG_DIR}".encode(),
+        ]
+    )
     os.symlink(MARKUP, root / "lib" / LINK)
     return root
 
@@ -94,8 +109,9 @@ def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerS
     db = work / "graph.lbdb"
     overrides = work / "licences.yaml"
     overrides.write_text(OVERRIDES)
-    proc = linkgraph("scan", str(root), "--db", str(db), "--name", FIRMWARE_NAME, "--licences", str(overrides),
-                     "--quiet")
+    proc = linkgraph(
+        "scan", str(root), "--db", str(db), "--name", FIRMWARE_NAME, "--licences", str(overrides), "--quiet"
+    )
     assert proc.returncode in (0, 1), proc.stderr
     other = work / "other"  # a second firmware, so that / lists them
     (other / "lib").mkdir(parents=True)
@@ -120,8 +136,11 @@ def test_hostile_names_are_text_everywhere(hostile_server: ViewerServer, pages: 
     names = page.locator("table.firmware-list tbody tr td:first-child").all_inner_texts()
     assert sorted(names) == sorted([FIRMWARE_NAME, f"{FIRMWARE_NAME} (other)"]), names
     modules = next(f["modules"] for f in server.json("/api/firmware") if f["id"] == fw)
-    wait_until(page, "([fw, n]) => document.querySelector(`tr[data-firmware='${fw}'] .modules-count`)"
-                     ".textContent === String(n)", [fw, modules])
+    wait_until(
+        page,
+        "([fw, n]) => document.querySelector(`tr[data-firmware='${fw}'] .modules-count`).textContent === String(n)",
+        [fw, modules],
+    )
     assert_no_markup_elements(page)
     page.click(f"tr[data-firmware='{fw}'] td:first-child a")
     wait_ready(page)
@@ -132,8 +151,10 @@ def test_hostile_names_are_text_everywhere(hostile_server: ViewerServer, pages: 
     tree_text = page.inner_text("#tree")
     for text in (MARKUP, LINK, GHOST, program.rsplit("/", 1)[1], LONG_LIB[:40]):
         assert text in tree_text, (text, tree_text)
-    assert page.locator(f"#tree a.entry[data-path={json.dumps(f'/lib/{LINK}')}] .target").inner_text() \
+    assert (
+        page.locator(f"#tree a.entry[data-path={json.dumps(f'/lib/{LINK}')}] .target").inner_text()
         == f"→ {markup_path}"
+    )
     assert_no_markup_elements(page)
     no_overflow = "document.documentElement.scrollWidth <= window.innerWidth + 1"
     assert page.evaluate(no_overflow), "a long name widens the page"
@@ -195,12 +216,15 @@ def test_hostile_names_are_text_everywhere(hostile_server: ViewerServer, pages: 
     # the Licences page: the GPL program uses the (unknown) markup library; names are text, links lead to them
     page, watch = pages.open(server, f"/fw/{fw}/licences")
     row = page.locator("section[data-finding='gpl_uses'] tbody tr").filter(
-        has=page.locator(f"a.file-link[data-path={json.dumps(markup_path)}]"))
+        has=page.locator(f"a.file-link[data-path={json.dumps(markup_path)}]")
+    )
     assert row.count() == 1
     assert row.get_attribute("data-module") == program and row.get_attribute("data-uses") == markup_path
     assert SCRIPT_SYMBOL in row.inner_text() and QUOTE_SYMBOL in row.inner_text()
-    rows = page.eval_on_selector_all("section[data-finding='gpl_uses'] tbody tr",
-                                     "trs => trs.map(tr => [tr.dataset.module, tr.dataset.uses, tr.innerText])")
+    rows = page.eval_on_selector_all(
+        "section[data-finding='gpl_uses'] tbody tr",
+        "trs => trs.map(tr => [tr.dataset.module, tr.dataset.uses, tr.innerText])",
+    )
     assert sorted(r[:2] for r in rows) == sorted([[program, markup_path], [program, long_path]]), rows
     assert all(MARKUP in r[2] for r in rows if r[1] == markup_path), rows
     assert page.evaluate(no_overflow), "a long name widens the Licences page"

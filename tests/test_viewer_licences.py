@@ -53,13 +53,19 @@ PATHS = """as => as.map(a => ({
         [...li.querySelectorAll('ul.symbol-list li')].map(s => s.textContent)]),
     programs: [...a.querySelectorAll('.held-by a.file-link')].map(l => l.dataset.path)}))"""
 # (e) for this root: class -> modules with declared, inferred, no licence fact; and in all
-SUMMARY = {"gpl": [0, 1, 0, 1], "lgpl": [2, 2, 0, 4], "permissive": [0, 0, 0, 0], "incompatible": [0, 0, 0, 0],
-           "unknown": [0, 0, 13, 13]}
+SUMMARY = {
+    "gpl": [0, 1, 0, 1],
+    "lgpl": [2, 2, 0, 4],
+    "permissive": [0, 0, 0, 0],
+    "incompatible": [0, 0, 0, 0],
+    "unknown": [0, 0, 13, 13],
+}
 
 
 def overview_facts(page: Any) -> dict[str, str]:
-    return page.eval_on_selector_all("#tabpanel-overview dd[data-fact]",
-                                     "dds => Object.fromEntries(dds.map(d => [d.dataset.fact, d.innerText]))")
+    return page.eval_on_selector_all(
+        "#tabpanel-overview dd[data-fact]", "dds => Object.fromEntries(dds.map(d => [d.dataset.fact, d.innerText]))"
+    )
 
 
 def check_overview(pages: Pages, server: ViewerServer, fw: str, overrides: Path) -> None:
@@ -99,7 +105,9 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
     # (b) exactly busybox -> libapcfg [apcfg_get] and busybox -> libutility [util_foo]
     rows = page.evaluate(ROWS, "section[data-finding='gpl_uses'] tbody tr")
     assert sorted((r["data"]["module"], r["data"]["uses"], r["symbols"]) for r in rows) == [
-        (BUSYBOX, APCFG, ["apcfg_get"]), (BUSYBOX, UTIL, ["util_foo"])], rows
+        (BUSYBOX, APCFG, ["apcfg_get"]),
+        (BUSYBOX, UTIL, ["util_foo"]),
+    ], rows
     assert all(r["licences"] == [["GPL-2.0-only", "gpl"], ["", "unknown"]] for r in rows), rows
     assert "(2)" in page.inner_text("section[data-finding='gpl_uses'] h2")
     assert "(18 uses of 2 libraries)" in page.inner_text("section[data-finding='lgpl_used'] h2")
@@ -140,12 +148,14 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
     # (e) the summary
     summary = page.eval_on_selector_all(
         "section[data-finding='summary'] tbody tr",
-        "trs => trs.map(tr => [tr.dataset.licenceClass, [...tr.querySelectorAll('td.num')].map(t => +t.textContent)])")
+        "trs => trs.map(tr => [tr.dataset.licenceClass, [...tr.querySelectorAll('td.num')].map(t => +t.textContent)])",
+    )
     assert dict(summary) == SUMMARY
-    counts = page.eval_on_selector_all("section[data-finding='summary'] .finding-counts li",
-                                       "lis => lis.map(li => [li.dataset.finding, li.textContent.split(': ').pop()])")
-    assert dict(counts) == {k: str(len(findings[k])) for k in ("gpl_uses", "gpl_used_by", "declared_only",
-                                                                 "lgpl_used")}
+    counts = page.eval_on_selector_all(
+        "section[data-finding='summary'] .finding-counts li",
+        "lis => lis.map(li => [li.dataset.finding, li.textContent.split(': ').pop()])",
+    )
+    assert dict(counts) == {k: str(len(findings[k])) for k in ("gpl_uses", "gpl_used_by", "declared_only", "lgpl_used")}
     modules = next(f["modules"] for f in server.json("/api/firmware") if f["id"] == fw)
     assert sum(v[3] for v in SUMMARY.values()) == modules
 
@@ -170,8 +180,9 @@ def test_licences_in_the_browser(article_server: ViewerServer, article_overrides
     check_licences_page(pages, article_server, fw)
 
 
-def test_licences_in_the_browser_on_neo4j(article_neo4j_server: ViewerServer, article_overrides: Path,
-                                          pages: Pages) -> None:
+def test_licences_in_the_browser_on_neo4j(
+    article_neo4j_server: ViewerServer, article_overrides: Path, pages: Pages
+) -> None:
     fw = article_neo4j_server.firmware_id(ARTICLE_NAME)
     check_overview(pages, article_neo4j_server, fw, article_overrides)
     check_licences_page(pages, article_neo4j_server, fw)
@@ -183,8 +194,9 @@ def gpl_utility_server(article_root: Path, tmp_path_factory: pytest.TempPathFact
     overrides = work / "licences.yaml"
     overrides.write_text(f"{UTIL}: GPL-2.0-only\n")
     db = work / "graph.lbdb"
-    proc = linkgraph("scan", str(article_root), "--db", str(db), "--name", "gpl-utility", "--licences", str(overrides),
-                     "--quiet")
+    proc = linkgraph(
+        "scan", str(article_root), "--db", str(db), "--name", "gpl-utility", "--licences", str(overrides), "--quiet"
+    )
     assert proc.returncode == 0, proc.stderr
     with ViewerServer(["--db", str(db)], work) as server:
         yield server
@@ -196,8 +208,9 @@ def test_licences_page_shows_paths_into_gpl_code(gpl_utility_server: ViewerServe
     page, watch = pages.open(server, f"/fw/{fw}/licences")
     # (a) libapcfg (no licence known) binds util_bar in GPL libutility, hidden, in busybox's link map
     paths = page.eval_on_selector_all("section[data-finding='gpl_used_by'] article.finding-path", PATHS)
-    assert paths == [{"module": APCFG, "gpl": UTIL, "hops": [[APCFG, UTIL, "hidden", ["util_bar"]]],
-                      "programs": [BUSYBOX]}], paths
+    assert paths == [
+        {"module": APCFG, "gpl": UTIL, "hops": [[APCFG, UTIL, "hidden", ["util_bar"]]], "programs": [BUSYBOX]}
+    ], paths
     head = page.inner_text("section[data-finding='gpl_used_by'] article.finding-path .path-head")
     assert head.startswith(f"{APCFG} no licence known uses GPL code of {UTIL} GPL-2.0-only GPL"), head
     # (b) busybox still uses libapcfg; (c) adds libcrypt, declared by busybox and used by nothing

@@ -69,10 +69,17 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
     assert state["nodes"] == len(whole["nodes"]) and state["edges"] == len(whole["edges"])
     assert state["visible"] == len(whole["edges"]) and state["shown"] == len(whole["nodes"])
     assert isinstance(state["first"], (int, float)) and state["first"] > 0
-    timing = {"modules": state["nodes"], "edges": state["edges"], "first_frame_ms": round(state["first"], 1),
-              "data_arrived_ms": round(state["data"], 1), "wall_s": round(wall, 2)}
-    print(f"\nwhole-firmware view: {state['nodes']} modules, {state['edges']} edges; data at "
-          f"{state['data']:.0f} ms, first interactive frame at {state['first']:.0f} ms after navigation start")
+    timing = {
+        "modules": state["nodes"],
+        "edges": state["edges"],
+        "first_frame_ms": round(state["first"], 1),
+        "data_arrived_ms": round(state["data"], 1),
+        "wall_s": round(wall, 2),
+    }
+    print(
+        f"\nwhole-firmware view: {state['nodes']} modules, {state['edges']} edges; data at "
+        f"{state['data']:.0f} ms, first interactive frame at {state['first']:.0f} ms after navigation start"
+    )
 
     # still interactive: highlight a hub's neighbourhood, redraw many times, filter, search
     libc = next(n["path"] for n in whole["nodes"] if n["label"] == "libc.so.6")
@@ -94,8 +101,11 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
     # hovering a module highlights it, its neighbours and its edges
     ids = {n["id"]: n["path"] or n["label"] for n in whole["nodes"]}
     lib = next(n for n in whole["nodes"] if n["label"].startswith("libselinux") or n["label"].startswith("libz."))
-    around = {lib["path"]} | {ids[e["from"]] for e in whole["edges"] if e["to"] == lib["id"]} \
+    around = (
+        {lib["path"]}
+        | {ids[e["from"]] for e in whole["edges"] if e["to"] == lib["id"]}
         | {ids[e["to"]] for e in whole["edges"] if e["from"] == lib["id"]}
+    )
     degree = sum(1 for e in whole["edges"] if lib["id"] in (e["from"], e["to"]))
     page.evaluate(f"linkgraphWhole.select({json.dumps(lib['path'])})")  # brings it on screen
     page.click("#whole-canvas", position={"x": 2, "y": 2})  # a click on nothing: no selection
@@ -133,20 +143,25 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
 # --------------------------------------------------------------------------- licences on the canvas
 
 # the dot colours of licence.js (LICENCE_STYLE)
-LICENCE_DOT = {"gpl": (0xd3, 0x54, 0x00), "lgpl": (0xc9, 0x9a, 0x00), "unknown": (0xa0, 0xa0, 0xa0)}
-KIND_DOT = {"executable": (0x00, 0x69, 0x5c), "library": (0x37, 0x47, 0x4f)}
+LICENCE_DOT = {"gpl": (0xD3, 0x54, 0x00), "lgpl": (0xC9, 0x9A, 0x00), "unknown": (0xA0, 0xA0, 0xA0)}
+KIND_DOT = {"executable": (0x00, 0x69, 0x5C), "library": (0x37, 0x47, 0x4F)}
 
 
 def dot_colour(page: Any, key: str) -> tuple[int, int, int]:
     """The colour drawn at the centre of a module's dot (after the next frame)."""
     page.evaluate("linkgraphWhole.redraw()")
-    return tuple(page.evaluate("""key => {
+    return tuple(
+        page.evaluate(
+            """key => {
         const canvas = document.getElementById('whole-canvas');
         const p = linkgraphWhole.nodePosition(key);
         const dpr = window.devicePixelRatio || 1;
         const d = canvas.getContext('2d').getImageData(Math.round(p.x * dpr), Math.round(p.y * dpr), 1, 1).data;
         return [d[0], d[1], d[2]];
-    }""", key))
+    }""",
+            key,
+        )
+    )
 
 
 def near(colour: tuple[int, ...], want: tuple[int, ...]) -> bool:
@@ -169,8 +184,10 @@ def test_whole_firmware_by_licence_class(article_server: ViewerServer, pages: Pa
     page, watch = pages.open(server, f"/fw/{fw}/whole")
 
     # the filter: one checkbox per class, with its count
-    labels = {cls: page.inner_text(f"#whole-licence label:has(input[value='{cls}'])")
-              for cls in ("gpl", "lgpl", "permissive", "incompatible", "unknown")}
+    labels = {
+        cls: page.inner_text(f"#whole-licence label:has(input[value='{cls}'])")
+        for cls in ("gpl", "lgpl", "permissive", "incompatible", "unknown")
+    }
     for cls, text in labels.items():
         assert f"({sum(1 for c in classes.values() if c == cls)})" in text, (cls, text)
 
@@ -179,8 +196,9 @@ def test_whole_firmware_by_licence_class(article_server: ViewerServer, pages: Pa
     assert page.get_attribute("#whole-legend", "data-colour") == "kind"
     page.select_option("#whole-colour", "licence")
     assert page.get_attribute("#whole-legend", "data-colour") == "licence"
-    legend = page.eval_on_selector_all("#whole-legend .legend-item[data-licence-class]",
-                                       "items => items.map(i => i.dataset.licenceClass)")
+    legend = page.eval_on_selector_all(
+        "#whole-legend .legend-item[data-licence-class]", "items => items.map(i => i.dataset.licenceClass)"
+    )
     assert legend == ["gpl", "lgpl", "permissive", "incompatible", "unknown"]
     for path in (BUSYBOX, CRYPT, "/lib/libutility.so"):
         assert near(dot_colour(page, path), LICENCE_DOT[classes[path]]), (path, dot_colour(page, path))
@@ -205,7 +223,8 @@ def test_whole_firmware_by_licence_class(article_server: ViewerServer, pages: Pa
     for cls in ("gpl", "unknown"):
         page.check(f"#whole-licence input[value='{cls}']")
     assert page.evaluate("linkgraphWhole.visibleNodes()") == len(whole["nodes"]) - sum(
-        1 for c in classes.values() if c in ("permissive", "incompatible"))
+        1 for c in classes.values() if c in ("permissive", "incompatible")
+    )
     assert page.evaluate(f"linkgraphWhole.select({json.dumps(BUSYBOX)})")
     assert page.get_attribute("#whole-info .node-licence .lclass", "data-licence-class") == "gpl"
     assert page.evaluate("linkgraphWhole.select('libgone.so.1')")  # a missing soname has no licence

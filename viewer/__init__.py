@@ -26,8 +26,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from ..loader.errors import NotFoundError
 
     app = Flask(__name__)
-    app.config.from_mapping(LINKGRAPH_STORE=None, LINKGRAPH_DB=None, LINKGRAPH_NEO4J=None,
-                            LINKGRAPH_NEO4J_DATABASE=None)
+    app.config.from_mapping(
+        LINKGRAPH_STORE=None, LINKGRAPH_DB=None, LINKGRAPH_NEO4J=None, LINKGRAPH_NEO4J_DATABASE=None
+    )
     if test_config:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False

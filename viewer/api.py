@@ -33,8 +33,14 @@ def firmware_list() -> Any:
     out = []
     for row in store.query("firmware"):
         count = store.query("summary-modules", {"firmware": row["id"]})
-        out.append({"id": row["id"], "name": row["name"], "scanned_at": row["scanned_at"],
-                    "modules": count[0]["modules"] if count else 0})
+        out.append(
+            {
+                "id": row["id"],
+                "name": row["name"],
+                "scanned_at": row["scanned_at"],
+                "modules": count[0]["modules"] if count else 0,
+            }
+        )
     return jsonify(out)
 
 

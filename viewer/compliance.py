@@ -61,9 +61,17 @@ def finding_graph(store: Queryable, firmware_id: str, root: str, edges: list[Row
                 graph["nodes"].append(by_path[path])
         if (wanted["from"], wanted["to"]) not in drawn:
             symbols = sorted(wanted.get("symbols") or [])
-            graph["edges"].append({"id": f"e{len(graph['edges'])}", "from": by_path[wanted["from"]]["id"],
-                                   "to": by_path[wanted["to"]]["id"], "status": wanted["status"], "soname": None,
-                                   "symbols": symbols, "count": len(symbols)})
+            graph["edges"].append(
+                {
+                    "id": f"e{len(graph['edges'])}",
+                    "from": by_path[wanted["from"]]["id"],
+                    "to": by_path[wanted["to"]]["id"],
+                    "status": wanted["status"],
+                    "soname": None,
+                    "symbols": symbols,
+                    "count": len(symbols),
+                }
+            )
             drawn.add((wanted["from"], wanted["to"]))
     omitted = 0
     if len(graph["nodes"]) > MAX_DIAGRAM_NODES:
@@ -78,8 +86,12 @@ def diagram(store: Queryable, firmware_id: str, root: str, edges: list[Row], ima
     """A finding's diagram as a ``data:`` URL (``image``: svg or png), and how many modules it leaves out."""
     graph, omitted = finding_graph(store, firmware_id, root, edges)
     data = render(to_dot(graph, None, {(e["from"], e["to"]) for e in edges}), image)
-    return {"src": f"data:{IMAGE_TYPES[image]};base64,{base64.b64encode(data).decode('ascii')}",
-            "width": _shown_width(data, image), "nodes": len(graph["nodes"]), "omitted": omitted}
+    return {
+        "src": f"data:{IMAGE_TYPES[image]};base64,{base64.b64encode(data).decode('ascii')}",
+        "width": _shown_width(data, image),
+        "nodes": len(graph["nodes"]),
+        "omitted": omitted,
+    }
 
 
 def _shown_width(data: bytes, image: str) -> int:
@@ -103,10 +115,15 @@ def _gpl_uses(store: Queryable, fw: str, rows: list[Row], image: str) -> list[Ro
     out = []
     for module, group in _group(rows, "module").items():
         edges = [{"from": module, "to": r["uses"], "status": r["status"], "symbols": r["symbols"]} for r in group]
-        out.append({"module": module, "licence": group[0]["licence"],
-                    "diagram": diagram(store, fw, module, edges, image),
-                    "rows": [{**r, "symbols": cut(r["symbols"], SYMBOL_LIMIT)} for r in group],
-                    "modules": [module, *(r["uses"] for r in group)]})
+        out.append(
+            {
+                "module": module,
+                "licence": group[0]["licence"],
+                "diagram": diagram(store, fw, module, edges, image),
+                "rows": [{**r, "symbols": cut(r["symbols"], SYMBOL_LIMIT)} for r in group],
+                "modules": [module, *(r["uses"] for r in group)],
+            }
+        )
     return out
 
 
@@ -114,11 +131,23 @@ def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list
     out = []
     for module, group in _group(rows, "module").items():
         edges = {(h["from"], h["to"]): h for r in group for h in r["hops"]}
-        paths = [{**r, "programs": cut(r["programs"], PROGRAM_LIMIT),
-                  "hops": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in r["hops"]]} for r in group]
-        out.append({"module": module, "licence": group[0]["licence"], "paths": paths,
-                    "diagram": diagram(store, fw, module, list(edges.values()), image),
-                    "modules": list(dict.fromkeys([module, *(p for e in edges for p in e)]))})
+        paths = [
+            {
+                **r,
+                "programs": cut(r["programs"], PROGRAM_LIMIT),
+                "hops": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in r["hops"]],
+            }
+            for r in group
+        ]
+        out.append(
+            {
+                "module": module,
+                "licence": group[0]["licence"],
+                "paths": paths,
+                "diagram": diagram(store, fw, module, list(edges.values()), image),
+                "modules": list(dict.fromkeys([module, *(p for e in edges for p in e)])),
+            }
+        )
     return out
 
 
@@ -126,19 +155,32 @@ def _declared_only(store: Queryable, fw: str, rows: list[Row], image: str) -> li
     out = []
     for module, group in _group(rows, "module").items():
         edges = [{"from": module, "to": r["library"], "status": "declared-unused", "symbols": []} for r in group]
-        entries = [{**r, "used_by": [{**u, "symbols": cut(u["symbols"], SYMBOL_LIMIT)} for u in r["used_by"]]}
-                   for r in group]
-        out.append({"module": module, "licence": group[0]["licence"], "class": group[0]["class"], "rows": entries,
-                    "diagram": diagram(store, fw, module, edges, image),
-                    "modules": [module, *(r["library"] for r in group)]})
+        entries = [
+            {**r, "used_by": [{**u, "symbols": cut(u["symbols"], SYMBOL_LIMIT)} for u in r["used_by"]]} for r in group
+        ]
+        out.append(
+            {
+                "module": module,
+                "licence": group[0]["licence"],
+                "class": group[0]["class"],
+                "rows": entries,
+                "diagram": diagram(store, fw, module, edges, image),
+                "modules": [module, *(r["library"] for r in group)],
+            }
+        )
     return out
 
 
 def _lgpl_used(rows: list[Row]) -> list[Row]:
-    return [{"library": library, "library_licence": group[0]["library_licence"],
-             "users": [{**r, "symbols": cut(r["symbols"], LGPL_SYMBOL_LIMIT)} for r in group],
-             "modules": [library, *(r["module"] for r in group)]}
-            for library, group in _group(rows, "library").items()]
+    return [
+        {
+            "library": library,
+            "library_licence": group[0]["library_licence"],
+            "users": [{**r, "symbols": cut(r["symbols"], LGPL_SYMBOL_LIMIT)} for r in group],
+            "modules": [library, *(r["module"] for r in group)],
+        }
+        for library, group in _group(rows, "library").items()
+    ]
 
 
 def _summary(findings: Row) -> Row:
@@ -146,12 +188,22 @@ def _summary(findings: Row) -> Row:
     for row in findings["summary"]["modules"]:
         klass = row["class"] if row["class"] in counts else "unknown"
         counts[klass][row["certainty"]] = counts[klass].get(row["certainty"], 0) + row["modules"]
-    classes = [{"class": k, "name": LICENCE_NAMES[k], "declared": c.get("declared", 0),
-                "inferred": c.get("inferred", 0), "total": sum(c.values()),
-                "none": sum(v for cert, v in c.items() if cert not in ("declared", "inferred"))}
-               for k, c in counts.items()]
-    return {"classes": classes, "modules": sum(c["total"] for c in classes),
-            "findings": findings["summary"]["findings"]}
+    classes = [
+        {
+            "class": k,
+            "name": LICENCE_NAMES[k],
+            "declared": c.get("declared", 0),
+            "inferred": c.get("inferred", 0),
+            "total": sum(c.values()),
+            "none": sum(v for cert, v in c.items() if cert not in ("declared", "inferred")),
+        }
+        for k, c in counts.items()
+    ]
+    return {
+        "classes": classes,
+        "modules": sum(c["total"] for c in classes),
+        "findings": findings["summary"]["findings"],
+    }
 
 
 def _firmware(store: Queryable, firmware_id: str) -> Row:
@@ -161,11 +213,18 @@ def _firmware(store: Queryable, firmware_id: str) -> Row:
     except (TypeError, ValueError):
         source = {}
     overrides = source.get("licence_overrides") or None
-    return {"id": firmware_id, "name": row.get("name") or "", "sha256": row.get("sha256") or firmware_id,
-            "scanned_at": row.get("scanned_at"), "kind": source.get("kind"), "target": source.get("target"),
-            "target_sha256": source.get("target_sha256"), "root": source.get("root"),
-            "carved": source.get("carved") or [],
-            "overrides": {k: overrides.get(k) for k in ("file", "sha256", "rules")} if overrides else None}
+    return {
+        "id": firmware_id,
+        "name": row.get("name") or "",
+        "sha256": row.get("sha256") or firmware_id,
+        "scanned_at": row.get("scanned_at"),
+        "kind": source.get("kind"),
+        "target": source.get("target"),
+        "target_sha256": source.get("target_sha256"),
+        "root": source.get("root"),
+        "carved": source.get("carved") or [],
+        "overrides": {k: overrides.get(k) for k in ("file", "sha256", "rules")} if overrides else None,
+    }
 
 
 def shown(value: Any) -> Any:
@@ -183,17 +242,30 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
     """Everything the compliance report shows, for one firmware (see the module docstring)."""
     found = licence_findings(store, firmware_id)
     data = {
-        "firmware": _firmware(store, firmware_id), "date": today or date.today().isoformat(), "version": __version__,
-        "summary": _summary(found), "licence_names": LICENCE_NAMES, "licence_styles": LICENCE_STYLES,
+        "firmware": _firmware(store, firmware_id),
+        "date": today or date.today().isoformat(),
+        "version": __version__,
+        "summary": _summary(found),
+        "licence_names": LICENCE_NAMES,
+        "licence_styles": LICENCE_STYLES,
         "limits": {"symbols": SYMBOL_LIMIT, "lgpl_symbols": LGPL_SYMBOL_LIMIT, "programs": PROGRAM_LIMIT},
         "gpl_uses": _gpl_uses(store, firmware_id, found["gpl_uses"], image),
         "gpl_used_by": _gpl_used_by(store, firmware_id, found["gpl_used_by"], image),
         "declared_only": _declared_only(store, firmware_id, found["declared_only"], image),
         "lgpl_used": _lgpl_used(found["lgpl_used"]),
     }
-    facts = {r["path"]: {"path": r["path"], "licence": r["licence"], "class": r["class"] or "unknown",
-                         "certainty": r["certainty"], "source": r["source"], "package": r["package"], "findings": []}
-             for r in store.query("licences", {"firmware": firmware_id})}
+    facts = {
+        r["path"]: {
+            "path": r["path"],
+            "licence": r["licence"],
+            "class": r["class"] or "unknown",
+            "certainty": r["certainty"],
+            "source": r["source"],
+            "package": r["package"],
+            "findings": [],
+        }
+        for r in store.query("licences", {"firmware": firmware_id})
+    }
     for letter, section in (("b", "gpl_uses"), ("a", "gpl_used_by"), ("c", "declared_only"), ("d", "lgpl_used")):
         for group in data[section]:
             group["facts"] = [facts[p] for p in dict.fromkeys(group["modules"]) if p in facts]

@@ -28,8 +28,13 @@ class ReportError(LinkgraphError):
 def _environment() -> Any:
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    env = Environment(loader=PackageLoader("linkgraph.viewer", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("linkgraph.viewer", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["base"] = lambda path: posixpath.basename(str(path or "")) or str(path or "")
     env.filters["klass"] = lambda value: value if value in LICENCE_STYLES else "unknown"
     # for the page footer inside <style>, where escaping does not apply: hex digits only
@@ -51,11 +56,14 @@ def _pdf_from_html(html: str) -> bytes:
     try:
         import weasyprint
     except ImportError as exc:  # a dependency of linkgraph; absent only in a broken install
-        raise ReportError("the PDF report needs WeasyPrint (pip install weasyprint; Debian's Pango: "
-                          "bash scripts/setup.sh)") from exc
+        raise ReportError(
+            "the PDF report needs WeasyPrint (pip install weasyprint; Debian's Pango: bash scripts/setup.sh)"
+        ) from exc
     except OSError as exc:  # WeasyPrint is there, Pango is not
-        raise ReportError(f"WeasyPrint cannot load Pango ({exc}): apt-get install libpango-1.0-0 "
-                          "libpangoft2-1.0-0 (bash scripts/setup.sh installs them)") from exc
+        raise ReportError(
+            f"WeasyPrint cannot load Pango ({exc}): apt-get install libpango-1.0-0 "
+            "libpangoft2-1.0-0 (bash scripts/setup.sh installs them)"
+        ) from exc
     fetcher = weasyprint.URLFetcher(allowed_protocols={"data"})
     try:
         pdf = weasyprint.HTML(string=html, url_fetcher=fetcher).write_pdf()

@@ -113,12 +113,16 @@ def _node_statement(node: dict[str, Any], name: str) -> str:
         text += f'<br/><font point-size="9">{html_text(shorten(shown))}</font>'
         classes.append(f"licence-{klass}")
         looks.update(style="filled", **LICENCE_STYLES[klass])
-    return f"  {name} " + attrs(id=name, **{"class": " ".join(classes)}, tooltip="\n".join(tip),
-                                 label=Html(text), **looks) + ";"
+    return (
+        f"  {name} "
+        + attrs(id=name, **{"class": " ".join(classes)}, tooltip="\n".join(tip), label=Html(text), **looks)
+        + ";"
+    )
 
 
-def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown: dict[str, str],
-                    highlighted: bool = False) -> str:
+def _edge_statement(
+    edge: dict[str, Any], name: str, tail: str, head: str, shown: dict[str, str], highlighted: bool = False
+) -> str:
     status = edge["status"] if edge.get("status") in EDGE_STYLES else "unknown"
     symbols = list(edge.get("symbols") or [])
     count = int(edge["count"]) if edge.get("count") is not None else len(symbols)
@@ -133,32 +137,47 @@ def _edge_statement(edge: dict[str, Any], name: str, tail: str, head: str, shown
     if highlighted:
         style.update(penwidth=HIGHLIGHT_PENWIDTH, arrowsize="1")
     css = f"{status} highlight" if highlighted else status
-    return f"  {tail} -> {head} " + attrs(id=name, **{"class": css}, tooltip="\n".join(tip), **label,
-                                           **style) + ";"
+    return f"  {tail} -> {head} " + attrs(id=name, **{"class": css}, tooltip="\n".join(tip), **label, **style) + ";"
 
 
 def _licence_key() -> str:
     """The legend's licence-class key: one cell per class, in its colours."""
-    cells = "".join(f'<td bgcolor="{LICENCE_STYLES[k]["fillcolor"]}" color="{LICENCE_STYLES[k]["color"]}">'
-                    f"{html_text(LICENCE_NAMES[k])}</td>" for k in LICENCE_STYLES)
-    table = ('<table border="0" cellborder="1" cellspacing="3" cellpadding="3">'
-             f'<tr><td border="0">{html_text("licence class (node colours):")}</td>{cells}</tr></table>')
-    return "    legend_licences " + attrs(id="legend_licences", **{"class": "legend licence-key"}, shape="plain",
-                                             fontsize="9", label=Html(table)) + ";"
+    cells = "".join(
+        f'<td bgcolor="{LICENCE_STYLES[k]["fillcolor"]}" color="{LICENCE_STYLES[k]["color"]}">'
+        f"{html_text(LICENCE_NAMES[k])}</td>"
+        for k in LICENCE_STYLES
+    )
+    table = (
+        '<table border="0" cellborder="1" cellspacing="3" cellpadding="3">'
+        f'<tr><td border="0">{html_text("licence class (node colours):")}</td>{cells}</tr></table>'
+    )
+    return (
+        "    legend_licences "
+        + attrs(id="legend_licences", **{"class": "legend licence-key"}, shape="plain", fontsize="9", label=Html(table))
+        + ";"
+    )
 
 
 def _legend(licences: bool = False) -> list[str]:
     """The legend: one sample edge per status, side by side; below them the licence-class key."""
-    lines = ["  subgraph cluster_legend {",
-             '    id="legend"; class="legend"; label=<Legend>; labeljust="l"; fontsize=10; color="#bbbbbb";',
-             '    node [class="legend" shape=point width=0.06 color="#555555"];']
+    lines = [
+        "  subgraph cluster_legend {",
+        '    id="legend"; class="legend"; label=<Legend>; labeljust="l"; fontsize=10; color="#bbbbbb";',
+        '    node [class="legend" shape=point width=0.06 color="#555555"];',
+    ]
     for index, (status, text) in enumerate(LEGEND):
         tail, head = f"legend_t{index}", f"legend_h{index}"
-        looks = {**MISSING_NODE, "width": "0",
-                 "height": "0", "fontsize": "9", "label": Html("missing")} if status == "missing" else {}
-        lines += [f"    {tail} {attrs(id=tail)}; {head} {attrs(id=head, **looks)};",
-                  f"    {tail} -> {head} " + attrs(id=f"legend_{status}", **{"class": "legend"}, label=Html(text),
-                                                     **EDGE_STYLES[status]) + ";"]
+        looks = (
+            {**MISSING_NODE, "width": "0", "height": "0", "fontsize": "9", "label": Html("missing")}
+            if status == "missing"
+            else {}
+        )
+        lines += [
+            f"    {tail} {attrs(id=tail)}; {head} {attrs(id=head, **looks)};",
+            f"    {tail} -> {head} "
+            + attrs(id=f"legend_{status}", **{"class": "legend"}, label=Html(text), **EDGE_STYLES[status])
+            + ";",
+        ]
         if index:  # keeps the samples in order, left to right
             lines.append(f"    legend_h{index - 1} -> {tail} [style=invis];")
     if licences:
@@ -169,25 +188,37 @@ def _legend(licences: bool = False) -> list[str]:
 def _wrapped(text: str, width: int = TITLE_WRAP) -> str:
     """Title-block text, broken every ``width`` characters (the title block shows it whole)."""
     shown = display_text(text)
-    pieces = [shown[i:i + width] for i in range(0, len(shown), width)] or [""]
+    pieces = [shown[i : i + width] for i in range(0, len(shown), width)] or [""]
     return '<br align="left"/>'.join(html_text(piece) for piece in pieces)
 
 
 def _title_block(title: TitleBlock) -> str:
-    rows = [("Firmware", title.firmware_name), ("SHA-256", title.firmware_sha256), ("File", title.path),
-            ("Date", title.date)]
-    cells = "".join(f'<tr><td align="left"><b>{caption}</b></td><td align="left" balign="left">{_wrapped(value)}'
-                    "</td></tr>" for caption, value in rows)
+    rows = [
+        ("Firmware", title.firmware_name),
+        ("SHA-256", title.firmware_sha256),
+        ("File", title.path),
+        ("Date", title.date),
+    ]
+    cells = "".join(
+        f'<tr><td align="left"><b>{caption}</b></td><td align="left" balign="left">{_wrapped(value)}</td></tr>'
+        for caption, value in rows
+    )
     cells += f'<tr><td align="left" colspan="2">{html_text("linkgraph " + display_text(title.version))}</td></tr>'
     table = f'<table border="1" cellborder="0" cellspacing="0" cellpadding="3">{cells}</table>'
-    return "  title " + attrs(id="title", **{"class": "title-block"}, shape="plain", fontsize="10",
-                               label=Html(table)) + ";"
+    return (
+        "  title "
+        + attrs(id="title", **{"class": "title-block"}, shape="plain", fontsize="10", label=Html(table))
+        + ";"
+    )
 
 
 def _highlighted(edge: dict[str, Any], ends: tuple[Any, Any], highlight: set[Any]) -> bool:
     """Whether ``highlight`` names the edge: by its id, or as (from, to) of node ids or of paths."""
-    return str(edge.get("id")) in highlight or (str(edge.get("from")), str(edge.get("to"))) in highlight \
+    return (
+        str(edge.get("id")) in highlight
+        or (str(edge.get("from")), str(edge.get("to"))) in highlight
         or ends in highlight
+    )
 
 
 def to_dot(graph: dict[str, Any], title: TitleBlock | None = None, highlight: set[Any] | None = None) -> str:
@@ -208,14 +239,17 @@ def to_dot(graph: dict[str, Any], title: TitleBlock | None = None, highlight: se
     for index, edge in enumerate(graph.get("edges") or []):
         tail, head = names.get(str(edge.get("from"))), names.get(str(edge.get("to")))
         if tail and head:
-            thick = bool(highlight) and _highlighted(edge, (paths.get(str(edge.get("from"))),
-                                                            paths.get(str(edge.get("to")))), highlight or set())
+            thick = bool(highlight) and _highlighted(
+                edge, (paths.get(str(edge.get("from"))), paths.get(str(edge.get("to")))), highlight or set()
+            )
             body.append(_edge_statement(edge, _identifier(edge.get("id"), "e", index), tail, head, shown, thick))
-    header = ["digraph linkgraph {",
-              '  graph [id="diagram" class="linkgraph" rankdir=TB newrank=true nodesep=0.35 ranksep=0.55 '
-              'fontname="Helvetica" fontsize=11];',
-              '  node [fontname="Helvetica" fontsize=11 height=0.35 margin="0.12,0.04"];',
-              '  edge [fontname="Helvetica" fontsize=10 arrowsize=0.7];']
+    header = [
+        "digraph linkgraph {",
+        '  graph [id="diagram" class="linkgraph" rankdir=TB newrank=true nodesep=0.35 ranksep=0.55 '
+        'fontname="Helvetica" fontsize=11];',
+        '  node [fontname="Helvetica" fontsize=11 height=0.35 margin="0.12,0.04"];',
+        '  edge [fontname="Helvetica" fontsize=10 arrowsize=0.7];',
+    ]
     samples = [f"legend_{end}{index}" for index in range(len(LEGEND)) for end in "th"]
     # the title block in the bottom right corner, as on a drawing: beside the sample edges, or beside
     # the licence key below them
@@ -236,11 +270,18 @@ def render(dot_source: str, fmt: str) -> bytes:
         raise DiagramError(f"no diagram format {fmt!r}: choose one of {', '.join(FORMATS)}")
     dot = shutil.which("dot")
     if dot is None:
-        raise DiagramError("Graphviz is not installed (no `dot` program): install graphviz "
-                           "(`bash scripts/setup.sh` installs it, or `apt-get install graphviz`)")
+        raise DiagramError(
+            "Graphviz is not installed (no `dot` program): install graphviz "
+            "(`bash scripts/setup.sh` installs it, or `apt-get install graphviz`)"
+        )
     try:
-        proc = subprocess.run([dot, f"-T{fmt}"], input=dot_source.encode("utf-8", "backslashreplace"),
-                              capture_output=True, timeout=RENDER_TIMEOUT, check=False)
+        proc = subprocess.run(
+            [dot, f"-T{fmt}"],
+            input=dot_source.encode("utf-8", "backslashreplace"),
+            capture_output=True,
+            timeout=RENDER_TIMEOUT,
+            check=False,
+        )
     except subprocess.TimeoutExpired as exc:
         raise DiagramError(f"Graphviz took longer than {RENDER_TIMEOUT} s to draw the diagram") from exc
     except OSError as exc:

@@ -68,5 +68,10 @@ def _quoted(text: str) -> str:
 
 def attrs(**attrs: str) -> str:
     """A DOT attribute list: ``Html`` values as HTML-like labels, every other value quoted."""
-    return "[" + " ".join(f"{key}=<{value}>" if isinstance(value, Html) else f"{key}={_quoted(value)}"
-                          for key, value in attrs.items()) + "]"
+    return (
+        "["
+        + " ".join(
+            f"{key}=<{value}>" if isinstance(value, Html) else f"{key}={_quoted(value)}" for key, value in attrs.items()
+        )
+        + "]"
+    )

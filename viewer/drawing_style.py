@@ -14,8 +14,12 @@ EDGE_STYLES = {
 MISSING_NODE = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY}
 UNKNOWN_STYLE = {"color": GREY, "style": "solid", "fontcolor": GREY}
 COUNTED = ("used", "hidden")  # statuses whose edges are labelled with the symbol count
-LEGEND = [("used", "used (N symbols)"), ("declared-unused", "declared-unused"), ("hidden", "hidden"),
-          ("missing", "missing")]
+LEGEND = [
+    ("used", "used (N symbols)"),
+    ("declared-unused", "declared-unused"),
+    ("hidden", "hidden"),
+    ("missing", "missing"),
+]
 # licence classes (docs/report.md): outline and fill, sober enough to print; the legend's names
 LICENCE_STYLES = {
     "gpl": {"color": "#9c3d00", "fillcolor": "#fbe0cc"},
@@ -24,7 +28,12 @@ LICENCE_STYLES = {
     "incompatible": {"color": "#6b2c91", "fillcolor": "#eadcf2"},
     "unknown": {"color": "#4d4d4d", "fillcolor": "#eeeeee"},
 }
-LICENCE_NAMES = {"gpl": "GPL", "lgpl": "LGPL / linking exception", "permissive": "permissive",
-                 "incompatible": "incompatible", "unknown": "unknown"}
+LICENCE_NAMES = {
+    "gpl": "GPL",
+    "lgpl": "LGPL / linking exception",
+    "permissive": "permissive",
+    "incompatible": "incompatible",
+    "unknown": "unknown",
+}
 UNKNOWN_LICENCE = "licence unknown"
 HIGHLIGHT_PENWIDTH = "3.2"

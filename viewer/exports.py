@@ -87,9 +87,13 @@ def diagram(firmware_id: str, fmt: str) -> Response:
     path = required_arg("path")
     firmware = firmware_or_404(firmware_id)
     graph = analysis.dependency_graph(current_store(), firmware["id"], path)
-    title = TitleBlock(firmware_name=str(firmware.get("name") or ""),
-                       firmware_sha256=str(firmware.get("sha256") or firmware["id"]),
-                       path=str(graph.get("root") or path), date=date.today().isoformat(), version=__version__)
+    title = TitleBlock(
+        firmware_name=str(firmware.get("name") or ""),
+        firmware_sha256=str(firmware.get("sha256") or firmware["id"]),
+        path=str(graph.get("root") or path),
+        date=date.today().isoformat(),
+        version=__version__,
+    )
     try:
         image = render(to_dot(graph, title), fmt)
     except DiagramError as exc:

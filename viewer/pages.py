@@ -17,9 +17,11 @@ bp = Blueprint("pages", __name__)
 
 # Only our own scripts and styles; nothing inline, nothing from elsewhere (scripts may still set
 # element.style); images only from here (the PNG export) or data/blob URLs.
-CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; "
-                           "img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
-                           "form-action 'self'; frame-ancestors 'none'")
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
 
 
 @bp.after_request

@@ -42,8 +42,14 @@ def current_store() -> LockedStore:
         store = LockedStore(app.config["LINKGRAPH_STORE"])
         app.extensions[_EXTENSION] = store
     if store is None:
-        store = LockedStore(open_store(db=app.config["LINKGRAPH_DB"], neo4j=app.config["LINKGRAPH_NEO4J"],
-                                       read_only=True, neo4j_database=app.config["LINKGRAPH_NEO4J_DATABASE"]))
+        store = LockedStore(
+            open_store(
+                db=app.config["LINKGRAPH_DB"],
+                neo4j=app.config["LINKGRAPH_NEO4J"],
+                read_only=True,
+                neo4j_database=app.config["LINKGRAPH_NEO4J_DATABASE"],
+            )
+        )
         app.extensions[_EXTENSION] = store
     return store
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from ..loader.report.analysis import Queryable, Row
 
-ASPECT = 1.6         # width / height the wrapping of tall layers aims at (a screen)
-DX, DY = 220, 26     # column and row spacing (page units)
-LAYER_GAP = 160      # extra space between layers
+ASPECT = 1.6  # width / height the wrapping of tall layers aims at (a screen)
+DX, DY = 220, 26  # column and row spacing (page units)
+LAYER_GAP = 160  # extra space between layers
 
 
 def _layers(names: list[str], successors: dict[str, list[str]]) -> dict[str, int]:
@@ -65,14 +65,18 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     """Nodes with x/y and edges without symbol lists (see docs/viewer.md)."""
     modules = store.query("modules", {"firmware": firmware_id})
     edge_rows = store.query("dependency-edges", {"firmware": firmware_id})
-    info: dict[str, dict[str, Any]] = {m["path"]: {"kind": m["kind"], "missing": False,
-                                                   "licence_class": m["licence_class"] or "unknown",
-                                                   "licence": m["licence"]}
-                                       for m in modules}
+    info: dict[str, dict[str, Any]] = {
+        m["path"]: {
+            "kind": m["kind"],
+            "missing": False,
+            "licence_class": m["licence_class"] or "unknown",
+            "licence": m["licence"],
+        }
+        for m in modules
+    }
     for e in edge_rows:
         if e["missing"]:
-            info.setdefault(e["to"], {"kind": "missing", "missing": True, "licence_class": None,
-                                      "licence": None})
+            info.setdefault(e["to"], {"kind": "missing", "missing": True, "licence_class": None, "licence": None})
     names = sorted(info)
     successors: dict[str, list[str]] = defaultdict(list)
     predecessors: dict[str, list[str]] = defaultdict(list)
@@ -92,8 +96,9 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     for depth in sorted(by_layer):
         members = by_layer[depth]
         if depth > 0:
-            members.sort(key=lambda n: (sum(row_of.get(p, 0) for p in predecessors[n])
-                                        / max(1, len(predecessors[n])), n))
+            members.sort(
+                key=lambda n: (sum(row_of.get(p, 0) for p in predecessors[n]) / max(1, len(predecessors[n])), n)
+            )
         else:
             members.sort(key=lambda n: (posixpath.dirname(n), n))
         columns = (len(members) + column - 1) // column
@@ -105,11 +110,24 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
             position[n] = (x0 + col * DX, (row + offset) * DY)
         x0 += columns * DX + LAYER_GAP
     ids = {n: f"n{i}" for i, n in enumerate(names)}
-    nodes = [{"id": ids[n], "path": None if info[n]["missing"] else n,
-              "label": n if info[n]["missing"] else posixpath.basename(n), "kind": info[n]["kind"],
-              "dir": "" if info[n]["missing"] else posixpath.dirname(n), "layer": layer[n],
-              "x": position[n][0], "y": position[n][1], "missing": info[n]["missing"],
-              "licence_class": info[n]["licence_class"], "licence": info[n]["licence"]} for n in names]
-    edges = [{"id": f"e{i}", "from": ids[e["from"]], "to": ids[e["to"]], "status": e["status"],
-              "count": e["count"]} for i, e in enumerate(edge_rows)]
+    nodes = [
+        {
+            "id": ids[n],
+            "path": None if info[n]["missing"] else n,
+            "label": n if info[n]["missing"] else posixpath.basename(n),
+            "kind": info[n]["kind"],
+            "dir": "" if info[n]["missing"] else posixpath.dirname(n),
+            "layer": layer[n],
+            "x": position[n][0],
+            "y": position[n][1],
+            "missing": info[n]["missing"],
+            "licence_class": info[n]["licence_class"],
+            "licence": info[n]["licence"],
+        }
+        for n in names
+    ]
+    edges = [
+        {"id": f"e{i}", "from": ids[e["from"]], "to": ids[e["to"]], "status": e["status"], "count": e["count"]}
+        for i, e in enumerate(edge_rows)
+    ]
     return {"nodes": nodes, "edges": edges}

@@ -20,8 +20,13 @@ class ProgressBar:
         if self.enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-            self._bar = Progress("[progress.description]{task.description}", BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+            self._bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                transient=True,
+            )
             self._bar.__enter__()
         return self
 
@@ -58,21 +63,25 @@ def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None
     table.add_row("unresolved symbols (strong / weak)", f"{strong} / {len(res.unresolved) - strong}")
     table.add_row("duplicate providers", str(len({k[0] for k in res.duplicates})))
     certainty = Counter(f.certainty.value if f.certainty else "unknown" for f in result.licences.values())
-    table.add_row("licences (declared / inferred / unknown)",
-                  f"{certainty.get('declared', 0)} / {certainty.get('inferred', 0)} / {certainty.get('unknown', 0)}")
+    table.add_row(
+        "licences (declared / inferred / unknown)",
+        f"{certainty.get('declared', 0)} / {certainty.get('inferred', 0)} / {certainty.get('unknown', 0)}",
+    )
     sev = Counter(p.severity.value for p in result.problems)
     table.add_row("problems (errors / warnings)", f"{sev.get('error', 0)} / {sev.get('warning', 0)}")
     risky = Counter(p.code.value for p in result.problems if p.code.value.startswith("rpath-"))
     for code, count in sorted(risky.items()):  # risky DT_RPATH/DT_RUNPATH entries, per kind
         table.add_row(f"risky search paths: {code}", str(count))
     times = result.elapsed
-    table.add_row("elapsed", f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "
-                  f"resolve {times.get('resolve', 0):.1f}s, store {times.get('store', 0):.1f}s)")
+    table.add_row(
+        "elapsed",
+        f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "
+        f"resolve {times.get('resolve', 0):.1f}s, store {times.get('store', 0):.1f}s)",
+    )
     console = Console(stderr=True)
     console.print(table)
     flag = "--neo4j" if "://" in db else "--db"
     console.print(escape(f"graph stored in {db}; next: linkgraph report {flag} {db} --format json"))
-
 
 
 def print_rows(rows: list[dict]) -> None:
@@ -85,8 +94,9 @@ def print_rows(rows: list[dict]) -> None:
         return
     table = Table(*rows[0].keys())
     for row in rows:
-        table.add_row(*(", ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else str(v))
-                        for v in row.values()))
+        table.add_row(
+            *(", ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else str(v)) for v in row.values())
+        )
     Console(markup=False, highlight=False).print(table)
 
 

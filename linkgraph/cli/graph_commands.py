@@ -15,12 +15,22 @@ from .options import fail, store_options
 
 @click.command()
 @store_options(None)
-@click.option("--format", "fmt", type=click.Choice(["json", "html", "pdf"]), default="json", show_default=True,
-              help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); html or pdf: the "
-                   "licence compliance report for people (docs/licences.md).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "html", "pdf"]),
+    default="json",
+    show_default=True,
+    help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); html or pdf: the "
+    "licence compliance report for people (docs/licences.md).",
+)
 @click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-              help="Write here instead of stdout (required for pdf).")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write here instead of stdout (required for pdf).",
+)
 def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: str | None) -> None:
     """Print the analysis of one firmware: the whole of it as JSON, or the licence compliance report.
 
@@ -74,14 +84,27 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
 @click.command()
 @click.argument("name", required=False)
 @store_options(None)
-@click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE",
-              help="A query parameter (repeatable), e.g. --param path=/bin/busybox; "
-                   "a list as JSON, e.g. --param 'paths=[\"/bin/sh\"]'.")
+@click.option(
+    "--param",
+    "-p",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A query parameter (repeatable), e.g. --param path=/bin/busybox; "
+    "a list as JSON, e.g. --param 'paths=[\"/bin/sh\"]'.",
+)
 @click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON instead of a table.")
 @click.option("--list", "list_them", is_flag=True, help="List the named queries with their descriptions.")
-def query(name: str | None, open_: Callable, where: str, params: tuple[str, ...], firmware: str | None,
-          as_json: bool, list_them: bool) -> None:
+def query(
+    name: str | None,
+    open_: Callable,
+    where: str,
+    params: tuple[str, ...],
+    firmware: str | None,
+    as_json: bool,
+    list_them: bool,
+) -> None:
     """Run the named query NAME from linkgraph's Cypher folder and print its rows.
 
     `linkgraph query --list` shows every query, its description and its parameters.
@@ -119,8 +142,14 @@ def query(name: str | None, open_: Callable, where: str, params: tuple[str, ...]
 
 @click.command()
 @click.option("--db", "db", required=True, metavar="PATH", help="The embedded database to copy from.")
-@click.option("--neo4j", "neo4j", required=True, envvar="NEO4J_URI", metavar="URI",
-              help="The Neo4j server to copy to (also NEO4J_URI; NEO4J_USER / NEO4J_PASSWORD).")
+@click.option(
+    "--neo4j",
+    "neo4j",
+    required=True,
+    envvar="NEO4J_URI",
+    metavar="URI",
+    help="The Neo4j server to copy to (also NEO4J_URI; NEO4J_USER / NEO4J_PASSWORD).",
+)
 @click.option("--neo4j-database", metavar="NAME", envvar="NEO4J_DATABASE", help="Database on the server.")
 @click.option("--firmware", help="Copy only this firmware (id prefix or name); default: all of them.")
 def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) -> None:
@@ -133,12 +162,16 @@ def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) 
     from ..loader.store.transfer import copy_firmware
 
     try:
-        with open_store(db=db, read_only=True) as source, \
-                open_store(neo4j=neo4j, neo4j_database=neo4j_database) as target:
+        with (
+            open_store(db=db, read_only=True) as source,
+            open_store(neo4j=neo4j, neo4j_database=neo4j_database) as target,
+        ):
             ids = [source.resolve_firmware(firmware)] if firmware else [f["id"] for f in source.firmware_ids()]
             for fw in ids:
                 copied = copy_firmware(source, target, fw)
-                click.echo(f"copied {copied['name']} ({fw[:12]}): {copied['modules']} modules, "
-                           f"{copied['edges']} edges", err=True)
+                click.echo(
+                    f"copied {copied['name']} ({fw[:12]}): {copied['modules']} modules, {copied['edges']} edges",
+                    err=True,
+                )
     except LinkgraphError as exc:
         fail(str(exc))

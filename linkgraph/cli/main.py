@@ -46,23 +46,51 @@ def main() -> None:
 @click.argument("target", type=click.Path(exists=True, file_okay=True, dir_okay=True))
 @store_options(DEFAULT_DB)
 @click.option("--name", help="Name for the firmware in the graph (default: the target's file name).")
-@click.option("--workdir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Unpack images here and keep the result (default: a temporary folder, removed afterwards).")
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Unpack images here and keep the result (default: a temporary folder, removed afterwards).",
+)
 @click.option("--keep-workdir", is_flag=True, help="Keep the temporary unpack folder (its path is printed).")
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
-              help="Parallel ELF parsers (default: 1 on machines with up to 2 CPUs, else up to 4).")
-@click.option("--licences", "licences", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="Licence overrides: a YAML (PATTERN: SPDX-EXPRESSION) or CSV (pattern,licence[,package]) file. "
-                   "A pattern with a / is a glob on module paths, any other one on sonames and file names; the "
-                   "first match wins over every licence fact found in the firmware. The file is stored with the "
-                   "scan and the report names it (see docs/licences.md).")
-@click.option("--cpu", metavar="LEVEL[,LEVEL]", default="",
-              help="glibc-hwcaps levels the device's CPU supports (e.g. x86-64-v3; a level implies the lower "
-                   "ones): glibc then searches DIR/glibc-hwcaps/LEVEL before each directory. Default: a baseline "
-                   "CPU, no such folder searched. The levels a loader knows are in the report's firmware.source.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Parallel ELF parsers (default: 1 on machines with up to 2 CPUs, else up to 4).",
+)
+@click.option(
+    "--licences",
+    "licences",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="Licence overrides: a YAML (PATTERN: SPDX-EXPRESSION) or CSV (pattern,licence[,package]) file. "
+    "A pattern with a / is a glob on module paths, any other one on sonames and file names; the "
+    "first match wins over every licence fact found in the firmware. The file is stored with the "
+    "scan and the report names it (see docs/licences.md).",
+)
+@click.option(
+    "--cpu",
+    metavar="LEVEL[,LEVEL]",
+    default="",
+    help="glibc-hwcaps levels the device's CPU supports (e.g. x86-64-v3; a level implies the lower "
+    "ones): glibc then searches DIR/glibc-hwcaps/LEVEL before each directory. Default: a baseline "
+    "CPU, no such folder searched. The levels a loader knows are in the report's firmware.source.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-def scan(target: str, open_: Callable, where: str, name: str | None, workdir: str | None, keep_workdir: bool,
-         jobs: int | None, licences: str | None, cpu: str, quiet: bool) -> None:
+def scan(
+    target: str,
+    open_: Callable,
+    where: str,
+    name: str | None,
+    workdir: str | None,
+    keep_workdir: bool,
+    jobs: int | None,
+    licences: str | None,
+    cpu: str,
+    quiet: bool,
+) -> None:
     """Analyse TARGET and store its dependency graph.
 
     TARGET is a directory holding a root filesystem (the device's "/"), an archive (tar, cpio,
@@ -89,8 +117,9 @@ def scan(target: str, open_: Callable, where: str, name: str | None, workdir: st
         overrides = load_overrides(licences) if licences else None
         with open_(False) as store, work_folder(workdir, keep_workdir) as folder:
             with ProgressBar(not quiet) as progress:
-                unpacked, results = scan_target(Path(target), folder, name, jobs, progress, overrides,
-                                               tuple(c for c in cpu.split(",") if c))
+                unpacked, results = scan_target(
+                    Path(target), folder, name, jobs, progress, overrides, tuple(c for c in cpu.split(",") if c)
+                )
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)
             for result in results:
@@ -135,6 +164,9 @@ def run() -> None:
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
             out.write(f"linkgraph {__version__}: {' '.join(sys.argv)}\n")
             traceback.print_exception(exc, file=out)
-        click.echo(f"linkgraph: internal error ({type(exc).__name__}: {str(exc)[:200]}); the full trace is in "
-                   f"{path}: please report it", err=True)
+        click.echo(
+            f"linkgraph: internal error ({type(exc).__name__}: {str(exc)[:200]}); the full trace is in "
+            f"{path}: please report it",
+            err=True,
+        )
         sys.exit(EXIT_INTERNAL)

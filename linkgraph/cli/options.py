@@ -25,14 +25,27 @@ def store_options(default_db: str | None) -> Callable:
     """--db / --neo4j / --neo4j-database, turned into one ``open`` argument for the command."""
 
     def decorate(command: Callable) -> Callable:
-        @click.option("--neo4j-database", metavar="NAME", envvar="NEO4J_DATABASE",
-                      help="Database on the Neo4j server (default: the server's default; also NEO4J_DATABASE).")
-        @click.option("--neo4j", "neo4j", metavar="URI",
-                      help="A Neo4j server instead of the embedded store, e.g. bolt://127.0.0.1:7687 "
-                           "(also NEO4J_URI; user and password from NEO4J_USER / NEO4J_PASSWORD).")
-        @click.option("--db", "db", metavar="PATH",
-                      help="LadybugDB database file of the embedded store"
-                           + (f" [default: {default_db}]" if default_db else "") + ".")
+        @click.option(
+            "--neo4j-database",
+            metavar="NAME",
+            envvar="NEO4J_DATABASE",
+            help="Database on the Neo4j server (default: the server's default; also NEO4J_DATABASE).",
+        )
+        @click.option(
+            "--neo4j",
+            "neo4j",
+            metavar="URI",
+            help="A Neo4j server instead of the embedded store, e.g. bolt://127.0.0.1:7687 "
+            "(also NEO4J_URI; user and password from NEO4J_USER / NEO4J_PASSWORD).",
+        )
+        @click.option(
+            "--db",
+            "db",
+            metavar="PATH",
+            help="LadybugDB database file of the embedded store"
+            + (f" [default: {default_db}]" if default_db else "")
+            + ".",
+        )
         @functools.wraps(command)
         def wrapper(db: str | None, neo4j: str | None, neo4j_database: str | None, **kwargs: Any) -> Any:
             from ..loader.store import open_store

@@ -34,10 +34,19 @@ def _format_for(output: str, fmt: str | None) -> str:
 @click.argument("file")
 @store_options(None)
 @click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
-@click.option("--output", "-o", required=True, metavar="OUT",
-              help="Write the diagram here; `-` writes it to stdout (SVG or DOT only, or into a pipe).")
-@click.option("--format", "fmt", type=click.Choice(["svg", "pdf", "png", "dot"]),
-              help="svg, pdf, png, or dot (the Graphviz source) [default: from OUT's suffix; svg for -].")
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    metavar="OUT",
+    help="Write the diagram here; `-` writes it to stdout (SVG or DOT only, or into a pipe).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["svg", "pdf", "png", "dot"]),
+    help="svg, pdf, png, or dot (the Graphviz source) [default: from OUT's suffix; svg for -].",
+)
 def diagram(file: str, open_: Callable, where: str, firmware: str | None, output: str, fmt: str | None) -> None:
     """Draw the dependency diagram of FILE (a path in the firmware, e.g. /bin/busybox) with Graphviz.
 
@@ -71,9 +80,13 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
             firmware_id = store.resolve_firmware(firmware)
             row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
             graph = dependency_graph(store, firmware_id, file)
-        title = TitleBlock(firmware_name=str(row.get("name") or ""),
-                           firmware_sha256=str(row.get("sha256") or row["id"]), path=str(graph.get("root") or file),
-                           date=date.today().isoformat(), version=__version__)
+        title = TitleBlock(
+            firmware_name=str(row.get("name") or ""),
+            firmware_sha256=str(row.get("sha256") or row["id"]),
+            path=str(graph.get("root") or file),
+            date=date.today().isoformat(),
+            version=__version__,
+        )
         source = to_dot(graph, title)
         data = source.encode("utf-8", "backslashreplace") if fmt == "dot" else render(source, fmt)
     except LinkgraphError as exc:
@@ -86,8 +99,11 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
             Path(output).write_bytes(data)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
-    click.echo(f"{graph['root']}: {len(graph['nodes'])} nodes, {len(graph['edges'])} edges -> "
-               f"{'stdout' if output == '-' else output} ({fmt})", err=True)
+    click.echo(
+        f"{graph['root']}: {len(graph['nodes'])} nodes, {len(graph['edges'])} edges -> "
+        f"{'stdout' if output == '-' else output} ({fmt})",
+        err=True,
+    )
 
 
 def _is_loopback(host: str) -> bool:
@@ -99,9 +115,13 @@ def _is_loopback(host: str) -> bool:
 
 @click.command()
 @store_options(None)
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (the viewer has no login: keep it on the loopback unless the network "
-                   "is yours). Requests must name it or a loopback name in their Host header.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (the viewer has no login: keep it on the loopback unless the network "
+    "is yours). Requests must name it or a loopback name in their Host header.",
+)
 @click.option("--port", default=8750, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on.")
 @click.option("--debug", is_flag=True, help="Flask debug mode (tracebacks in the browser); never on a shared network.")
 def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> None:
@@ -130,11 +150,14 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
         url_host = f"[{host}]" if ":" in host else host
         # the Host allow-list (viewer/security.py): the loopback names, and the address asked for
         app = create_app({"LINKGRAPH_STORE": store, "DEBUG": debug, "LINKGRAPH_ALLOWED_HOSTS": [f"{url_host}:{port}"]})
-        click.echo(f"linkgraph viewer on http://{url_host}:{port}/ ({where}, {len(known)} firmware; Ctrl-C stops it)",
-                   err=True)
+        click.echo(
+            f"linkgraph viewer on http://{url_host}:{port}/ ({where}, {len(known)} firmware; Ctrl-C stops it)", err=True
+        )
         if not _is_loopback(host):
-            click.echo("linkgraph: warning: the viewer has no login; anyone who reaches this address can read "
-                       "the graph", err=True)
+            click.echo(
+                "linkgraph: warning: the viewer has no login; anyone who reaches this address can read the graph",
+                err=True,
+            )
         run_simple(host, port, app, threaded=True, use_debugger=debug, use_reloader=False)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")

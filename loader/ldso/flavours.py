@@ -42,18 +42,32 @@ ARM_SOFTFLOAT_TRIPLET = "arm-linux-gnueabi"
 
 # AT_PLATFORM strings the kernel passes, for $PLATFORM.
 PLATFORM = {
-    "EM_X86_64": "x86_64", "EM_386": "i686", "EM_AARCH64": "aarch64", "EM_ARM": "v7l",
-    "EM_MIPS": "mips", "EM_PPC": "ppc", "EM_PPC64": "ppc64", "EM_RISCV": "riscv64", "EM_S390": "s390x",
+    "EM_X86_64": "x86_64",
+    "EM_386": "i686",
+    "EM_AARCH64": "aarch64",
+    "EM_ARM": "v7l",
+    "EM_MIPS": "mips",
+    "EM_PPC": "ppc",
+    "EM_PPC64": "ppc64",
+    "EM_RISCV": "riscv64",
+    "EM_S390": "s390x",
 }
 
 # musl's LDSO_ARCH names, for /etc/ld-musl-ARCH.path.
 MUSL_ARCH = {
-    ("EM_X86_64", 64, "little"): "x86_64", ("EM_386", 32, "little"): "i386",
-    ("EM_AARCH64", 64, "little"): "aarch64", ("EM_ARM", 32, "little"): "arm",
-    ("EM_ARM", 32, "big"): "armeb", ("EM_MIPS", 32, "big"): "mips", ("EM_MIPS", 32, "little"): "mipsel",
-    ("EM_MIPS", 64, "big"): "mips64", ("EM_MIPS", 64, "little"): "mips64el",
-    ("EM_PPC", 32, "big"): "powerpc", ("EM_PPC64", 64, "big"): "powerpc64",
-    ("EM_PPC64", 64, "little"): "powerpc64le", ("EM_RISCV", 64, "little"): "riscv64",
+    ("EM_X86_64", 64, "little"): "x86_64",
+    ("EM_386", 32, "little"): "i386",
+    ("EM_AARCH64", 64, "little"): "aarch64",
+    ("EM_ARM", 32, "little"): "arm",
+    ("EM_ARM", 32, "big"): "armeb",
+    ("EM_MIPS", 32, "big"): "mips",
+    ("EM_MIPS", 32, "little"): "mipsel",
+    ("EM_MIPS", 64, "big"): "mips64",
+    ("EM_MIPS", 64, "little"): "mips64el",
+    ("EM_PPC", 32, "big"): "powerpc",
+    ("EM_PPC64", 64, "big"): "powerpc64",
+    ("EM_PPC64", 64, "little"): "powerpc64le",
+    ("EM_RISCV", 64, "little"): "riscv64",
 }
 
 
@@ -212,8 +226,11 @@ class UclibcBuild:
 
     @classmethod
     def of(cls, interpreter: str | None, loader: ElfFacts | None) -> UclibcBuild:
-        name = (loader.soname if loader is not None and loader.soname else None) or \
-            posixpath.basename(interpreter or "") or cls.name
+        name = (
+            (loader.soname if loader is not None and loader.soname else None)
+            or posixpath.basename(interpreter or "")
+            or cls.name
+        )
         ng = not name.endswith(".so.0")
         found = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
         version = tuple(int(v) for v in found.groups()) if found else (99,)

@@ -29,8 +29,9 @@ from .search_path import Candidate, LoadedObject, SearchPath
 class World:
     """One root filesystem with its parsed ELF files, as every link map of it sees it."""
 
-    def __init__(self, root: RootFS, modules: dict[str, ElfFacts], problems: list[Problem],
-                 cpu: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, root: RootFS, modules: dict[str, ElfFacts], problems: list[Problem], cpu: tuple[str, ...] = ()
+    ) -> None:
         self.root = root
         self.modules = modules
         self.config = LoaderConfig(root, problems, cpu)
@@ -63,15 +64,21 @@ class World:
     def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
         """The PT_INTERP most executables of this flavour use (the loader of a library no
         executable loads is the one that would dlopen it)."""
-        counts = Counter(f.interpreter for f in self.modules.values()
-                         if f.interpreter and f.kind.value == "executable" and flavour_of(f.interpreter) is flavour)
+        counts = Counter(
+            f.interpreter
+            for f in self.modules.values()
+            if f.interpreter and f.kind.value == "executable" and flavour_of(f.interpreter) is flavour
+        )
         return counts.most_common(1)[0][0] if counts else None
 
     def default_flavour(self) -> LoaderFlavour:
         """The loader most executables of this root use (for libraries no executable loads)."""
         counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
-        return flavour_of({Flavour.MUSL: "ld-musl-x", Flavour.UCLIBC: "ld-uClibc.so.0"}.get(
-            counts.most_common(1)[0][0], "") if counts else None)
+        return flavour_of(
+            {Flavour.MUSL: "ld-musl-x", Flavour.UCLIBC: "ld-uClibc.so.0"}.get(counts.most_common(1)[0][0], "")
+            if counts
+            else None
+        )
 
 
 class _Loader:
@@ -187,8 +194,14 @@ class _Loader:
             else:
                 obj.names.update((name, path))
             self._enlist(obj)
-            return NeededEdge(source, name, canonical, rule, posixpath.dirname(path) or "/",
-                              via.facts.path if via is not None else None)
+            return NeededEdge(
+                source,
+                name,
+                canonical,
+                rule,
+                posixpath.dirname(path) or "/",
+                via.facts.path if via is not None else None,
+            )
         return NeededEdge(source, name, None, tried=self._tried(name, requester, tried))
 
     def _tried(self, name: str, requester: LoadedObject, count: int) -> list[str]:
@@ -227,8 +240,9 @@ def _with_interpreter(facts: ElfFacts, interpreter: str) -> ElfFacts:
     return clone
 
 
-def build_link_map(root_object: ElfFacts, world: World,
-                   flavour: LoaderFlavour | None = None) -> tuple[LinkMap, list[ElfFacts]]:
+def build_link_map(
+    root_object: ElfFacts, world: World, flavour: LoaderFlavour | None = None
+) -> tuple[LinkMap, list[ElfFacts]]:
     """The link map of one executable (or of a library no executable loads), and its objects."""
     if flavour is None:
         flavour = flavour_of(root_object.interpreter) if root_object.interpreter else world.default_flavour()
@@ -239,4 +253,3 @@ def build_link_map(root_object: ElfFacts, world: World,
 
 def needs_own_link_map(facts: ElfFacts) -> bool:
     return facts.dynamic and facts.kind.value == "library"
-

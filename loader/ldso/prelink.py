@@ -163,4 +163,3 @@ def apply(
             add_holding(out.bindings, (module, name, version, provider), exe_path)
         if not providers and weak is not None:
             add_holding(out.unresolved, (module, name, version, weak), exe_path)
-

@@ -30,8 +30,9 @@ class BuildrootManifest(ManifestSource):
             fields = {(k or "").strip().upper(): (v or "").strip() for k, v in row.items() if isinstance(v, str)}
             if not fields.get("PACKAGE"):
                 continue
-            entries.append(ManifestEntry(fields["PACKAGE"], fields.get("VERSION") or None,
-                                         fields.get("LICENSE") or None))
+            entries.append(
+                ManifestEntry(fields["PACKAGE"], fields.get("VERSION") or None, fields.get("LICENSE") or None)
+            )
         if rows and not entries:
             self.ctx.warn(self.path or self.PLACES[0], "manifest.csv has no PACKAGE column")
         return entries

@@ -32,8 +32,9 @@ class DpkgDatabase:
             name = para.get("package")
             if not name or not is_installed(para.get("status")):
                 continue
-            package = Package(cls.MANAGER, name, para.get("version"), para.get("license"), cls.STATUS,
-                              para.get("source"))
+            package = Package(
+                cls.MANAGER, name, para.get("version"), para.get("license"), cls.STATUS, para.get("source")
+            )
             arch = para.get("architecture")
             packages.setdefault(f"{name}:{arch}" if arch else name, package)
             packages.setdefault(name, package)

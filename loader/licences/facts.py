@@ -50,8 +50,13 @@ SOURCES: tuple[type[LicenceSource], ...] = (
 )
 
 
-def licence_facts(root: RootFS, modules: list[Module], problems: list[Problem],
-                  overrides: Overrides | None = None, flavour: Flavour | None = None) -> dict[str, LicenceFact]:
+def licence_facts(
+    root: RootFS,
+    modules: list[Module],
+    problems: list[Problem],
+    overrides: Overrides | None = None,
+    flavour: Flavour | None = None,
+) -> dict[str, LicenceFact]:
     """The licence fact of every module (by path); bad metadata becomes warnings in ``problems``."""
     ctx = Context(root, modules, problems, flavour, overrides)
     for database in DATABASES:
@@ -76,5 +81,6 @@ def decide(ctx: Context, module: Module, sources: list[LicenceSource]) -> Licenc
         first_unknown = first_unknown or found
     if first_unknown is None:
         return LicenceFact(None, NO_FACT, None, package)
-    return LicenceFact(None, f"{NO_FACT}; {first_unknown.source}: {first_unknown.why}", None,
-                       package or first_unknown.package)
+    return LicenceFact(
+        None, f"{NO_FACT}; {first_unknown.source}: {first_unknown.why}", None, package or first_unknown.package
+    )

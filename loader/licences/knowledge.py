@@ -64,13 +64,20 @@ def _component(entry: dict) -> Component:
     rule = entry.get("version")
     version = None
     if rule:
-        version = VersionRule(re.compile(rule["pattern"].encode()),
-                              _version(str(rule["from"])) if "from" in rule else None,
-                              _version(str(rule["below"])) if "below" in rule else None)
+        version = VersionRule(
+            re.compile(rule["pattern"].encode()),
+            _version(str(rule["from"])) if "from" in rule else None,
+            _version(str(rule["below"])) if "below" in rule else None,
+        )
     return Component(
-        name=str(entry["name"]), licence=licence, sonames=tuple(map(str, entry.get("sonames", ()))),
-        files=tuple(map(str, entry.get("files", ()))), libc=Flavour(entry["libc"]) if entry.get("libc") else None,
-        version=version, packages=tuple(map(str, entry.get("packages", ()))))
+        name=str(entry["name"]),
+        licence=licence,
+        sonames=tuple(map(str, entry.get("sonames", ()))),
+        files=tuple(map(str, entry.get("files", ()))),
+        libc=Flavour(entry["libc"]) if entry.get("libc") else None,
+        version=version,
+        packages=tuple(map(str, entry.get("packages", ()))),
+    )
 
 
 @functools.cache

@@ -85,7 +85,7 @@ class ManifestSource(LicenceSource):
         if module.facts.kind is Kind.KERNEL_MODULE:  # Yocto appends the kernel version
             prefix = exact[-1] + "-"
             for name, entry in self.entries.items():
-                if name.startswith(prefix) and name[len(prefix):][:1].isdigit():
+                if name.startswith(prefix) and name[len(prefix) :][:1].isdigit():
                     return entry, Certainty.DECLARED
         comp = recognised(self.ctx, module)
         guesses = list(comp.packages if comp else ())

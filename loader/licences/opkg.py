@@ -36,8 +36,9 @@ class OpkgDatabase:
         for para in parsed.paragraphs if parsed else []:
             name = para.get("package")
             if name and is_installed(para.get("status")):
-                packages[name] = Package(cls.MANAGER, name, para.get("version"), para.get("license"), status,
-                                         para.get("source"))
+                packages[name] = Package(
+                    cls.MANAGER, name, para.get("version"), para.get("license"), status, para.get("source")
+                )
         names = ctx.root.listdir(info)
         lists: dict[str, list[str]] = {}
         for entry in names:

@@ -59,8 +59,13 @@ def package_candidate(ctx: Context, package: Package, certainty: Certainty) -> C
         return Candidate(None, source, certainty, package.label, why="no License field")
     for quirk in ignored_package_licences():
         if quirk.get("manager") == package.manager and quirk.get("source") == package.source:
-            return Candidate(None, source, certainty, package.label,
-                             why=f"License field ignored: {quirk.get('why', 'known not to describe the files')}")
+            return Candidate(
+                None,
+                source,
+                certainty,
+                package.label,
+                why=f"License field ignored: {quirk.get('why', 'known not to describe the files')}",
+            )
     found = normalise(package.licence)
     if found.expression is None:
         ctx.warn(package.field_file, f"package {package.name}: {found.why}")

@@ -40,8 +40,9 @@ def names_data() -> dict[str, dict[str, str]]:
 
     text = (resources.files("linkgraph.loader.licences") / "data" / "names.yaml").read_text(encoding="utf-8")
     raw: dict[str, Any] = yaml.safe_load(text)
-    return {table: {fold(k): v for k, v in entries.items()}
-            for table, entries in raw.items() if isinstance(entries, dict)}
+    return {
+        table: {fold(k): v for k, v in entries.items()} for table, entries in raw.items() if isinstance(entries, dict)
+    }
 
 
 @functools.cache

@@ -24,7 +24,13 @@ class YoctoManifest(ManifestSource):
                     fields[key.strip().upper()] = value.strip()
                 continue
             if fields.get("PACKAGE NAME"):
-                entries.append(ManifestEntry(fields["PACKAGE NAME"], fields.get("PACKAGE VERSION") or None,
-                                             fields.get("LICENSE") or None, fields.get("RECIPE NAME") or None))
+                entries.append(
+                    ManifestEntry(
+                        fields["PACKAGE NAME"],
+                        fields.get("PACKAGE VERSION") or None,
+                        fields.get("LICENSE") or None,
+                        fields.get("RECIPE NAME") or None,
+                    )
+                )
             fields = {}
         return entries

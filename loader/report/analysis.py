@@ -36,9 +36,16 @@ def find_module(store: Queryable, firmware_id: str, path: str) -> Row:
 
 def module_node(module: Row, node_id: str) -> Row:
     """A graph node (docs/viewer.md) for a row of the ``module`` query."""
-    return {"id": node_id, "path": module["path"], "label": module["name"], "kind": module["kind"],
-            "soname": module["soname"], "missing": False, "licence": module["licence"],
-            "licence_class": module["licence_class"] or "unknown"}
+    return {
+        "id": node_id,
+        "path": module["path"],
+        "label": module["name"],
+        "kind": module["kind"],
+        "soname": module["soname"],
+        "missing": False,
+        "licence": module["licence"],
+        "licence_class": module["licence_class"] or "unknown",
+    }
 
 
 def _edges_from(store: Queryable, firmware_id: str, paths: list[str]) -> list[Row]:
@@ -54,8 +61,13 @@ def _found_by(row: Row) -> Row:
     DT_RUNPATH, the object that named it), or for a missing one the paths it tried; ``variants``
     lists every way when the link maps disagree (docs/report.md)."""
     raw = row.get("found_by")
-    return {"rule": row.get("rule"), "directory": row.get("directory"), "via": row.get("via"),
-            "tried": list(row.get("tried") or []), "variants": json.loads(raw) if raw else []}
+    return {
+        "rule": row.get("rule"),
+        "directory": row.get("directory"),
+        "via": row.get("via"),
+        "tried": list(row.get("tried") or []),
+        "variants": json.loads(raw) if raw else [],
+    }
 
 
 def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
@@ -69,22 +81,47 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
     hidden = sorted((e for e in edges if e["status"] == "hidden"), key=lambda e: e["to"] or "")
     return {
         "module": module,
-        "declared": [{"soname": e["soname"], "position": e["position"], "to": e["to"], "status": e["status"],
-                      "symbols": _symbols(e), "found_by": _found_by(e)} for e in declared],
-        "used": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)}
-                 for e in declared if e["status"] == "used"],
-        "declared_unused": [{"soname": e["soname"], "to": e["to"]}
-                            for e in declared if e["status"] == "declared-unused"],
+        "declared": [
+            {
+                "soname": e["soname"],
+                "position": e["position"],
+                "to": e["to"],
+                "status": e["status"],
+                "symbols": _symbols(e),
+                "found_by": _found_by(e),
+            }
+            for e in declared
+        ],
+        "used": [
+            {"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in declared if e["status"] == "used"
+        ],
+        "declared_unused": [
+            {"soname": e["soname"], "to": e["to"]} for e in declared if e["status"] == "declared-unused"
+        ],
         "hidden": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in hidden],
         "missing": [{"soname": e["soname"]} for e in declared if e["status"] == "missing"],
-        "used_by": [{"module": r["module"], "status": r["status"], "symbols": _symbols(r)}
-                    for r in store.query("used-by", params)],
-        "unresolved": [{"symbol": r["symbol"], "version": r["version"], "weak": bool(r["weak"]),
-                        "executables": sorted(r["executables"] or [])}
-                       for r in store.query("module-unresolved", params)],
-        "duplicates": [{"symbol": r["symbol"], "providers": list(r["providers"] or []), "chosen": r["chosen"],
-                        "executables": sorted(r["executables"] or [])}
-                       for r in store.query("module-duplicates", params)],
+        "used_by": [
+            {"module": r["module"], "status": r["status"], "symbols": _symbols(r)}
+            for r in store.query("used-by", params)
+        ],
+        "unresolved": [
+            {
+                "symbol": r["symbol"],
+                "version": r["version"],
+                "weak": bool(r["weak"]),
+                "executables": sorted(r["executables"] or []),
+            }
+            for r in store.query("module-unresolved", params)
+        ],
+        "duplicates": [
+            {
+                "symbol": r["symbol"],
+                "providers": list(r["providers"] or []),
+                "chosen": r["chosen"],
+                "executables": sorted(r["executables"] or []),
+            }
+            for r in store.query("module-duplicates", params)
+        ],
     }
 
 
@@ -107,23 +144,40 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
         missing = row["to"] is None
         key = f"missing:{row['soname']}" if missing else row["to"]
         if key not in nodes:
-            nodes[key] = {"id": f"n{len(nodes)}", "path": None if missing else key,
-                          "label": row["soname"] if missing else posixpath.basename(key), "kind": row["kind"] or "",
-                          "soname": row["soname"], "missing": missing, "licence": row["licence"],
-                          "licence_class": None if missing else row["licence_class"] or "unknown"}
+            nodes[key] = {
+                "id": f"n{len(nodes)}",
+                "path": None if missing else key,
+                "label": row["soname"] if missing else posixpath.basename(key),
+                "kind": row["kind"] or "",
+                "soname": row["soname"],
+                "missing": missing,
+                "licence": row["licence"],
+                "licence_class": None if missing else row["licence_class"] or "unknown",
+            }
         return nodes[key]["id"]
 
     def add_edge(row: Row) -> None:
         symbols = _symbols(row)
-        edges.append({"id": f"e{len(edges)}", "from": nodes[row["from"]]["id"], "to": node(row),
-                      "status": row["status"], "soname": row["soname"], "symbols": symbols, "count": len(symbols)})
+        edges.append(
+            {
+                "id": f"e{len(edges)}",
+                "from": nodes[row["from"]]["id"],
+                "to": node(row),
+                "status": row["status"],
+                "soname": row["soname"],
+                "symbols": symbols,
+                "count": len(symbols),
+            }
+        )
 
     nodes[root] = module_node(module, "n0")
     deferred: list[Row] = []  # hidden edges kept only when both ends are reached
     frontier = [root]
     while frontier:
-        rows = sorted(_edges_from(store, firmware_id, frontier),
-                      key=lambda r: (r["from"], r["position"] is None, r["position"] or 0, r["to"] or ""))
+        rows = sorted(
+            _edges_from(store, firmware_id, frontier),
+            key=lambda r: (r["from"], r["position"] is None, r["position"] or 0, r["to"] or ""),
+        )
         frontier = []
         for r in rows:
             hidden = r["status"] == "hidden"
@@ -149,21 +203,30 @@ def edge_symbols(store: Queryable, firmware_id: str, source: str, target: str) -
     if not rows:
         raise NotFoundError(f"no dependency edge from {source!r} to {target!r} in this firmware")
     row = rows[0]
-    return {"from": row["from"], "to": row["to"], "soname": row["soname"], "status": row["status"],
-            "symbols": _symbols(row)}
+    return {
+        "from": row["from"],
+        "to": row["to"],
+        "soname": row["soname"],
+        "status": row["status"],
+        "symbols": _symbols(row),
+    }
 
 
 def file_tree(store: Queryable, firmware_id: str) -> Row:
     """Every module, every symlink to one (with its target) and every missing soname."""
     entries: list[Row] = []
     for r in store.query("module-status", {"firmware": firmware_id}):
-        flags = {"hidden": r["hidden"], "declared_unused": r["declared_unused"], "missing": r["missing"],
-                 "unresolved": r["unresolved"]}
-        entries.append({"path": r["path"], "kind": r["kind"], "soname": r["soname"], "target": None,
-                        "flags": flags})
+        flags = {
+            "hidden": r["hidden"],
+            "declared_unused": r["declared_unused"],
+            "missing": r["missing"],
+            "unresolved": r["unresolved"],
+        }
+        entries.append({"path": r["path"], "kind": r["kind"], "soname": r["soname"], "target": None, "flags": flags})
         for alias in r["aliases"] or []:
-            entries.append({"path": alias, "kind": "symlink", "soname": r["soname"], "target": r["path"],
-                            "flags": flags})
+            entries.append(
+                {"path": alias, "kind": "symlink", "soname": r["soname"], "target": r["path"], "flags": flags}
+            )
     entries.sort(key=lambda e: e["path"])
     needed_by: dict[str, list[str]] = {}
     for r in store.query("missing", {"firmware": firmware_id}):

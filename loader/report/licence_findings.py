@@ -25,8 +25,7 @@ def _programs_holding(path: list[str], link_maps: list[tuple[str, frozenset[str]
 
 def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
     params = {"firmware": firmware_id}
-    link_maps = [(lm["executable"], frozenset(lm["objects"] or []))
-                 for lm in store.query("link-maps", params)]
+    link_maps = [(lm["executable"], frozenset(lm["objects"] or [])) for lm in store.query("link-maps", params)]
     found: list[Row] = []
     for r in store.query("licence-gpl-used-by", params):
         hops = list(r["hops"])
@@ -34,49 +33,88 @@ def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
         programs = _programs_holding(hops, link_maps)
         if not programs:
             continue
-        found.append({"module": r["module"], "licence": r["licence"], "class": r["class"],
-                      "gpl_module": r["gpl_module"], "gpl_licence": r["gpl_licence"], "programs": programs,
-                      "hops": [{"from": a, "to": b, "status": s, "symbols": sorted(syms or [])}
-                               for a, b, s, syms in steps]})
+        found.append(
+            {
+                "module": r["module"],
+                "licence": r["licence"],
+                "class": r["class"],
+                "gpl_module": r["gpl_module"],
+                "gpl_licence": r["gpl_licence"],
+                "programs": programs,
+                "hops": [{"from": a, "to": b, "status": s, "symbols": sorted(syms or [])} for a, b, s, syms in steps],
+            }
+        )
     found.sort(key=lambda f: (f["module"], f["gpl_module"], len(f["hops"]), [h["to"] for h in f["hops"]]))
     return found
 
 
 def gpl_uses(store: Queryable, firmware_id: str) -> list[Row]:
-    return [{"module": r["module"], "licence": r["licence"], "status": r["status"], "uses": r["uses"],
-             "uses_licence": r["uses_licence"], "uses_class": r["uses_class"], "symbols": sorted(r["symbols"] or [])}
-            for r in store.query("licence-gpl-uses", {"firmware": firmware_id})]
+    return [
+        {
+            "module": r["module"],
+            "licence": r["licence"],
+            "status": r["status"],
+            "uses": r["uses"],
+            "uses_licence": r["uses_licence"],
+            "uses_class": r["uses_class"],
+            "symbols": sorted(r["symbols"] or []),
+        }
+        for r in store.query("licence-gpl-uses", {"firmware": firmware_id})
+    ]
 
 
 def declared_only(store: Queryable, firmware_id: str) -> list[Row]:
     grouped: dict[tuple[str, str], Row] = {}
     for r in store.query("licence-declared-only", {"firmware": firmware_id}):
-        entry = grouped.setdefault((r["module"], r["library"]), {
-            "module": r["module"], "licence": r["licence"], "class": r["class"], "library": r["library"],
-            "library_licence": r["library_licence"], "library_class": r["library_class"], "used_by": []})
+        entry = grouped.setdefault(
+            (r["module"], r["library"]),
+            {
+                "module": r["module"],
+                "licence": r["licence"],
+                "class": r["class"],
+                "library": r["library"],
+                "library_licence": r["library_licence"],
+                "library_class": r["library_class"],
+                "used_by": [],
+            },
+        )
         if r["used_by"] is not None:
-            entry["used_by"].append({"module": r["used_by"], "status": r["used_by_status"],
-                                     "symbols": sorted(r["used_by_symbols"] or [])})
+            entry["used_by"].append(
+                {"module": r["used_by"], "status": r["used_by_status"], "symbols": sorted(r["used_by_symbols"] or [])}
+            )
     for entry in grouped.values():
         entry["used_by"].sort(key=lambda u: u["module"])
     return [grouped[k] for k in sorted(grouped)]
 
 
 def lgpl_used(store: Queryable, firmware_id: str) -> list[Row]:
-    return [{"library": r["library"], "library_licence": r["library_licence"], "module": r["module"],
-             "licence": r["licence"], "class": r["class"], "status": r["status"],
-             "symbols": sorted(r["symbols"] or [])}
-            for r in store.query("licence-lgpl-used", {"firmware": firmware_id})]
+    return [
+        {
+            "library": r["library"],
+            "library_licence": r["library_licence"],
+            "module": r["module"],
+            "licence": r["licence"],
+            "class": r["class"],
+            "status": r["status"],
+            "symbols": sorted(r["symbols"] or []),
+        }
+        for r in store.query("licence-lgpl-used", {"firmware": firmware_id})
+    ]
 
 
 def licence_findings(store: Queryable, firmware_id: str) -> dict[str, Any]:
     """Every finding (a)-(e) of one firmware, as plain data (the compliance report and the viewer)."""
-    findings = {"gpl_used_by": gpl_used_by(store, firmware_id), "gpl_uses": gpl_uses(store, firmware_id),
-                "declared_only": declared_only(store, firmware_id), "lgpl_used": lgpl_used(store, firmware_id)}
+    findings = {
+        "gpl_used_by": gpl_used_by(store, firmware_id),
+        "gpl_uses": gpl_uses(store, firmware_id),
+        "declared_only": declared_only(store, firmware_id),
+        "lgpl_used": lgpl_used(store, firmware_id),
+    }
     classes = store.query("licence-summary", {"firmware": firmware_id})
     findings["summary"] = {
-        "modules": [{"class": c["class"] or "unknown", "certainty": c["certainty"], "modules": c["modules"]}
-                    for c in classes],
+        "modules": [
+            {"class": c["class"] or "unknown", "certainty": c["certainty"], "modules": c["modules"]} for c in classes
+        ],
         "findings": {name: len(rows) for name, rows in findings.items()},
     }
     return findings

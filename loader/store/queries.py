@@ -58,7 +58,12 @@ def load_query(name: str, engine: str | None = None) -> NamedQuery:
 
 
 def list_queries(include_internal: bool = False) -> list[NamedQuery]:
-    names = sorted({e.name.removesuffix(".cypher") for e in resources.files("linkgraph.cypher").iterdir()
-                    if e.name.endswith(".cypher") and e.name.count(".") == 1})
+    names = sorted(
+        {
+            e.name.removesuffix(".cypher")
+            for e in resources.files("linkgraph.cypher").iterdir()
+            if e.name.endswith(".cypher") and e.name.count(".") == 1
+        }
+    )
     queries = [load_query(n) for n in names]
     return [q for q in queries if include_internal or not q.internal]

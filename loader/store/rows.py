@@ -52,19 +52,38 @@ def build_rows(result: ScanResult) -> GraphRows:
     fw = result.firmware_sha256
     rows = GraphRows(fw)
     mid = {m.path: module_id(fw, m.path) for m in result.modules}
-    rows.nodes["Firmware"] = [{
-        "id": fw, "name": result.firmware_name, "sha256": fw,
-        "scanned_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "source": json.dumps(result.source, sort_keys=True) if result.source else None}]
+    rows.nodes["Firmware"] = [
+        {
+            "id": fw,
+            "name": result.firmware_name,
+            "sha256": fw,
+            "scanned_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "source": json.dumps(result.source, sort_keys=True) if result.source else None,
+        }
+    ]
     unknown = LicenceFact(None, NO_FACT, None)
-    rows.nodes["Module"] = [{
-        "id": mid[m.path], "firmware": fw, "path": m.path, "name": posixpath.basename(m.path),
-        "root": m.root, "kind": m.facts.kind.value, "soname": m.facts.soname,
-        "machine": m.facts.machine, "class": m.facts.elf_class, "endian": m.facts.endian,
-        "osabi": m.facts.osabi, "interpreter": m.facts.interpreter, "needed": list(m.facts.needed),
-        "aliases": list(m.aliases), "size": m.facts.size, "sha256": m.facts.sha256,
-        **_licence_columns(result.licences.get(m.path, unknown)),
-    } for m in result.modules]
+    rows.nodes["Module"] = [
+        {
+            "id": mid[m.path],
+            "firmware": fw,
+            "path": m.path,
+            "name": posixpath.basename(m.path),
+            "root": m.root,
+            "kind": m.facts.kind.value,
+            "soname": m.facts.soname,
+            "machine": m.facts.machine,
+            "class": m.facts.elf_class,
+            "endian": m.facts.endian,
+            "osabi": m.facts.osabi,
+            "interpreter": m.facts.interpreter,
+            "needed": list(m.facts.needed),
+            "aliases": list(m.aliases),
+            "size": m.facts.size,
+            "sha256": m.facts.sha256,
+            **_licence_columns(result.licences.get(m.path, unknown)),
+        }
+        for m in result.modules
+    ]
     rows.rels[("CONTAINS", "Firmware", "Module")] = [{"from": fw, "to": mid[m.path]} for m in result.modules]
 
     res = result.resolution
@@ -77,10 +96,19 @@ def build_rows(result: ScanResult) -> GraphRows:
             row = needed.get(key)
             how = (edge.rule, edge.directory, edge.via, tuple(edge.tried or ()))
             if row is None:
-                row = needed[key] = {"from": mid[edge.source], "soname": edge.soname, "position": pos,
-                                     "executables": [], "status": None, "symbols": [],
-                                     "rule": edge.rule.value if edge.rule else None, "directory": edge.directory,
-                                     "via": edge.via, "tried": list(edge.tried or ()), "found_by": None}
+                row = needed[key] = {
+                    "from": mid[edge.source],
+                    "soname": edge.soname,
+                    "position": pos,
+                    "executables": [],
+                    "status": None,
+                    "symbols": [],
+                    "rule": edge.rule.value if edge.rule else None,
+                    "directory": edge.directory,
+                    "via": edge.via,
+                    "tried": list(edge.tried or ()),
+                    "found_by": None,
+                }
                 found_by[key] = {how: []}
                 if edge.target is None:
                     xid = f"{fw}:missing:{key_part(edge.soname)}"
@@ -93,17 +121,33 @@ def build_rows(result: ScanResult) -> GraphRows:
                 found_by[key].setdefault(how, []).append(lm.executable)  # the first occurrence per link map
     for key, hows in found_by.items():
         if len(hows) > 1:  # link maps disagree (RPATH chains): every way, with the link maps it holds in
-            needed[key]["found_by"] = json.dumps([
-                {"rule": rule.value if rule else None, "directory": _printable(directory), "via": _printable(via),
-                 "tried": _printable(list(tried)), "executables": _printable(exes)}
-                for (rule, directory, via, tried), exes in hows.items()])
+            needed[key]["found_by"] = json.dumps(
+                [
+                    {
+                        "rule": rule.value if rule else None,
+                        "directory": _printable(directory),
+                        "via": _printable(via),
+                        "tried": _printable(list(tried)),
+                        "executables": _printable(exes),
+                    }
+                    for (rule, directory, via, tried), exes in hows.items()
+                ]
+            )
     _position_by_declaration(result, needed)
     rows.nodes["Missing"] = list(missing.values())
     rows.rels[("NEEDED", "Module", "Module")] = [r for k, r in needed.items() if k[2] is not None]
     rows.rels[("NEEDED", "Module", "Missing")] = [r for k, r in needed.items() if k[2] is None]
-    rows.nodes["LinkMap"] = [{
-        "id": f"{fw}:linkmap:{lm.executable}", "firmware": fw, "executable": lm.executable,
-        "flavour": lm.flavour.value, "objects": lm.objects, "missing": lm.missing} for lm in res.link_maps]
+    rows.nodes["LinkMap"] = [
+        {
+            "id": f"{fw}:linkmap:{lm.executable}",
+            "firmware": fw,
+            "executable": lm.executable,
+            "flavour": lm.flavour.value,
+            "objects": lm.objects,
+            "missing": lm.missing,
+        }
+        for lm in res.link_maps
+    ]
 
     scopes: dict[tuple[str, ...], str] = {}
 
@@ -120,8 +164,16 @@ def build_rows(result: ScanResult) -> GraphRows:
     provides: set[tuple[str, str]] = set()
     rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves = []
     for (module, name, version, provider), exes in res.bindings.items():
-        resolves.append({"from": mid[module], "to": mid[provider], "symbol": name, "version": version,
-                         "copy": (provider, name) in copied and module != provider, "scope": scope_of(exes)})
+        resolves.append(
+            {
+                "from": mid[module],
+                "to": mid[provider],
+                "symbol": name,
+                "version": version,
+                "copy": (provider, name) in copied and module != provider,
+                "scope": scope_of(exes),
+            }
+        )
         if module != provider:  # PROVIDES: what an object offers others (self-use is no dependency)
             sid = symbol_id(fw, name, version)
             if sid not in symbols:
@@ -135,13 +187,28 @@ def build_rows(result: ScanResult) -> GraphRows:
         unresolved.append({"from": mid[module], "to": sid, "weak": weak, "scope": scope_of(exes)})
     rows.nodes["Symbol"] = list(symbols.values())
     rows.nodes["Scope"] = [{"id": sid, "firmware": fw, "executables": list(key)} for key, sid in scopes.items()]
-    rows.nodes["Duplicate"] = [{
-        "id": f"{fw}:dup:{i}", "firmware": fw, "symbol": name, "providers": list(providers),
-        "chosen": chosen, "executables": exes}
-        for i, ((name, providers, chosen), exes) in enumerate(res.duplicates.items())]
-    rows.nodes["Problem"] = [{
-        "id": f"{fw}:problem:{i}", "firmware": fw, "path": p.path, "severity": p.severity.value,
-        "message": p.message, "code": p.code.value} for i, p in enumerate(result.problems)]
+    rows.nodes["Duplicate"] = [
+        {
+            "id": f"{fw}:dup:{i}",
+            "firmware": fw,
+            "symbol": name,
+            "providers": list(providers),
+            "chosen": chosen,
+            "executables": exes,
+        }
+        for i, ((name, providers, chosen), exes) in enumerate(res.duplicates.items())
+    ]
+    rows.nodes["Problem"] = [
+        {
+            "id": f"{fw}:problem:{i}",
+            "firmware": fw,
+            "path": p.path,
+            "severity": p.severity.value,
+            "message": p.message,
+            "code": p.code.value,
+        }
+        for i, p in enumerate(result.problems)
+    ]
     _make_printable(rows)
     return rows
 
@@ -165,9 +232,13 @@ def _make_printable(rows: GraphRows) -> None:
 
 
 def _licence_columns(fact: LicenceFact) -> dict[str, str | None]:
-    return {"licence": fact.licence, "licence_source": fact.source,
-            "licence_certainty": fact.certainty.value if fact.certainty else None, "package": fact.package,
-            "licence_class": licence_class(fact.licence)}
+    return {
+        "licence": fact.licence,
+        "licence_source": fact.source,
+        "licence_certainty": fact.certainty.value if fact.certainty else None,
+        "package": fact.package,
+        "licence_class": licence_class(fact.licence),
+    }
 
 
 def _position_by_declaration(result: ScanResult, needed: dict) -> None:
@@ -187,8 +258,11 @@ def _copy_relocated(result: ScanResult) -> set[tuple[str, str]]:
     out = set()
     for m in result.modules:
         syms = m.facts.symbols
-        addresses = {syms[r.symbol_index].value for r in m.facts.references
-                     if r.reloc_class == RelocClass.COPY and r.symbol_index < len(syms)}
+        addresses = {
+            syms[r.symbol_index].value
+            for r in m.facts.references
+            if r.reloc_class == RelocClass.COPY and r.symbol_index < len(syms)
+        }
         if addresses:
             out.update((m.path, s.name) for s in syms if s.defined and s.value in addresses)
     return out

@@ -31,8 +31,14 @@ def copy_firmware(source: GraphStore, target: GraphStore, firmware: str) -> dict
     params = {"firmware": firmware}
     for label in NODE_TABLES:
         rows.nodes[label] = source.execute(_node_query(label), params)
-    pairs = [("CONTAINS", "Firmware", "Module"), ("NEEDED", "Module", "Module"), ("NEEDED", "Module", "Missing"),
-             ("RESOLVES_TO", "Module", "Module"), ("PROVIDES", "Module", "Symbol"), ("UNRESOLVED", "Module", "Symbol")]
+    pairs = [
+        ("CONTAINS", "Firmware", "Module"),
+        ("NEEDED", "Module", "Module"),
+        ("NEEDED", "Module", "Missing"),
+        ("RESOLVES_TO", "Module", "Module"),
+        ("PROVIDES", "Module", "Symbol"),
+        ("UNRESOLVED", "Module", "Symbol"),
+    ]
     assert {p[0] for p in pairs} == set(REL_TABLES)
     for rel, src, dst in pairs:
         found = source.execute(_rel_query(rel, src, dst), params)

@@ -25,7 +25,7 @@ class Entry(NamedTuple):
 
 
 def _hex_fields(raw: bytes, count: int) -> list[int]:
-    return [int(raw[i * 8:i * 8 + 8], 16) for i in range(count)]
+    return [int(raw[i * 8 : i * 8 + 8], 16) for i in range(count)]
 
 
 def _read_header(fh: IO[bytes]) -> Entry | None:
@@ -45,7 +45,7 @@ def _read_header(fh: IO[bytes]) -> Entry | None:
         raw = fh.read(70)
         if len(raw) < 70:
             raise EOFError("truncated header")
-        dev, ino, mode, _uid, _gid, nlink, _rdev = (int(raw[i * 6:i * 6 + 6], 8) for i in range(7))
+        dev, ino, mode, _uid, _gid, nlink, _rdev = (int(raw[i * 6 : i * 6 + 6], 8) for i in range(7))
         namesize, size = int(raw[53:59], 8), int(raw[59:70], 8)
         return Entry(_name(fh.read(namesize)), mode, (dev, ino), nlink, size, 1)
     if magic[:2] in (b"\xc7\x71", b"\x71\xc7"):
@@ -53,7 +53,7 @@ def _read_header(fh: IO[bytes]) -> Entry | None:
         raw = magic + fh.read(20)
         if len(raw) < 26:
             raise EOFError("truncated header")
-        words = [int.from_bytes(raw[i:i + 2], order) for i in range(0, 26, 2)]
+        words = [int.from_bytes(raw[i : i + 2], order) for i in range(0, 26, 2)]
         dev, ino, mode, nlink, namesize = words[1], words[2], words[3], words[6], words[10]
         size = (words[11] << 16) | words[12]
         name = fh.read(namesize)
@@ -108,8 +108,13 @@ def extract_cpio(path: Path, tree: SafeTree) -> int:
     return count
 
 
-def _entry(fh: IO[bytes], entry: Entry, tree: SafeTree, first_name: dict[tuple[int, int], str],
-           waiting: dict[tuple[int, int], list[str]]) -> None:
+def _entry(
+    fh: IO[bytes],
+    entry: Entry,
+    tree: SafeTree,
+    first_name: dict[tuple[int, int], str],
+    waiting: dict[tuple[int, int], list[str]],
+) -> None:
     kind = stat.S_IFMT(entry.mode)
     if kind == stat.S_IFDIR:
         tree.make_dir(entry.name, entry.mode)

@@ -31,8 +31,17 @@ MAX_JOBS = 100_000  # files looked at in one unpack
 # Inside a root only these files are followed, by their first bytes: file system images and
 # firmware headers from 4 KiB, archives and compressed streams (man pages, packed web pages...)
 # from 64 KiB.
-NESTED_MAGICS = (b"hsqs", b"sqsh", b"\x45\x3d\xcd\x28", b"\x28\xcd\x3d\x45", b"UBI#", b"\x27\x05\x19\x56",
-                 b"HDR0", b"\x01\x00\x00\x00OpenWrt", b"\x01\x00\x00\x00TP-LINK")
+NESTED_MAGICS = (
+    b"hsqs",
+    b"sqsh",
+    b"\x45\x3d\xcd\x28",
+    b"\x28\xcd\x3d\x45",
+    b"UBI#",
+    b"\x27\x05\x19\x56",
+    b"HDR0",
+    b"\x01\x00\x00\x00OpenWrt",
+    b"\x01\x00\x00\x00TP-LINK",
+)
 NESTED_IMAGE_MIN_SIZE = 4 << 10
 NESTED_ARCHIVES = ("tar", "cpio", "gzip", "xz", "bzip2", "zstd")
 NESTED_ARCHIVE_MIN_SIZE = 64 << 10
@@ -162,15 +171,26 @@ class Unpacker:
             rel = os.path.relpath(path, top).replace(os.sep, "/")
             shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
             if job.depth + 1 > MAX_DEPTH:
-                self.problem(f"{carved.inner_source}/{shown}", f"nested deeper than {MAX_DEPTH} levels: not unpacked",
-                             Severity.WARNING)
+                self.problem(
+                    f"{carved.inner_source}/{shown}",
+                    f"nested deeper than {MAX_DEPTH} levels: not unpacked",
+                    Severity.WARNING,
+                )
             elif self.jobs >= MAX_JOBS:
-                self.problem(f"{carved.inner_source}/{shown}", f"more than {MAX_JOBS} files: not unpacked",
-                             Severity.WARNING)
+                self.problem(
+                    f"{carved.inner_source}/{shown}", f"more than {MAX_JOBS} files: not unpacked", Severity.WARNING
+                )
             else:
                 self.jobs += 1
-                self.queue.append(Job(Path(path), f"{carved.inner_source}/{shown}", _join(name, _name_steps(shown)),
-                                      origin, job.depth + 1))
+                self.queue.append(
+                    Job(
+                        Path(path),
+                        f"{carved.inner_source}/{shown}",
+                        _join(name, _name_steps(shown)),
+                        origin,
+                        job.depth + 1,
+                    )
+                )
 
     def _new_folder(self) -> Path:
         self.folders += 1

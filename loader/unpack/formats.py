@@ -12,8 +12,24 @@ from pathlib import Path
 ARCHIVES = ("tar", "zip", "cpio")
 STREAMS = ("gzip", "xz", "lzma", "bzip2", "zstd")
 # formats whose extracted top folder is a file system tree: its top may be a root as it is
-FILESYSTEMS = frozenset({"squashfs", "cramfs", "jffs2", "ubifs", "ext", "yaffs", "romfs", "erofs", "cpio",
-                         "minix-fs", "iso9660", "fat", "ntfs", "ufs"})
+FILESYSTEMS = frozenset(
+    {
+        "squashfs",
+        "cramfs",
+        "jffs2",
+        "ubifs",
+        "ext",
+        "yaffs",
+        "romfs",
+        "erofs",
+        "cpio",
+        "minix-fs",
+        "iso9660",
+        "fat",
+        "ntfs",
+        "ufs",
+    }
+)
 
 HEAD_SIZE = 512
 
@@ -23,9 +39,19 @@ class NotThisFormat(Exception):
 
 
 # unblob handler name -> our format name, where stripping versions and byte orders is not enough
-_HANDLER_NAMES = {"extfs": "ext", "jffs2_new": "jffs2", "jffs2_old": "jffs2", "elf32": "elf", "elf64": "elf",
-                  "trx_v1": "trx", "trx_v2": "trx", "sevenzip": "7z",
-                  "ufs1": "ufs", "ufs2": "ufs", "solaris_ufs1": "ufs"}
+_HANDLER_NAMES = {
+    "extfs": "ext",
+    "jffs2_new": "jffs2",
+    "jffs2_old": "jffs2",
+    "elf32": "elf",
+    "elf64": "elf",
+    "trx_v1": "trx",
+    "trx_v2": "trx",
+    "sevenzip": "7z",
+    "ufs1": "ufs",
+    "ufs2": "ufs",
+    "solaris_ufs1": "ufs",
+}
 _SUFFIXES = re.compile(r"(_v\d+)?(_(le|be|ddwrt|broadcom|nonstandard|ns))?$")
 
 

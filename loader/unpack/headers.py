@@ -13,8 +13,14 @@ from unblob.models import Handler, HandlerDoc, HandlerType, HexString, Reference
 
 
 def _doc(name: str, description: str, vendor: str | None, url: str) -> HandlerDoc:
-    return HandlerDoc(name=name, description=description, vendor=vendor, handler_type=HandlerType.ARCHIVE,
-                      references=[Reference(title=name, url=url)], limitations=["header only: not extracted"])
+    return HandlerDoc(
+        name=name,
+        description=description,
+        vendor=vendor,
+        handler_type=HandlerType.ARCHIVE,
+        references=[Reference(title=name, url=url)],
+        limitations=["header only: not extracted"],
+    )
 
 
 class TPLinkHandler(StructHandler):
@@ -48,9 +54,12 @@ class TPLinkHandler(StructHandler):
     """
     HEADER_STRUCT = "tplink_header_t"
     EXTRACTOR = None
-    DOC = _doc("TP-Link firmware header", "Version 1 header of TP-Link router firmware: hardware id, "
-               "kernel and rootfs offsets, MD5 sum.", "TP-Link",
-               "https://github.com/openwrt/firmware-utils/blob/master/src/mktplinkfw.c")
+    DOC = _doc(
+        "TP-Link firmware header",
+        "Version 1 header of TP-Link router firmware: hardware id, kernel and rootfs offsets, MD5 sum.",
+        "TP-Link",
+        "https://github.com/openwrt/firmware-utils/blob/master/src/mktplinkfw.c",
+    )
 
     def calculate_chunk(self, file: File, start_offset: int) -> ValidChunk | None:
         header = self.parse_header(file, Endian.BIG)
@@ -71,9 +80,13 @@ class UImageHandler(Handler):
     HEADER_SIZE = 64
     PATTERNS = [HexString("27 05 19 56")]
     EXTRACTOR = None
-    DOC = _doc("U-Boot legacy image header", "mkimage's 64-byte header: load address, entry point, "
-               "payload size and CRC, OS, architecture, image type, compression.", None,
-               "https://source.denx.de/u-boot/u-boot/-/blob/master/include/image.h")
+    DOC = _doc(
+        "U-Boot legacy image header",
+        "mkimage's 64-byte header: load address, entry point, "
+        "payload size and CRC, OS, architecture, image type, compression.",
+        None,
+        "https://source.denx.de/u-boot/u-boot/-/blob/master/include/image.h",
+    )
 
     def calculate_chunk(self, file: File, start_offset: int) -> ValidChunk | None:
         raw = bytearray(file.read(self.HEADER_SIZE))
@@ -97,9 +110,12 @@ class JFFS2PlaceholderHandler(Handler):
     ALIGNMENT = 0x1000
     PATTERNS = [HexString("de ad c0 de")]
     EXTRACTOR = None
-    DOC = _doc("OpenWrt jffs2 overlay placeholder", "The 0xdeadc0de marker after an OpenWrt squashfs: "
-               "the jffs2 overlay is created there on first boot.", "OpenWrt",
-               "https://openwrt.org/docs/techref/filesystems")
+    DOC = _doc(
+        "OpenWrt jffs2 overlay placeholder",
+        "The 0xdeadc0de marker after an OpenWrt squashfs: the jffs2 overlay is created there on first boot.",
+        "OpenWrt",
+        "https://openwrt.org/docs/techref/filesystems",
+    )
 
     def calculate_chunk(self, file: File, start_offset: int) -> ValidChunk | None:
         if start_offset % self.ALIGNMENT:

@@ -56,8 +56,9 @@ class SafeTree:
         top.mkdir(parents=True, exist_ok=True)
 
     def problem(self, member: str, message: str, severity: Severity = Severity.ERROR) -> None:
-        self.problems.append(Problem(self.source, severity, f"member {display_path(member)!r}: {message}",
-                                     ProblemCode.UNPACK_MEMBER))
+        self.problems.append(
+            Problem(self.source, severity, f"member {display_path(member)!r}: {message}", ProblemCode.UNPACK_MEMBER)
+        )
 
     # -- names and parent folders -------------------------------------------------------------
 
@@ -90,8 +91,11 @@ class SafeTree:
                 if isinstance(exc, FileNotFoundError):
                     self.problem(member, f"folder {display_path(component)!r} does not exist; skipped")
                 else:
-                    self.problem(member, f"path goes through {display_path(component)!r}, which is a symbolic "
-                                         "link or not a folder; skipped")
+                    self.problem(
+                        member,
+                        f"path goes through {display_path(component)!r}, which is a symbolic "
+                        "link or not a folder; skipped",
+                    )
                 return None
             os.close(fd)
             fd = child
@@ -179,8 +183,12 @@ class SafeTree:
         finally:
             os.close(parent)
         if leaves_top(parts, target):
-            self.problem(name, f"symbolic link to {display_path(target)!r} climbs above the archive's top; "
-                               "kept, it is resolved inside the root", Severity.WARNING)
+            self.problem(
+                name,
+                f"symbolic link to {display_path(target)!r} climbs above the archive's top; "
+                "kept, it is resolved inside the root",
+                Severity.WARNING,
+            )
 
     def make_hardlink(self, name: str, target: str) -> None:
         target_parts = self._parts(target)

@@ -47,5 +47,4 @@ def with_unsquashfs(handler: type[Handler]) -> type[Handler]:
     """``handler`` with its sasquatch extractor replaced by ``Unsquashfs`` (others unchanged)."""
     if not isinstance(handler.EXTRACTOR, squashfs.SquashFSExtractor):
         return handler
-    return type(handler.__name__, (handler,), {"EXTRACTOR": Unsquashfs(handler.EXTRACTOR),
-                                               "__module__": __name__})
+    return type(handler.__name__, (handler,), {"EXTRACTOR": Unsquashfs(handler.EXTRACTOR), "__module__": __name__})

@@ -113,14 +113,22 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
     from .handlers import unpack_handlers
 
     out.mkdir(parents=True, exist_ok=True)
-    config = processing.ExtractionConfig(extract_root=out, randomness_depth=0, max_depth=1, process_num=1,
-                                         handlers=unpack_handlers(), dir_handlers=(), verbose=0)
+    config = processing.ExtractionConfig(
+        extract_root=out,
+        randomness_depth=0,
+        max_depth=1,
+        process_num=1,
+        handlers=unpack_handlers(),
+        dir_handlers=(),
+        verbose=0,
+    )
     found = ImageResult()
     try:
         outcome = Sandbox(config, out, None).run(processing.process_file, config, path)
     except Exception as exc:  # noqa: BLE001 - unblob failing on one file never stops the rest
-        found.problems.append(Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}",
-                                     ProblemCode.UNPACK))
+        found.problems.append(
+            Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}", ProblemCode.UNPACK)
+        )
         return found
     tops = [result for result in outcome.results if result.task.depth == 0]
     if not tops:
@@ -144,8 +152,9 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
                 restore_links(tree, sub)
             elif isinstance(sub, MemberProblems):
                 severities = {s.value: s for s in Severity}
-                found.problems += [Problem(carved.inner_source, severities[s], m, ProblemCode.UNPACK_MEMBER)
-                                  for s, m in sub.problems]
+                found.problems += [
+                    Problem(carved.inner_source, severities[s], m, ProblemCode.UNPACK_MEMBER) for s, m in sub.problems
+                ]
             elif (problem := _problem(sub, carved.inner_source)) is not None:
                 found.problems.append(problem)
         found.chunks.append(Chunk(carved, tree if tree.is_dir() else None))
