@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import hostroot  # noqa: E402
-import oracle  # noqa: E402
+import hostroot
+import oracle
 
 THRESHOLD = 0.995
 

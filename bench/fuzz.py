@@ -53,8 +53,8 @@ def worker(args: argparse.Namespace) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["linkgraph"]):
-        import linkgraph.loader.elf.facts  # noqa: F401
-        import linkgraph.loader.scan.root  # noqa: F401
+        import linkgraph.loader.elf.facts
+        import linkgraph.loader.scan.root
         import linkgraph.loader.store.rows  # noqa: F401
     import fuzz_harness as fh
     import fuzz_mutate as fm

@@ -39,10 +39,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import debian_roots  # noqa: E402
-import foreign_oracle  # noqa: E402
-import qemu_oracle as qo  # noqa: E402
-import runtime_oracle as ro  # noqa: E402
+import debian_roots
+import foreign_oracle
+import qemu_oracle as qo
+import runtime_oracle as ro
 
 IMAGES = {"ffulm": "ffulm-0.6.5-", "lede": "lede-17.01.4-"}
 VENDOR = ["hilink_hlk-rm04", "dlink_dir880l", "jiofi2_m2", "alt_xiaomi_r4a"]

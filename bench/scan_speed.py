@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import hostroot  # noqa: E402
+import hostroot
 
 BATCH = 200
 RATIO_GOAL = 3.0

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import test_vendor_roots as tvr  # noqa: E402
+import test_vendor_roots as tvr
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,15 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import hostroot  # noqa: E402
-from browser import ViewerServer, launch_chromium  # noqa: E402
+import hostroot
+from browser import ViewerServer, launch_chromium
 
 API_GOAL_MS, FRAME_GOAL_MS = 100.0, 3000.0
 
 
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def time_calls(port: int, firmware: str, call: str, paths: list[str]) -> list[float]:

@@ -238,9 +238,7 @@ def _merge_into(src: Path, dst: Path) -> None:
             os.rename(s, d)
         elif s.is_dir() and not s.is_symlink() and d.is_dir() and not d.is_symlink():
             _merge_into(s, d)
-        elif s.is_symlink() and d.is_symlink() and os.readlink(s) == os.readlink(d):
-            s.unlink()
-        elif (
+        elif (s.is_symlink() and d.is_symlink() and os.readlink(s) == os.readlink(d)) or (
             s.is_file()
             and d.is_file()
             and not s.is_symlink()

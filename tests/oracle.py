@@ -92,7 +92,7 @@ def resolve_in_root(root: str, path: str, max_links: int = 40) -> str:
             if resolved:
                 resolved.pop()
             continue
-        candidate = resolved + [part]
+        candidate = [*resolved, part]
         host = os.path.join(root, *candidate)
         if os.path.islink(host):
             links += 1

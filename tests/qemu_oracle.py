@@ -404,10 +404,9 @@ class DeviceLoader:
             argv, env = [qemu, interpreter, "--list", path], {}
         else:  # glibc: what ldd runs, relocating (LD_WARN) every slot (LD_BIND_NOW)
             env = {"LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "1", "LD_BIND_NOW": "1"}
-            if info.interpreter and info.entry:
-                argv = [qemu, path]
-            else:  # a library or plugin (entry 0: qemu may refuse to start it), as ldd does it;
-                argv = [qemu, interpreter, path]  # not --list, which turns relocation off
+            # a library or plugin (entry 0: qemu may refuse to start it) as ldd does it, not with
+            # --list, which turns relocation off
+            argv = [qemu, path] if info.interpreter and info.entry else [qemu, interpreter, path]
         proc = self._run(argv, {**env, **(extra_env or {})})
         trace = Trace(
             self.canonical(path), kind, [CHROOT, str(self.tree), *argv], proc.returncode, proc.stdout, proc.stderr

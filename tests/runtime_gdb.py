@@ -9,6 +9,7 @@ line over two inherited pipes.  :class:`_Pipe` is the host's end, with a deadlin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -187,16 +188,12 @@ def _tail(path: Path, limit: int = 1500) -> str:
 
 def _stop(proc: subprocess.Popen, grace: float) -> None:
     """Wait ``grace`` seconds for a process we started to end, then kill its process group."""
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=grace)
         return
-    except subprocess.TimeoutExpired:
-        pass
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         proc.kill()
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass

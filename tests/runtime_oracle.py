@@ -80,6 +80,7 @@ oracle itself (:class:`RuntimeOracle`: the runs and the conversation) and :func:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -298,16 +299,12 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
                 result.covered = False
                 result.reason = f"gdb: {str(exc).strip()[-1500:]}; gdb log: {_tail(gdb_log)}"
             else:
-                try:
+                with contextlib.suppress(OSError):
                     os.write(to_gdb_w, b'{"op": "quit"}\n')
-                except OSError:
-                    pass
         finally:
             for fd in fds:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
             for proc in (gdb_proc, qemu_proc):
                 if proc is not None:
                     _stop(proc, grace=5.0 if result.covered else 0.5)
@@ -321,10 +318,8 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
             if not result.covered and result.stderr and "stderr:" not in result.reason:
                 result.reason += f"; stderr: {result.stderr[-1500:]}"
             for p in (out_path, err_path, gdb_log, sock):
-                try:
+                with contextlib.suppress(OSError):
                     p.unlink()
-                except OSError:
-                    pass
             if link_dir:
                 shutil.rmtree(link_dir, ignore_errors=True)
 

@@ -173,7 +173,7 @@ def search_entries(host_path: Path) -> dict[str, list[str]]:
                             out["rpath"] += tag.rpath.split(":")
                         elif tag.entry.d_tag == "DT_RUNPATH":
                             out["runpath"] += tag.runpath.split(":")
-    except Exception:  # noqa: BLE001 - a file pyelftools cannot read has no entries for the check
+    except Exception:
         pass
     return out
 
@@ -181,10 +181,30 @@ def search_entries(host_path: Path) -> dict[str, list[str]]:
 # --------------------------------------------------------------------------- comparison
 
 
-_LEGACY_HWCAP = set(
-    "tls v5l v6l v7l v8l neon vfp vfpv3 vfpd32 iwmmxt crunch edsp java thumb half fastmult 26bit fpa"
-    " i686 i586 x86_64 sse2".split()
-)
+_LEGACY_HWCAP = {
+    "tls",
+    "v5l",
+    "v6l",
+    "v7l",
+    "v8l",
+    "neon",
+    "vfp",
+    "vfpv3",
+    "vfpd32",
+    "iwmmxt",
+    "crunch",
+    "edsp",
+    "java",
+    "thumb",
+    "half",
+    "fastmult",
+    "26bit",
+    "fpa",
+    "i686",
+    "i586",
+    "x86_64",
+    "sse2",
+}
 
 
 def legacy_hwcap(path: str, name: str) -> bool:

@@ -210,7 +210,7 @@ def test_busybox_link_map_and_bindings_match_real_loader(
     article: tuple[Root, Scan, dict[str, GlibcTrace]],
 ) -> None:
     """Load order, missing, every binding of the fixture objects, strong unresolved: as ld.so says."""
-    root, result, traces = article
+    _root, result, traces = article
     assert_matches_real_loader(result, traces[BUSYBOX], modules=[BUSYBOX, *VENDOR])
 
 

@@ -138,9 +138,9 @@ def test_findings_through_the_named_queries(article: dict[str, Path]) -> None:
     db = article["device"]
     licences = {r["path"]: (r["licence"], r["class"]) for r in query(db, "licences")}
     assert licences[BUSYBOX] == ("GPL-2.0-only", "gpl")
-    assert {p: licences[p] for p in (UTIL, NVRAM, APCFG, APLOG)} == {
-        p: (None, "unknown") for p in (UTIL, NVRAM, APCFG, APLOG)
-    }
+    assert {p: licences[p] for p in (UTIL, NVRAM, APCFG, APLOG)} == dict.fromkeys(
+        (UTIL, NVRAM, APCFG, APLOG), (None, "unknown")
+    )
     assert licences[CRYPT] == ("LGPL-2.1-or-later", "lgpl")
     assert licences[GCC_S] == ("GPL-3.0-or-later WITH GCC-exception-3.1", "lgpl")
     uses = {(r["module"], r["uses"], r["status"], tuple(sorted(r["symbols"]))) for r in query(db, "licence-gpl-uses")}

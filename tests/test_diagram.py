@@ -432,7 +432,7 @@ def test_png_renders() -> None:
 
 
 def test_graphviz_refusing_the_dot_is_a_diagram_error() -> None:
-    with pytest.raises(DiagramError, match="Graphviz could not draw the diagram: .*syntax error"):
+    with pytest.raises(DiagramError, match=r"Graphviz could not draw the diagram: .*syntax error"):
         render("digraph {", "svg")
     with pytest.raises(DiagramError, match="no diagram format"):
         render(to_dot(sample_graph()), "gif")

@@ -49,8 +49,8 @@ def test_image_scans_from_the_bin_alone(
 
 def test_ebtables_finds_its_extensions_through_rpath(tmp_path: Path) -> None:
     _, report = _scan(FFULM, tmp_path)
-    ebtables = [m for m in report["modules"] if m["path"].endswith("/ebtables")][0]
-    link_map = [lm for lm in report["link_maps"] if lm["executable"] == ebtables["path"]][0]
+    ebtables = next(m for m in report["modules"] if m["path"].endswith("/ebtables"))
+    link_map = next(lm for lm in report["link_maps"] if lm["executable"] == ebtables["path"])
     extensions = [o for o in link_map["objects"] if o.startswith("/usr/lib/ebtables/")]
     assert len(extensions) == 21 and not link_map["missing"]
     needed = {d["soname"]: d for d in report["dependencies"] if d["from"] == ebtables["path"]}

@@ -82,7 +82,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], so.Chec
                 for n, future in futures.items():
                     try:
                         results[n] = future.result()
-                    except BaseException as exc:  # noqa: BLE001 - re-raised in that root's test
+                    except BaseException as exc:
                         results[n] = exc
         result = results[name]
         if isinstance(result, BaseException):

@@ -35,7 +35,7 @@ def _build(tmp: Path) -> Path:
 def _check(report: dict) -> None:
     paths = {m["path"] for m in report["modules"]}
     assert f"/lib/{HOSTILE_LIB}" in paths
-    victim = [m for m in report["modules"] if m["path"] == "/usr/bin/victim"][0]
+    victim = next(m for m in report["modules"] if m["path"] == "/usr/bin/victim")
     assert HOSTILE_LIB in victim["needed"]
     used = [d for d in report["dependencies"] if d["from"] == "/usr/bin/victim" and d["soname"] == HOSTILE_LIB]
     assert used and used[0]["status"] == "used" and used[0]["symbols"] == [HOSTILE_SYMBOL]

@@ -678,7 +678,7 @@ def test_metadata_outside_the_root_is_never_read(tmp_path: Path) -> None:
     (root / "usr/lib/opkg/info").mkdir(parents=True)
     (root / "usr/lib/opkg/status").symlink_to(outside / "status")  # absolute: means ROOT/<outside>/status
     (root / "usr/lib/opkg/info/busybox.list").symlink_to("../../../../../../../../busybox.list")
-    found, problems = facts_of(root, [module("/bin/busybox", Kind.EXECUTABLE)])
+    found, _problems = facts_of(root, [module("/bin/busybox", Kind.EXECUTABLE)])
     assert found["/bin/busybox"] == fact("GPL-2.0-only", "knowledge-base:busybox", "inferred", None)
 
 

@@ -447,7 +447,7 @@ def scenario(
         exe = sc.exe_path(name)
         sc.lists[exe] = musl_list(root, exe)
         sc.runs[exe] = musl_run(root, exe)
-    yield sc
+    return sc
 
 
 # ----------------------------------------------------------------------------- fixture checks

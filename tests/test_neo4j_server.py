@@ -5,6 +5,7 @@ No skips: a server that cannot be fetched or started fails these tests with the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -27,10 +28,8 @@ def _children(pid: int) -> list[int]:
     """Direct children of ``pid`` (Linux /proc)."""
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
+        with contextlib.suppress(OSError):
             found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            pass
     return found
 
 

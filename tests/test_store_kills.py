@@ -64,12 +64,12 @@ class Store:
         )
         try:
             child.wait(timeout=after)
-            return False
         except subprocess.TimeoutExpired:
             child.send_signal(signal.SIGKILL)
             child.wait()
             self.settle()
             return True
+        return False
 
     def settle(self) -> None:
         """Neo4j: wait until the server has finished with the killed client's transaction. A kill

@@ -118,7 +118,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Unpacked, 
 
 
 @pytest.mark.parametrize(
-    "image, squashfs_offset, elf_files", [(LEDE, 0x133444, 123), (FFULM, 0x1318F8, 219)], ids=["lede", "ffulm"]
+    ("image", "squashfs_offset", "elf_files"), [(LEDE, 0x133444, 123), (FFULM, 0x1318F8, 219)], ids=["lede", "ffulm"]
 )
 def test_real_image_has_one_root(real, tmp_path: Path, image: Path, squashfs_offset: int, elf_files: int) -> None:
     result, seconds = real[image.name]

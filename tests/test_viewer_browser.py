@@ -295,7 +295,7 @@ def test_article_in_the_browser_on_neo4j(article_neo4j_server: ViewerServer, pag
 
 def test_unknown_firmware_is_a_404(article_server: ViewerServer) -> None:
     for path in ("/fw/0000000000000000/", "/fw/0000000000000000/whole", "/fw/0000000000000000/licences"):
-        status, ctype, body = article_server.get(path)
+        status, _ctype, body = article_server.get(path)
         assert status == 404 and b"no firmware" in body, (path, status, body[:200])
     for script in ("whole.js", "licences.js", "licence.js"):
         status, _, _ = article_server.get(f"/static/{script}")
@@ -306,7 +306,7 @@ def test_pages_use_only_local_assets(article_server: ViewerServer, pages: Pages)
     """No CDN: every script and style sheet comes from the viewer; a strict CSP forbids the rest."""
     fw = article_server.firmware_id(ARTICLE_NAME)
     for path in (f"/fw/{fw}/", f"/fw/{fw}/whole", f"/fw/{fw}/licences"):
-        status, ctype, body = article_server.get(path)
+        status, ctype, _body = article_server.get(path)
         assert status == 200 and ctype.startswith("text/html")
         csp = article_server.headers(path).get("Content-Security-Policy", "")
         assert "script-src 'self'" in csp and "default-src 'self'" in csp, csp

@@ -55,7 +55,7 @@ def test_graph_opens_fitted_to_the_panel(article_server: ViewerServer, pages: Pa
     assert g["natural"] > g["client"] * 1.1, g
     assert g["fit"] == "true" and g["pressed"] == "true", g
     assert g["shown"] <= g["client"] + 1 and g["scroll"] <= g["client"] + 1, g
-    assert 0 <= g["legend"]["left"] and g["legend"]["right"] <= g["client"] + 1, g
+    assert g["legend"]["left"] >= 0 and g["legend"]["right"] <= g["client"] + 1, g
     assert g["zoom"] == f"{round(100 * g['shown'] / g['natural'])}%", g
 
     # zoom in: wider than the panel, scrolls; the legend's right end is reached by scrolling

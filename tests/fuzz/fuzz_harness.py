@@ -126,7 +126,7 @@ def measured(
         stats.rejected += 1
         if "\n" in str(exc):
             raise Finding("message", f"{what}: ElfError message of several lines: {str(exc)!r}") from None
-    except Exception as exc:  # noqa: BLE001 - every other exception is what the run looks for
+    except Exception as exc:
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         signature = f"{type(exc).__name__} at {os.path.basename(frame.filename)}:{frame.lineno}"
         raise Finding(

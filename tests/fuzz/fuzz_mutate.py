@@ -108,7 +108,7 @@ def fields(data: bytes) -> list[tuple[int, int]]:
             break
         out += [(at + off, width) for off, width in zip(phdr[1], phdr[2], strict=True)]
         rec = struct.unpack_from(e + phdr[0], data, at)
-        p_type, offset, vaddr, filesz = (rec[0], rec[2], rec[3], rec[5]) if is64 else rec[:3] + (rec[4],)
+        p_type, offset, vaddr, filesz = (rec[0], rec[2], rec[3], rec[5]) if is64 else (*rec[:3], rec[4])
         if p_type == 1:
             loads.append((vaddr, offset, filesz))
         elif p_type == 2:

@@ -142,7 +142,7 @@ def minimise(seed: bytes, patches: list[Patch], fails: Callable[[bytes], bool], 
         for k in range(len(kept)):
             if tries >= budget or patch.at + k >= len(seed) or kept[k] == seed[patch.at + k]:
                 continue
-            trial_bytes = kept[:k] + [seed[patch.at + k]] + kept[k + 1 :]
+            trial_bytes = [*kept[:k], seed[patch.at + k], *kept[k + 1 :]]
             tries += 1
             trial = [*out, Patch(patch.at, bytes(trial_bytes)), *patches[n + 1 :]]
             if fails(apply_patches(seed, trial)):

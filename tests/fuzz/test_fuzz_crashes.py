@@ -76,7 +76,7 @@ def test_what_counts_as_a_finding(kind: str, run: Any) -> None:
 
 def test_an_input_that_blocks_is_stopped_by_the_alarm() -> None:
     started = time.perf_counter()
-    with pytest.raises(Finding, match="still running after 0.5 s"):
+    with pytest.raises(Finding, match=r"still running after 0\.5 s"):
         measured(lambda: time.sleep(10), Stats(), "input", alarm=0.5)
     assert time.perf_counter() - started < 5
 
