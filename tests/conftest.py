@@ -24,17 +24,23 @@ def linkgraph_cmd() -> list[str]:
     return [sys.executable, "-c", "from linkgraph.cli.main import run; run()"]
 
 
-def linkgraph(
-    *args: str, check: bool = True, timeout: int = 600, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess:
-    """Run the installed ``linkgraph`` command (``env`` adds to the environment)."""
-    cmd = [*linkgraph_cmd(), *args]
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=timeout, env={**environ, "COLUMNS": "200", **(env or {})}
+def linkgraph(*args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``linkgraph ARGS`` in this process (click's CliRunner), with ``env`` added to the
+    environment and NEO4J_* taken out of it; its exit code, stdout and stderr as a CompletedProcess.
+
+    A bug surfaces as the exception itself (the installed command turns it into exit 3; tests of
+    that, of killing a scan and of measuring one run the real command in a process of its own)."""
+    from click.testing import CliRunner
+
+    from linkgraph.cli.main import main
+
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("NEO4J_")}
+    result = CliRunner().invoke(
+        main, list(args), env={**unset, "COLUMNS": "200", **(env or {})}, catch_exceptions=False
     )
+    proc = subprocess.CompletedProcess(["linkgraph", *args], result.exit_code, result.stdout, result.stderr)
     if check and proc.returncode not in (0, 1):
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
+        raise AssertionError(f"linkgraph {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
     return proc
 
 

@@ -105,6 +105,7 @@ def test_scanning_again_replaces_the_firmware(tmp_path: Path) -> None:
     assert len(json.loads(linkgraph("query", "firmware", "--db", str(db), "--json").stdout)) == 1
 
 
+@pytest.mark.slow
 def test_wheel_installs_into_a_clean_environment(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     subprocess.run(

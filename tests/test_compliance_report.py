@@ -373,6 +373,7 @@ def open_report(browser: Browser, path: Path) -> tuple[Any, PageWatch]:
     return page, watch
 
 
+@pytest.mark.slow
 def test_html_report_in_chromium(article: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
     out = tmp_path / "compliance.html"
     linkgraph("report", "--db", str(article["proprietary"]), "--format", "html", "-o", str(out))
@@ -486,6 +487,7 @@ def assert_only_template_markup(html: str) -> Page:
     return page
 
 
+@pytest.mark.slow
 def test_hostile_names_stay_text(tmp_path: Path, browser: Browser) -> None:
     root = build_hostile_root(tmp_path)
     overrides = tmp_path / "hostile.yaml"

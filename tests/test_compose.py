@@ -11,9 +11,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from conftest import REPO, linkgraph
 from test_cli import HOST_PROGRAM, _copy_with_libraries
+
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
 
 def _config() -> dict[str, Any]:

@@ -35,6 +35,8 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 try:
     import qemu_oracle as qo
     from conftest import scan_and_report

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, linkgraph
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 FIRMWARE = REPO.parent / "shared" / "firmware"
 LEDE = FIRMWARE / "lede-17.01.4-ar71xx-tiny-tl-wr841-v11-squashfs-sysupgrade.bin"
 FFULM = FIRMWARE / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin"

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 try:
     import qemu_oracle as qo
     import strace_oracle as so

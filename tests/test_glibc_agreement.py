@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 try:
     import hostroot
     import oracle

@@ -7,8 +7,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import linkgraph
 from test_cli import HOST_PROGRAM, _copy_with_libraries
+
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
 HOSTILE_SYMBOL = "x'\"`}{;\nMATCH (n) DETACH DELETE n //$firmware"
 HOSTILE_LIB = "lib`x'\"{}\n RETURN 1; DROP TABLE Module.so"

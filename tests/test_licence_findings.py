@@ -92,6 +92,7 @@ def test_summary_counts_every_module_once(lede: tuple[Path, dict]) -> None:
     assert found["summary"]["findings"] == {"gpl_used_by": 0, "gpl_uses": 0, "declared_only": 0, "lgpl_used": 95}
 
 
+@pytest.mark.slow
 def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -> None:
     """Debian's armhf packages (tests/debian_roots.py): the krb5 libraries and librtmp have no licence
     fact (krb5's copyright file is free text naming several licences, librtmp's is not DEP-5), while

@@ -828,6 +828,7 @@ def test_article_root_with_opkg_and_overrides(article_root: Path, tmp_path: Path
 # --------------------------------------------------------------------------- end to end: the LEDE image
 
 
+@pytest.mark.slow
 def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
     assert LEDE.is_file(), f"{LEDE} is missing: the shared firmware folder is part of the workplace"
     linkgraph("scan", str(LEDE), "--db", str(tmp_path / "fw.lbdb"), "--quiet")
@@ -915,6 +916,7 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
     assert counts == {"declared": 115, "inferred": 2, None: 6}
 
 
+@pytest.mark.slow
 def test_ffulm_image_uclibc_from_the_knowledge_base(tmp_path: Path) -> None:
     """OpenWrt with uClibc: the toolchain packages' licence is ignored, the knowledge base knows uClibc."""
     assert FFULM.is_file(), f"{FFULM} is missing: the shared firmware folder is part of the workplace"
@@ -945,6 +947,7 @@ def test_ffulm_image_uclibc_from_the_knowledge_base(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- end to end: a real Debian root
 
 
+@pytest.mark.slow
 def test_debian_armhf_root_from_dpkg_and_copyright_files(tmp_path: Path) -> None:
     try:
         import debian_roots

@@ -221,6 +221,7 @@ def test_glibc_hwcaps_subdirectory(tmp_path: Path) -> None:
     assert "/usr/lib/libbeta.so" in baseline.link_map(PROG)["objects"]  # a baseline CPU: no hwcaps folder
 
 
+@pytest.mark.slow
 def test_glibc_armhf_skips_a_soft_float_library(tmp_path: Path) -> None:
     """glibc's ARM ``elf_machine_matches_host``: a hard-float loader skips a library marked
     soft-float (EF_ARM_ABI_FLOAT_SOFT), from the cache and the default directories alike, so

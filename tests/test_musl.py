@@ -42,6 +42,8 @@ from typing import Any
 import pytest
 from conftest import linkgraph_cmd
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 FIXTURES = Path(__file__).parent / "fixtures" / "musl"
 INTERP = "/lib/ld-musl-x86_64.so.1"
 ROOT_KINDS = ("pathfile", "default", "empty")

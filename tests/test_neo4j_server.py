@@ -23,6 +23,8 @@ from neo4j_server import (
     server_from_env,
 )
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 
 def _children(pid: int) -> list[int]:
     """Direct children of ``pid`` (Linux /proc)."""

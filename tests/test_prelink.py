@@ -36,6 +36,8 @@ from linkgraph.loader.elf.facts import read_elf_facts
 from linkgraph.loader.ldso import prelink
 from linkgraph.loader.scan.root import scan_root
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 try:
     import runtime_oracle as ro
     from conftest import scan_and_report

@@ -30,6 +30,8 @@ from conftest import scan_and_report
 from linkgraph.loader.elf.facts import read_elf_facts
 from linkgraph.loader.model import STT_GNU_IFUNC
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 try:
     import qemu_oracle as qo
     import runtime_oracle as ro

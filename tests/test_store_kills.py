@@ -32,6 +32,8 @@ from conftest import linkgraph, linkgraph_cmd
 from hostroot import cached_host_root
 from neo4j_server import Neo4jServer
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 KILLS = 12  # per kind of re-scan: 24 kills in all
 SCANNED_AT = re.compile(r'"scanned_at": "[^"]*"')
 A, B = "kill-a", "kill-b"

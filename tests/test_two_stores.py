@@ -15,6 +15,8 @@ from conftest import linkgraph
 from test_article_case import build_article_root
 from test_cli import HOST_PROGRAM, _copy_with_libraries
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 QUERY_PARAMS = {
     "used-by": ["--param", "path=/lib/libutility.so"],
     "providers": ["--param", "symbol=util_bar"],

@@ -117,6 +117,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Unpacked, 
     return unpacked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("image", "squashfs_offset", "elf_files"), [(LEDE, 0x133444, 123), (FFULM, 0x1318F8, 219)], ids=["lede", "ffulm"]
 )
@@ -149,6 +150,7 @@ def test_real_image_has_one_root(real, tmp_path: Path, image: Path, squashfs_off
     assert snapshot(root.path) == plain
 
 
+@pytest.mark.slow
 def test_real_images_keep_links_and_rpath_libraries(real) -> None:
     lede = real[LEDE.name][0].roots[0].path
     assert os.readlink(lede / "var") == "/tmp"
@@ -164,6 +166,7 @@ def test_real_images_keep_links_and_rpath_libraries(real) -> None:
     assert (ffulm / "lib" / "ld-uClibc.so.0").exists() or (ffulm / "lib" / "ld-uClibc.so.0").is_symlink()
 
 
+@pytest.mark.slow
 def test_kernel_initramfs_is_carved_but_not_a_root(real) -> None:
     """The LZMA kernel holds the kernel's built-in initramfs (/dev/console, /root): not a root."""
     result = real[LEDE.name][0]

@@ -51,6 +51,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 try:
     import oracle
     import qemu_oracle as qo

@@ -18,6 +18,7 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
 from browser import (
     APCFG,
     APLOG,
@@ -40,6 +41,8 @@ from browser import (
     wait_ready,
     wait_until,
 )
+
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
 # (from, to, status, symbols or None when only the status matters)
 ARTICLE_EDGES = {

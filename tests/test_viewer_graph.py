@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from browser import (
     APCFG,
     ARTICLE_LICENCES,
@@ -21,6 +22,8 @@ from browser import (
     q,
     svg_point,
 )
+
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
 GEOMETRY = """() => {
     const box = document.querySelector('#tabpanel-graph .diagram');

@@ -30,6 +30,8 @@ from browser import (
 )
 from conftest import linkgraph
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 

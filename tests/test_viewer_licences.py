@@ -38,6 +38,8 @@ from browser import (
 )
 from conftest import linkgraph
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 ROWS = """sel => [...document.querySelectorAll(sel)].map(tr => ({
     data: {...tr.dataset},
     licences: [...tr.querySelectorAll(':scope > td > .licence')].map(l => [l.dataset.licence, l.dataset.licenceClass]),

@@ -25,6 +25,8 @@ from browser import (
 )
 from conftest import linkgraph
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 # 30 wheel events, one an animation frame, alternately in and out: the mean time of a frame (ms)
 ZOOM_FRAMES = """() => new Promise(done => {
     const canvas = document.getElementById('whole-canvas');

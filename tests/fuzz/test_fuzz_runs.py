@@ -25,6 +25,8 @@ from fuzz_mutate import apply_patches, fields, generate
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
+
 ELF_INPUTS = 8000
 SCAN_INPUTS = 300
 CLI_INPUTS = 4
