@@ -26,9 +26,9 @@ def display_path(path: str) -> str:
     """A printable, UTF-8-safe form of a device path (undecodable bytes become ``\\xNN``)."""
     try:
         path.encode("utf-8")
-        return path
     except UnicodeEncodeError:
         return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
 
 
 @dataclass(slots=True)

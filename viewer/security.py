@@ -15,6 +15,7 @@ entry at its first ``:`` to drop the port, so an IPv6 literal (``[::1]``) can ne
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
 
@@ -46,10 +47,8 @@ def split_host(value: str) -> tuple[str, int | None] | None:
         except ValueError:
             return None
     name = match["name"]
-    try:
+    with contextlib.suppress(ValueError):
         name = ipaddress.IPv4Address(name).compressed
-    except ValueError:
-        pass
     return name, port
 
 

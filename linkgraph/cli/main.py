@@ -156,7 +156,7 @@ def run() -> None:
     of it reaches the screen (exit 1 stays "done, with problems")."""
     try:
         main()
-    except Exception as exc:  # noqa: BLE001 - every unexpected failure, MemoryError and RecursionError included
+    except Exception as exc:  # every unexpected failure, MemoryError and RecursionError included
         import tempfile
         import traceback
 

@@ -12,16 +12,19 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Container, Iterable, Iterator, Sequence
-from typing import overload
+from typing import Literal, overload
 
 from ..model import DynSymbol, ElfFacts
+from .image import Bytes
+
+IntCode = Literal["H", "I", "Q"]  # the unsigned 16, 32 and 64-bit item codes of array and memoryview
 
 # .gnu.version value -> (version name, hidden bit, verneed file, index without the hidden bit)
 Versions = dict[int, tuple[str | None, bool, str | None, int]]
 UNVERSIONED: Versions = {1: (None, False, None, 1)}
 
 
-def column(raw: bytes, code: str, start: int, step: int, big_endian: bool) -> array:
+def column(raw: Bytes, code: IntCode, start: int, step: int, big_endian: bool) -> array:
     """Every ``step``-th item of type ``code`` of ``raw`` from item ``start`` on, in native order."""
     with memoryview(raw) as view, view.cast(code) as items:
         out = array(code, items[start::step].tobytes())
@@ -37,15 +40,15 @@ class DynSymbols(Sequence[DynSymbol]):
     the names the loader reads past DT_STRSZ, by symbol index, read while the file was mapped.
     """
 
-    __slots__ = ("_table", "_far", "_name", "_info", "_other", "_shndx", "_value", "_versym", "_versions", "_mips")
+    __slots__ = ("_far", "_info", "_mips", "_name", "_other", "_shndx", "_table", "_value", "_versions", "_versym")
 
     def __init__(
         self,
         table: str | bytes,
         far: dict[int, str],
         name: array,
-        info: bytes,
-        other: bytes,
+        info: Bytes,
+        other: Bytes,
         shndx: array,
         value: array,
         versym: array | None,
@@ -117,11 +120,12 @@ class DynSymbols(Sequence[DynSymbol]):
     def named(self, wanted: Container[str]) -> Iterator[DynSymbol]:
         """The symbols whose name is in ``wanted``, in table order (the others are never made)."""
         table, far = self._table, self._far
-        find = table.find
         if isinstance(table, str):
+            find = table.find
             hits = [i for i, off in enumerate(self._name) if table[off : find("\0", off)] in wanted]
         else:
-            decoded = (table[off : find(b"\0", off)].decode("utf-8", "surrogateescape") for off in self._name)
+            find_b = table.find
+            decoded = (table[off : find_b(b"\0", off)].decode("utf-8", "surrogateescape") for off in self._name)
             hits = [i for i, name in enumerate(decoded) if name in wanted]
         if far:  # their offsets are past the table: their names were read when the file was mapped
             hits = sorted({i for i in hits if i not in far} | {i for i, name in far.items() if name in wanted})

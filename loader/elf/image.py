@@ -17,6 +17,7 @@ DT_NULL = 0
 DYNAMIC_CHUNK = 4096  # bytes of the dynamic array decoded at a time (a real one ends in the first)
 
 Buffer = bytes | bytearray | mmap.mmap  # a file's bytes: in a scan, a read-only map (pages read when touched)
+Bytes = bytes | bytearray  # a slice of a Buffer (a map's slices are bytes)
 
 
 class Image:
@@ -80,7 +81,7 @@ def dynamic_entries(img: Image, addr: int) -> tuple[list[tuple[int, int]], bool]
     return pairs, False
 
 
-def _dynamic_chunks(data: Buffer, pos: int, in_file: int, zeros: int, entsize: int) -> Iterator[bytes]:
+def _dynamic_chunks(data: Buffer, pos: int, in_file: int, zeros: int, entsize: int) -> Iterator[Bytes]:
     """Whole entries from ``pos`` on, a chunk at a time (only what is read up to DT_NULL is copied),
     then the last file bytes and the zero-filled memory after them."""
     whole = pos + in_file - in_file % entsize
@@ -100,11 +101,11 @@ class Strings:
     (``(data, start, end)``: the file bytes of the segment from DT_STRTAB on), and noted in ``beyond``.
     """
 
-    __slots__ = ("size", "table", "memory", "beyond")
+    __slots__ = ("beyond", "memory", "size", "table")
 
-    def __init__(self, raw: bytes, memory: tuple[Buffer, int, int] | None = None) -> None:
+    def __init__(self, raw: Bytes, memory: tuple[Buffer, int, int] | None = None) -> None:
         self.size = len(raw)
-        self.table: str | bytes = raw.decode("ascii") + "\0" if raw.isascii() else raw + b"\0"  # NUL for find()
+        self.table: str | bytes = raw.decode("ascii") + "\0" if raw.isascii() else bytes(raw) + b"\0"  # NUL for find()
         self.memory = memory
         self.beyond: set[str] = set()  # what was read past DT_STRSZ
 

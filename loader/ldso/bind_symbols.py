@@ -32,7 +32,7 @@ from .symbol_lookup import Lookup, SymbolTable, references_of
 class _Resolved:
     """One lookup of one object with its providers below the executable, and the keys it adds."""
 
-    __slots__ = ("module", "lookup", "providers", "binding", "unresolved", "duplicate", "unique")
+    __slots__ = ("binding", "duplicate", "lookup", "module", "providers", "unique", "unresolved")
 
     def __init__(self, obj: str, lookup: Lookup, providers: tuple[str, ...], unique: bool) -> None:
         self.module = obj
@@ -169,24 +169,23 @@ class SymbolBinder:
                 ):
                     providers = entry.providers
                     if symbolic and providers and providers[0] == obj.path:
-                        providers = (obj.path, exe_path) + providers[1:]
+                        providers = (obj.path, exe_path, *providers[1:])
                     else:
-                        providers = (exe_path,) + providers
+                        providers = (exe_path, *providers)
                     self._record(_Resolved(obj.path, lookup, providers, False), providers, exe_path, glibc, unique, out)
                 elif glibc and entry.unique:
                     self._record(entry, entry.providers, exe_path, glibc, unique, out)
-                else:  # the common case, inlined: the same answer as under every other executable
-                    key = entry.binding
-                    table = bindings
-                    if key is None:
-                        key, table = entry.unresolved, unresolved
-                    lst = table.get(key)
+                elif (key := entry.binding) is not None:  # the common case, inlined: as under every other executable
+                    lst = bindings.get(key)
                     if lst is None:
-                        table[key] = [exe_path]
+                        bindings[key] = [exe_path]
                     elif lst[-1] != exe_path:
                         lst.append(exe_path)
                     if entry.duplicate is not None:
                         add_holding(duplicates, entry.duplicate, exe_path)
+                else:  # no provider (so no duplicate either)
+                    assert entry.unresolved is not None  # set exactly when binding is not
+                    add_holding(unresolved, entry.unresolved, exe_path)
 
     def _record(
         self,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model import SHN_UNDEF, ElfFacts, Flavour
@@ -116,10 +117,10 @@ class LoaderFlavour:
     #: rtld map, uClibc's ``add_ldso`` after the walk).  musl's loader joins only when named.
     interpreter_always_loaded = True
 
-    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001 - callable
+    def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/lib"]
 
-    def lib_token(self, facts: ElfFacts, has_dir) -> str:  # noqa: ANN001
+    def lib_token(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> str:
         """What ``$LIB`` expands to."""
         return "lib"
 
@@ -133,7 +134,7 @@ class Glibc(LoaderFlavour):
             return ARM_SOFTFLOAT_TRIPLET
         return triplet
 
-    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
+    def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         """glibc's compiled-in system directories, as the device's own build would have them.
 
         Debian-style multiarch (``/lib/TRIPLET``) when the root has those folders, else
@@ -146,7 +147,7 @@ class Glibc(LoaderFlavour):
             return ["/lib64", "/usr/lib64"]
         return ["/lib", "/usr/lib"]
 
-    def lib_token(self, facts: ElfFacts, has_dir) -> str:  # noqa: ANN001
+    def lib_token(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> str:
         triplet = self._triplet(facts)
         if triplet and has_dir(f"/lib/{triplet}"):
             return f"lib/{triplet}"
@@ -168,7 +169,7 @@ class Musl(LoaderFlavour):
     accepts_zero_abs = False
     mips_got_needs_definition = True
 
-    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
+    def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/local/lib", "/usr/lib"]
 
 
@@ -186,7 +187,7 @@ class UClibc(LoaderFlavour):
     accepts_zero_abs = False
     mips_got_needs_definition = True
 
-    def default_dirs(self, facts: ElfFacts, has_dir) -> list[str]:  # noqa: ANN001
+    def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/lib"]
 
 

@@ -27,7 +27,7 @@ class LoaderConfig:
         self.problems = problems
         self.cpu = cpu  # glibc-hwcaps levels the device's CPU is assumed to support (--cpu)
         self.defaults_used: dict[str, CompiledDefaults] = {}  # "flavour interpreter" -> defaults
-        self._glibc_cache: LdCache | None | bool = False
+        self._glibc_cache: LdCache | bool | None = False
         self._musl_paths: dict[str, list[str] | None] = {}
         self._musl_arch: dict[str | None, str | None] = {}
         self._uclibc_cache: dict[str, LdCache | None] = {}
@@ -123,7 +123,7 @@ class LoaderConfig:
         prefix = posixpath.dirname(posixpath.dirname(interpreter or "/lib/x"))
         key = f"{prefix}|{arch}"
         if key not in self._musl_paths:
-            self._musl_paths[key] = read_musl_path_file(self.root, arch, prefix) if arch else None  # noqa: E501
+            self._musl_paths[key] = read_musl_path_file(self.root, arch, prefix) if arch else None
         return self._musl_paths[key]
 
     def default_dirs(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from itertools import pairwise
 
 from ..model import (
     STB_LOCAL,
@@ -82,7 +83,7 @@ def check(link_map: LinkMap, objects: list[ElfFacts]) -> bool:
         if info.checksum != checksum or info.timestamp != stamp or name not in names[obj.path]:
             return False
     ranges = sorted((v, v + size) for o in [exe, *search_list] for v, size in o.prelink.loads)  # type: ignore[union-attr]
-    return all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:], strict=False))  # each mappable where it was linked
+    return all(a[1] <= b[0] for a, b in pairwise(ranges))  # each mappable where it was linked
 
 
 class _Owners:

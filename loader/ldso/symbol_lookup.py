@@ -80,7 +80,7 @@ class SymbolTable:
     ``wanted`` (those some object's relocations name), so that a library exporting millions of
     symbols costs an index of the few a lookup can ask for."""
 
-    __slots__ = ("facts", "by_name", "unique")
+    __slots__ = ("by_name", "facts", "unique")
 
     def __init__(self, facts: ElfFacts, wanted: Container[str]) -> None:
         self.facts = facts

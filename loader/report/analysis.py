@@ -223,10 +223,10 @@ def file_tree(store: Queryable, firmware_id: str) -> Row:
             "unresolved": r["unresolved"],
         }
         entries.append({"path": r["path"], "kind": r["kind"], "soname": r["soname"], "target": None, "flags": flags})
-        for alias in r["aliases"] or []:
-            entries.append(
-                {"path": alias, "kind": "symlink", "soname": r["soname"], "target": r["path"], "flags": flags}
-            )
+        entries.extend(
+            {"path": alias, "kind": "symlink", "soname": r["soname"], "target": r["path"], "flags": flags}
+            for alias in r["aliases"] or []
+        )
     entries.sort(key=lambda e: e["path"])
     needed_by: dict[str, list[str]] = {}
     for r in store.query("missing", {"firmware": firmware_id}):

@@ -28,7 +28,7 @@ def _member(tree: SafeTree, name: str, action: Callable[[], None]) -> None:
     """Extract one member; whatever goes wrong with it becomes a problem of that member."""
     try:
         action()
-    except Exception as exc:  # noqa: BLE001 - hostile input: one bad member never stops the rest
+    except Exception as exc:  # hostile input: one bad member never stops the rest
         tree.problem(name, f"cannot be extracted: {type(exc).__name__}: {exc}")
 
 

@@ -99,7 +99,7 @@ def extract_cpio(path: Path, tree: SafeTree) -> int:
             except EOFError as exc:
                 tree.problem(entry.name, f"cannot be extracted: {exc}")
                 break
-            except Exception as exc:  # noqa: BLE001 - hostile input: one bad entry never stops the rest
+            except Exception as exc:  # hostile input: one bad entry never stops the rest
                 tree.problem(entry.name, f"cannot be extracted: {type(exc).__name__}: {exc}")
             fh.seek(data_start + entry.size + -entry.size % entry.data_align)  # whatever _entry read
     for names in waiting.values():  # links whose data never came: empty files

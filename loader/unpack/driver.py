@@ -145,7 +145,7 @@ class Unpacker:
                 extract_archive(fmt, job.path, tree)
         except TooLarge as exc:
             self.problem(job.source, str(exc))
-        except Exception as exc:  # noqa: BLE001 - hostile input
+        except Exception as exc:  # hostile input
             if isinstance(exc, NotThisFormat) or fmt in STREAMS:
                 shutil.rmtree(out, ignore_errors=True)
                 return False  # not a (valid) archive or stream: unblob looks at it as an image

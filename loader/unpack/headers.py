@@ -28,7 +28,8 @@ class TPLinkHandler(StructHandler):
 
     NAME = "tplink"
     HEADER_SIZE = 0x200
-    PATTERNS = [HexString("01 00 00 00 ( 54 50 2d 4c 49 4e 4b | 4f 70 65 6e 57 72 74 )")]  # v1, "TP-LINK"/"OpenWrt"
+    # version 1, then "TP-LINK" or "OpenWrt"
+    PATTERNS = [HexString("01 00 00 00 ( 54 50 2d 4c 49 4e 4b | 4f 70 65 6e 57 72 74 )")]  # noqa: RUF012 - as below
     C_DEFINITIONS = r"""
         typedef struct tplink_header {
             uint32 version;
@@ -78,7 +79,7 @@ class UImageHandler(Handler):
 
     NAME = "uimage"
     HEADER_SIZE = 64
-    PATTERNS = [HexString("27 05 19 56")]
+    PATTERNS = [HexString("27 05 19 56")]  # noqa: RUF012 - unblob's Handler declares an instance-level list
     EXTRACTOR = None
     DOC = _doc(
         "U-Boot legacy image header",
@@ -108,7 +109,7 @@ class JFFS2PlaceholderHandler(Handler):
 
     NAME = "jffs2_placeholder"
     ALIGNMENT = 0x1000
-    PATTERNS = [HexString("de ad c0 de")]
+    PATTERNS = [HexString("de ad c0 de")]  # noqa: RUF012 - unblob's Handler declares an instance-level list
     EXTRACTOR = None
     DOC = _doc(
         "OpenWrt jffs2 overlay placeholder",

@@ -23,14 +23,14 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 class KeptLinks(Report):
     """The symbolic links of one extracted tree, as (path below the tree, target) in bytes."""
 
-    links: list[tuple[bytes, bytes]] = []
+    links: list[tuple[bytes, bytes]] = []  # noqa: RUF012 - a pydantic field: each report gets its own copy
     removed_special: int = 0
 
 
 class MemberProblems(Report):
     """Problems of single archive members, as (severity, message), from our own extractors."""
 
-    problems: list[tuple[str, str]] = []
+    problems: list[tuple[str, str]] = []  # noqa: RUF012 - a pydantic field: each report gets its own copy
 
 
 register_report_types([KeptLinks, MemberProblems])

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 import pyzstd
 
@@ -21,13 +20,20 @@ class TooLarge(Exception):
     """The stream decompresses to more than ``MAX_OUTPUT`` bytes."""
 
 
-OPENERS: dict[str, Callable[[Path], IO[bytes]]] = {
-    "gzip": lambda p: gzip.open(p, "rb"),
-    "xz": lambda p: lzma.open(p, "rb", format=lzma.FORMAT_XZ),
-    "lzma": lambda p: lzma.open(p, "rb", format=lzma.FORMAT_ALONE),
-    "bzip2": lambda p: bz2.open(p, "rb"),
-    "zstd": lambda p: pyzstd.open(p, "rb"),
-}
+def open_stream(fmt: str, path: Path) -> io.BufferedIOBase:
+    """``path`` opened for reading through the decompressor of ``fmt`` (one of ``STREAMS``)."""
+    match fmt:
+        case "gzip":
+            return gzip.open(path, "rb")
+        case "xz":
+            return lzma.open(path, "rb", format=lzma.FORMAT_XZ)
+        case "lzma":
+            return lzma.open(path, "rb", format=lzma.FORMAT_ALONE)
+        case "bzip2":
+            return bz2.open(path, "rb")
+        case "zstd":
+            return pyzstd.open(path, "rb")
+    raise ValueError(f"not a stream format: {fmt}")
 
 
 def output_name(fmt: str) -> str:
@@ -43,7 +49,7 @@ def decompress(fmt: str, path: Path, out: Path, limit: int = MAX_OUTPUT) -> int:
     are raised as they are (the output so far stays).
     """
     written = 0
-    with OPENERS[fmt](path) as src, open(out, "xb") as dst:
+    with open_stream(fmt, path) as src, open(out, "xb") as dst:
         while True:
             try:
                 data = src.read(CHUNK)

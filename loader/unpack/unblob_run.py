@@ -125,7 +125,7 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
     found = ImageResult()
     try:
         outcome = Sandbox(config, out, None).run(processing.process_file, config, path)
-    except Exception as exc:  # noqa: BLE001 - unblob failing on one file never stops the rest
+    except Exception as exc:  # unblob failing on one file never stops the rest
         found.problems.append(
             Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}", ProblemCode.UNPACK)
         )
