@@ -21,6 +21,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     NEO4J_PASSWORD). ``LINKGRAPH_ALLOWED_HOSTS``: the ``Host`` names (``host`` or ``host:port``) answered
     besides the loopback ones (``security``: every other Host gets a 400; every response gets nosniff)."""
     from flask import Flask, jsonify, request
+    from flask.json.provider import DefaultJSONProvider
     from werkzeug.exceptions import HTTPException, NotFound
 
     from ..loader.errors import NotFoundError
@@ -31,6 +32,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     if test_config:
         app.config.from_mapping(test_config)
+    assert isinstance(app.json, DefaultJSONProvider)  # Flask's own provider: nothing here replaces it
     app.json.sort_keys = False
 
     from . import api, exports, pages, security, store_access

@@ -69,6 +69,7 @@ def _pdf_from_html(html: str) -> bytes:
         pdf = weasyprint.HTML(string=html, url_fetcher=fetcher).write_pdf()
     except Exception as exc:  # WeasyPrint's own errors have no common base class
         raise ReportError(f"WeasyPrint could not lay out the report: {exc}") from exc
+    assert pdf is not None  # write_pdf returns the document when it is given no target
     return bytes(pdf)
 
 

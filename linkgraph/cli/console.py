@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from ..loader.model import ScanResult
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 class ProgressBar:
@@ -13,8 +17,8 @@ class ProgressBar:
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
-        self._bar = None
-        self._tasks: dict[str, int] = {}
+        self._bar: Progress | None = None
+        self._tasks: dict[str, TaskID] = {}
 
     def __enter__(self) -> ProgressBar:
         if self.enabled:

@@ -52,31 +52,33 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
     """
     if fmt == "pdf" and not output:
         fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
+    body: str | bytes
     try:
         with open_(True) as store:
             firmware_id = store.resolve_firmware(firmware)
             if fmt == "json":
                 from ..loader.report.json_report import build_report
 
-                text = json.dumps(build_report(store, firmware_id), indent=1, ensure_ascii=False) + "\n"
+                body = json.dumps(build_report(store, firmware_id), indent=1, ensure_ascii=False) + "\n"
             elif fmt == "html":
                 from ..viewer.compliance_render import html_report
 
-                text = html_report(store, firmware_id)
+                body = html_report(store, firmware_id)
             else:
                 from ..viewer.compliance_render import pdf_report
 
-                data = pdf_report(store, firmware_id)
+                body = pdf_report(store, firmware_id)
     except LinkgraphError as exc:
         fail(str(exc))
     try:
-        if fmt == "pdf":
-            Path(output).write_bytes(data)
+        if isinstance(body, bytes):
+            assert output  # --format pdf without -o was refused above
+            Path(output).write_bytes(body)
         elif output:
             with open(output, "w", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write(text)
+                fh.write(body)
         else:
-            click.echo(text, nl=False)
+            click.echo(body, nl=False)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
 

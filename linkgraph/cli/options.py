@@ -7,7 +7,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -15,7 +15,7 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_FAILED, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_DB = "linkgraph.lbdb"
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """One line on stderr, exit code 2 (could not run)."""
     click.echo(f"linkgraph: {message}", err=True)
     sys.exit(EXIT_FAILED)

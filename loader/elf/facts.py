@@ -17,7 +17,7 @@ from ..model import ElfFacts, Kind
 from ..problems import ProblemCode
 from . import tables as t
 from .anomalies import check_dynamic, check_entry_sizes, check_sections
-from .image import Buffer, Image, Strings, dynamic_entries
+from .image import Buffer, Bytes, Image, Strings, dynamic_entries
 from .prelink import is_prelinked, read_prelink
 from .sections import SectionHeaders
 
@@ -37,7 +37,7 @@ _EHDR = {False: "HHIIIIIHHHHHH", True: "HHIQQQIHHHHHH"}  # after e_ident
 _PHDR = {False: ("IIIIIIII", 32), True: ("IIQQQQQQ", 56)}
 
 
-def is_elf(head: bytes) -> bool:
+def is_elf(head: Buffer) -> bool:
     """True if ``head`` (the first bytes of a file) starts with the ELF magic."""
     return head[:4] == ELF_MAGIC
 
@@ -82,7 +82,7 @@ def _read(data: Buffer, path: str, digest: str | None = None) -> ElfFacts:
         osabi=_name("ELFOSABI", data[7]),
         elf_type=_name("ET", e_type),
         flags=e_flags,
-        ident=data[:16],
+        ident=bytes(data[:16]),
         version=e_version,
         phentsize_ok=phentsize == _PHDR[is64][1],
     )
@@ -224,7 +224,7 @@ def _kind(facts: ElfFacts, e_type: int, entry: int, sections: SectionHeaders, pa
     return Kind.OTHER_ELF
 
 
-def _parse_modinfo(raw: bytes) -> dict[str, str]:
+def _parse_modinfo(raw: Bytes) -> dict[str, str]:
     """``key=value`` strings separated by NULs; repeated keys (alias, parm) are joined by newlines."""
     info: dict[str, str] = {}
     for item in raw.split(b"\0"):

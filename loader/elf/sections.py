@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from ..errors import ElfError
-from .image import Buffer
+from .image import Buffer, Bytes
 
 SHN_XINDEX, SHT_NOBITS = 0xFFFF, 8
 SHT_STRTAB, SHT_DYNAMIC, SHT_DYNSYM = 3, 6, 11
@@ -39,7 +39,7 @@ class SectionHeaders:
     def first(self) -> tuple[int, ...]:
         return self._header(0)  # both classes: name, type, flags, addr, offset, size, link, info, ...
 
-    def contents(self, sh: tuple[int, ...]) -> bytes:
+    def contents(self, sh: tuple[int, ...]) -> Bytes:
         offset, size = sh[4], sh[5]
         if sh[1] == SHT_NOBITS:
             return b""

@@ -104,17 +104,17 @@ def lgpl_used(store: Queryable, firmware_id: str) -> list[Row]:
 
 def licence_findings(store: Queryable, firmware_id: str) -> dict[str, Any]:
     """Every finding (a)-(e) of one firmware, as plain data (the compliance report and the viewer)."""
-    findings = {
+    findings: dict[str, list[Row]] = {
         "gpl_used_by": gpl_used_by(store, firmware_id),
         "gpl_uses": gpl_uses(store, firmware_id),
         "declared_only": declared_only(store, firmware_id),
         "lgpl_used": lgpl_used(store, firmware_id),
     }
     classes = store.query("licence-summary", {"firmware": firmware_id})
-    findings["summary"] = {
+    summary = {
         "modules": [
             {"class": c["class"] or "unknown", "certainty": c["certainty"], "modules": c["modules"]} for c in classes
         ],
         "findings": {name: len(rows) for name, rows in findings.items()},
     }
-    return findings
+    return {**findings, "summary": summary}

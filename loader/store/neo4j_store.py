@@ -8,7 +8,7 @@ failure part-way (server gone, out of memory) leaves the old one in place.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, LiteralString, cast
 
 from ..errors import StoreError
 from .base import GraphStore
@@ -84,7 +84,9 @@ class Neo4jStore(GraphStore):
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         try:
-            records, _summary, keys = self._driver.execute_query(statement, params or {}, database_=self.database)
+            # the statements are linkgraph's own Cypher files, their values passed as parameters
+            query = cast(LiteralString, statement)
+            records, _summary, keys = self._driver.execute_query(query, params or {}, database_=self.database)
         except Exception as exc:
             raise StoreError(_explain(exc, self.uri)) from exc
         return [dict(zip(keys, rec.values(), strict=True)) for rec in records]

@@ -22,7 +22,7 @@ from .archives import extract_archive
 from .formats import ARCHIVES, NotThisFormat, format_of_handler
 from .links import MemberProblems
 from .safe_tree import SafeTree
-from .squashfs import with_unsquashfs
+from .squashfs import extractor_of, with_unsquashfs
 
 
 class ArchiveExtractor(Extractor):
@@ -75,10 +75,11 @@ UBIFS_KEEPING_MODES = Command("ubireader_extract_files", "{inpath}", "-w", "--ke
 def with_our_extractor(handler: type[Handler]) -> type[Handler]:
     """``handler``, or a subclass of it with one of the extractors above."""
     fmt = format_of_handler(handler.NAME)
-    if fmt in ARCHIVES and handler.EXTRACTOR is not None:
-        extractor: Extractor = ArchiveExtractor(fmt, handler.EXTRACTOR)
-    elif fmt == "cramfs":
-        extractor = FsckCramfs(handler.EXTRACTOR)
+    original = extractor_of(handler)
+    if fmt in ARCHIVES and original is not None:
+        extractor: Extractor = ArchiveExtractor(fmt, original)
+    elif fmt == "cramfs" and original is not None:
+        extractor = FsckCramfs(original)
     elif fmt == "ubifs" and os.geteuid() == 0:
         extractor = UBIFS_KEEPING_MODES
     else:

@@ -43,8 +43,15 @@ class Unsquashfs(Extractor):
         return [UNSQUASHFS]
 
 
+def extractor_of(handler: type[Handler]) -> Extractor | None:
+    """``handler.EXTRACTOR``: unblob sets it on the class but declares it per instance, typed by a
+    type variable, so reading it from the class is ambiguous to a type checker."""
+    return handler.EXTRACTOR  # pyright: ignore[reportGeneralTypeIssues]
+
+
 def with_unsquashfs(handler: type[Handler]) -> type[Handler]:
     """``handler`` with its sasquatch extractor replaced by ``Unsquashfs`` (others unchanged)."""
-    if not isinstance(handler.EXTRACTOR, squashfs.SquashFSExtractor):
+    original = extractor_of(handler)
+    if not isinstance(original, squashfs.SquashFSExtractor):
         return handler
-    return type(handler.__name__, (handler,), {"EXTRACTOR": Unsquashfs(handler.EXTRACTOR), "__module__": __name__})
+    return type(handler.__name__, (handler,), {"EXTRACTOR": Unsquashfs(original), "__module__": __name__})
