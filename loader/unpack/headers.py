@@ -29,7 +29,7 @@ class TPLinkHandler(StructHandler):
     NAME = "tplink"
     HEADER_SIZE = 0x200
     # version 1, then "TP-LINK" or "OpenWrt"
-    PATTERNS = [HexString("01 00 00 00 ( 54 50 2d 4c 49 4e 4b | 4f 70 65 6e 57 72 74 )")]  # noqa: RUF012 - as below
+    PATTERNS = [HexString("01 00 00 00 ( 54 50 2d 4c 49 4e 4b | 4f 70 65 6e 57 72 74 )")]  # noqa: RUF012 - unblob's Handler declares PATTERNS a list
     C_DEFINITIONS = r"""
         typedef struct tplink_header {
             uint32 version;
