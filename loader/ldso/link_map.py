@@ -249,7 +249,3 @@ def build_link_map(
     loader = _Loader(root_object, world, flavour)
     link_map = loader.run()
     return link_map, [o.facts for o in loader.order]
-
-
-def needs_own_link_map(facts: ElfFacts) -> bool:
-    return facts.dynamic and facts.kind.value == "library"
