@@ -1,8 +1,8 @@
 """linkgraph against the real glibc loader over the whole /usr/bin of this host.
 
-Builds (or reuses, see tests/hostroot.py) a root holding every dynamically linked executable of
+Builds (or reuses, see tests/support/hostroot.py) a root holding every dynamically linked executable of
 /usr/bin with its dependency closure, scans it with ``linkgraph scan``, and compares the JSON
-report with ld.so's trace of every executable (tests/oracle.py):
+report with ld.so's trace of every executable (tests/support/oracle.py):
 
   (a) link map objects == ld.so's list, same order;
   (b) cross-object bindings: recall and precision over all executables;
@@ -22,8 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import hostroot
-import oracle
+from support import hostroot, oracle
 
 THRESHOLD = 0.995
 

@@ -1,5 +1,5 @@
 """Build a root filesystem from this machine: every dynamically linked program of /usr/bin with
-the libraries it loads and the ld.so configuration, symlinks kept (see tests/hostroot.py).
+the libraries it loads and the ld.so configuration, symlinks kept (see tests/support/hostroot.py).
 
     python bench/host_root.py            # build or reuse the cached root, print its path
     python bench/host_root.py --limit 50 # only the first 50 programs
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import hostroot
+from support import hostroot
 
 
 def main() -> int:

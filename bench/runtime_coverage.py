@@ -1,4 +1,4 @@
-"""The runtime binding oracle (tests/runtime_oracle.py) over whole roots: real firmware and the Debian roots.
+"""The runtime binding oracle (tests/support/runtime_oracle.py) over whole roots: real firmware and the Debian roots.
 
 For each root: every dynamic program is run to its entry point under the root's own loader (qemu-user
 in a chroot, gdb-multiarch on its gdbstub) and its bindings are read from memory.  Printed per root:
@@ -11,7 +11,7 @@ Roots (``--roots``, default all firmware):
 * ``ffulm``, ``lede``: the two MIPS images of ../shared/firmware, unpacked with
   qemu_oracle.extract_root (linkgraph's unpacker);
 * ``hilink_hlk-rm04``, ``dlink_dir880l``, ``jiofi2_m2``, ``alt_xiaomi_r4a``: roots/NAME.tar.xz;
-* ``debian-armhf``, ``debian-arm64``, ``debian-mipsel``, ``debian-i386``: tests/debian_roots.py.
+* ``debian-armhf``, ``debian-arm64``, ``debian-mipsel``, ``debian-i386``: tests/support/debian_roots.py.
 
 Programs are qemu_oracle.dynamic_executables (ET_EXEC with PT_INTERP, PIE; on firmware also an ET_DYN
 with PT_INTERP, an entry point and no soname, as older binutils link a PIE) for firmware, and
@@ -39,10 +39,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import debian_roots
-import foreign_oracle
-import qemu_oracle as qo
-import runtime_oracle as ro
+from support import debian_roots, foreign_oracle
+from support import qemu_oracle as qo
+from support import runtime_oracle as ro
 
 IMAGES = {"ffulm": "ffulm-0.6.5-", "lede": "lede-17.01.4-"}
 VENDOR = ["hilink_hlk-rm04", "dlink_dir880l", "jiofi2_m2", "alt_xiaomi_r4a"]

@@ -1,6 +1,6 @@
 """How fast is ``linkgraph scan`` compared with readelf reading the same ELF files?
 
-Builds (or reuses, see tests/hostroot.py) the whole-/usr/bin root, warms the page cache, then
+Builds (or reuses, see tests/support/hostroot.py) the whole-/usr/bin root, warms the page cache, then
 times, in one run:
 
   * the reference: ``readelf -W --dyn-syms -d`` over every regular ELF file of the root, batched
@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import hostroot
+from support import hostroot
 
 BATCH = 200
 RATIO_GOAL = 3.0

@@ -5,7 +5,7 @@ repository; see that module), printed per root with timings and examples of each
 for the glibc root, whose loader has ``LD_DEBUG``, also
 
   (b) cross-object bindings of every program: ``LD_DEBUG=bindings`` against linkgraph's
-      ``bindings``, recall and precision (tests/oracle.py ``compare_report``; ld.so's own
+      ``bindings``, recall and precision (tests/support/oracle.py ``compare_report``; ld.so's own
       references are left out: trace mode does not relocate it);
   (c) declared-unused NEEDED edges of every program: ``LD_DEBUG=unused`` (what ``ldd -u`` runs)
       against linkgraph's ``declared-unused`` edges (names ld.so could not load are left out:
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import test_vendor_roots as tvr
+from support import vendor_roots as tvr
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """How fast is the viewer on the whole-/usr/bin root of this machine?
 
-Builds (or reuses, see tests/hostroot.py) the whole-/usr/bin root, scans it into a temporary
+Builds (or reuses, see tests/support/hostroot.py) the whole-/usr/bin root, scans it into a temporary
 LadybugDB (or uses --db), starts ``linkgraph serve`` on a free loopback port as a user would, then:
 
   * asks ``/api/firmware/<id>/file?path=P`` and ``/api/firmware/<id>/graph?path=P`` for every
@@ -32,8 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import hostroot
-from browser import ViewerServer, launch_chromium
+from support import hostroot
+from support.browser import ViewerServer, launch_chromium
 
 API_GOAL_MS, FRAME_GOAL_MS = 100.0, 3000.0
 

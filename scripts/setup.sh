@@ -42,7 +42,7 @@ fi
 if [[ $want_tests -eq 1 ]]; then
     .venv/bin/python -m pip install -q -e ".[test]"
     echo "setup: fetching Neo4j Community for the tests (cached after the first run)"
-    .venv/bin/python tests/neo4j_server.py fetch >/dev/null
+    .venv/bin/python tests/support/neo4j_server.py fetch >/dev/null
 else
     .venv/bin/python -m pip install -q .
 fi

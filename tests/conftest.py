@@ -12,8 +12,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
-# the browser tests' fixtures (Chromium, pages, the article served from both stores): tests/browser.py
-pytest_plugins = ["browser"]
+# the browser tests' fixtures (Chromium, pages, the article served from both stores): tests/support/browser.py;
+# the viewer API's (the article scanned into a LadybugDB, Flask's test client on it, its firmware id):
+# tests/support/viewer_client.py
+pytest_plugins = ["support.browser", "support.viewer_client"]
 
 
 def linkgraph_cmd() -> list[str]:
@@ -62,7 +64,7 @@ def neo4j_server():
     """A real Neo4j server: the one NEO4J_URI names, else a Neo4j 5.26 started for this run.
 
     A server that cannot be had is a test failure, never a skip."""
-    from neo4j_server import Neo4jServer, server_from_env
+    from support.neo4j_server import Neo4jServer, server_from_env
 
     server = server_from_env()
     if server is not None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,28 +10,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import REPO, linkgraph, scan_and_report
-
-HOST_PROGRAM = "/usr/bin/ls"
-
-
-def _copy_with_libraries(program: str, root: Path) -> None:
-    """A root holding one host program and the libraries ldd lists, as real files."""
-    out = subprocess.run(["ldd", program], capture_output=True, text=True, check=True).stdout
-    paths = [program] + [p for line in out.splitlines() for p in line.split() if p.startswith("/")]
-    for path in paths:
-        real = os.path.realpath(path)
-        for name in {path, real}:
-            dest = root / name.lstrip("/")
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if not dest.exists():
-                shutil.copy2(real, dest)
+from support.host_programs import HOST_PROGRAM, copy_with_libraries
 
 
 @pytest.fixture(scope="module")
 def host_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     base = tmp_path_factory.mktemp("cli")
     root = base / "root"
-    _copy_with_libraries(HOST_PROGRAM, root)
+    copy_with_libraries(HOST_PROGRAM, root)
     db = base / "graph.lbdb"
     return db, scan_and_report(root, db)
 
@@ -96,7 +80,7 @@ def test_query_errors_say_what_to_do(host_db: tuple[Path, dict]) -> None:
 
 def test_scanning_again_replaces_the_firmware(tmp_path: Path) -> None:
     root = tmp_path / "root"
-    _copy_with_libraries(HOST_PROGRAM, root)
+    copy_with_libraries(HOST_PROGRAM, root)
     db = tmp_path / "graph.lbdb"
     first = scan_and_report(root, db)
     second = scan_and_report(root, db)

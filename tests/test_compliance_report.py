@@ -1,6 +1,6 @@
 """The licence compliance report (``linkgraph report --format html|pdf``) and the findings behind it.
 
-* The article's busybox (tests/test_article_case.py) with the licences of the real device: busybox
+* The article's busybox (tests/support/article.py) with the licences of the real device: busybox
   GPL-2.0-only (the knowledge base), the four vendor libraries unknown, libcrypt.so.0 LGPL and
   libgcc_s.so.1 GPL with GCC's exception (overrides). The findings (a)-(c) through the named
   queries and through the JSON of ``licence_findings`` (the viewer's /licences): exactly the
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import Browser, PageWatch, artifacts_dir, launch_chromium, screenshot
 from conftest import linkgraph
-from test_article_case import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, NVRAM, UTIL, build_article_root
+from support.article import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, NVRAM, UTIL, build_article_root
+from support.browser import Browser, PageWatch, artifacts_dir, launch_chromium, screenshot
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import REPO, linkgraph
-from test_cli import HOST_PROGRAM, _copy_with_libraries
+from support.host_programs import HOST_PROGRAM, copy_with_libraries
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -45,7 +45,7 @@ def test_the_compose_settings_work_against_a_real_server(neo4j_server: Any, tmp_
     env = dict(_config()["services"]["linkgraph"]["environment"])
     env.update(NEO4J_URI=neo4j_server.uri, NEO4J_PASSWORD=neo4j_server.password)  # the server's real address
     root = tmp_path / "root"
-    _copy_with_libraries(HOST_PROGRAM, root)
+    copy_with_libraries(HOST_PROGRAM, root)
     proc = linkgraph("scan", str(root), "--name", "compose", "--quiet", env=env)
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(linkgraph("query", "firmware", "--json", env=env).stdout)

@@ -29,51 +29,17 @@ import io
 import shutil
 import struct
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from elftools.elf.elffile import ELFFile
+from support import qemu_oracle as qo
+from support.device_roots import Checked, assert_agreement, check_root, derive
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
-try:
-    import qemu_oracle as qo
-    from conftest import scan_and_report
-except ImportError:  # collected as the package "tests"
-    from tests import qemu_oracle as qo
-    from tests.conftest import scan_and_report
-
 UCLIBC_IMAGE = "ffulm-0.6.5-"
 MUSL_IMAGE = "lede-17.01.4-"
-
-
-@dataclass
-class Checked:
-    """One root, linkgraph's report of it and the device loader's traces of its programs."""
-
-    root: Path
-    loader: qo.DeviceLoader
-    report: dict
-    executables: list[str]
-    traces: dict[str, qo.Trace]
-    agreement: qo.Agreement
-
-
-def check_root(root: Path, work: Path, libraries: bool = False) -> Checked:
-    """Scan ``root`` with linkgraph, trace every dynamic executable (and with ``libraries`` every
-    library linkgraph roots a link map at: musl only) with the device loader, and compare link
-    maps, and for musl the strong references nothing defines."""
-    work.mkdir(parents=True, exist_ok=True)
-    loader = qo.DeviceLoader(root, work)
-    report = scan_and_report(root, work / "graph.lbdb")
-    executables = qo.dynamic_executables(loader.elves)
-    targets = list(executables)
-    if libraries:
-        targets += sorted(lm["executable"] for lm in report["link_maps"] if lm["executable"] not in executables)
-    traces = loader.trace_many(targets)
-    musl = any(t.kind == "musl" for t in traces.values())  # musl relocates in --list mode
-    return Checked(root, loader, report, executables, traces, qo.compare_link_maps(report, traces, unresolved=musl))
 
 
 @pytest.fixture(scope="module")
@@ -97,12 +63,6 @@ def musl_image(musl_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Che
 
 
 # --------------------------------------------------------------------------- derived roots
-
-
-def derive(root: Path, dest: Path) -> Path:
-    """A real copy of ``root`` (no hard links: files get patched; device nodes stay nodes)."""
-    subprocess.run(["cp", "-a", str(root), str(dest)], check=True)
-    return dest
 
 
 def _load_offset(elf: ELFFile, vaddr: int) -> int:
@@ -166,11 +126,6 @@ def uclibc_cache(entries: list[tuple[int, str, str]], byteorder: str = ">") -> b
         strings += name.encode() + b"\0" + path.encode() + b"\0"
         table += struct.pack(byteorder + "iii", flags, so, lib)
     return b"ld.so-1.7.0\0" + struct.pack(byteorder + "i", len(entries)) + table + strings
-
-
-def assert_agreement(checked: Checked) -> None:
-    assert checked.traces, "nothing traced"
-    assert not checked.agreement.differences, checked.agreement.explain()
 
 
 # --------------------------------------------------------------------------- the two images

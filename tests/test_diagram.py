@@ -22,7 +22,7 @@ from linkgraph.viewer.diagram import TitleBlock, render, to_dot
 from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, shorten
 from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES
 from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
-from test_article_case import APCFG, APLOG, BUSYBOX, NVRAM, UTIL, build_article_root
+from support.article import APCFG, APLOG, BUSYBOX, NVRAM, UTIL
 
 from linkgraph import __version__
 
@@ -499,13 +499,8 @@ def test_download_names_are_sanitised() -> None:
 # --- end to end: the article's busybox -------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def article_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("diagram")
-    root = build_article_root(base / "root")
-    db = base / "graph.lbdb"
-    linkgraph("scan", str(root.path), "--db", str(db), "--quiet")
-    return db
+# article_db and client: the article scanned into a LadybugDB and Flask's test client on it
+# (tests/support/viewer_client.py)
 
 
 def test_cli_draws_the_article_picture(article_db: Path, tmp_path: Path) -> None:
@@ -565,13 +560,6 @@ def test_cli_unknown_file_is_a_one_line_error(article_db: Path, tmp_path: Path) 
     assert proc.stderr.count("\n") == 1 and "/bin/nothing" in proc.stderr
     proc = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(tmp_path / "x.gif"), check=False)
     assert proc.returncode == 2 and "--format" in proc.stderr
-
-
-@pytest.fixture(scope="module")
-def client(article_db: Path) -> Any:
-    from linkgraph.viewer import create_app
-
-    return create_app({"LINKGRAPH_DB": str(article_db), "TESTING": True}).test_client()
 
 
 def test_viewer_downloads(client: Any, tmp_path: Path) -> None:

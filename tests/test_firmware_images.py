@@ -6,13 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO, linkgraph
+from conftest import linkgraph
+from support.images import FFULM, LEDE
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
-
-FIRMWARE = REPO.parent / "shared" / "firmware"
-LEDE = FIRMWARE / "lede-17.01.4-ar71xx-tiny-tl-wr841-v11-squashfs-sysupgrade.bin"
-FFULM = FIRMWARE / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin"
 
 
 def _scan(image: Path, tmp_path: Path) -> tuple[int, dict]:

@@ -25,16 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from support import debian_roots, foreign_oracle, hostroot, oracle
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
-
-try:
-    import debian_roots
-    import foreign_oracle
-    import hostroot
-    import oracle
-except ImportError:  # collected as the package "tests"
-    from tests import debian_roots, foreign_oracle, hostroot, oracle
 
 THRESHOLD = 0.995
 ARCHES = list(debian_roots.ARCHES)

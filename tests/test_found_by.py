@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from fixture_root import HOST_LDSO, INTERP, MULTIARCH, TRACE_ENV, Root, Scan, run_in_root, scan
+from support.fixture_root import HOST_LDSO, INTERP, MULTIARCH, TRACE_ENV, Root, Scan, run_in_root, scan
 
 F = "found_by/"
 R = "loader_rules/"
@@ -293,25 +293,25 @@ def test_risky_search_paths_are_warnings(case: Case) -> None:
 
 @pytest.fixture(scope="module")
 def musl_roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Scan]]:
-    """tests/test_musl.py's roots with a path file and without one, scanned."""
-    import test_musl
+    """tests/test_musl.py's roots (support/musl_roots.py) with a path file and without one, scanned."""
+    from support import musl_roots as musl
 
     build = tmp_path_factory.mktemp("found-by-musl-build")
-    test_musl.build_all(build)
+    musl.build_all(build)
     out = {}
     for kind in ("pathfile", "default"):
         base = tmp_path_factory.mktemp(f"found-by-musl-{kind}")
-        test_musl.make_root(base / "root", build, kind)
+        musl.make_root(base / "root", build, kind)
         out[kind] = (base / "root", scan(Root(base / "root"), base / "db", f"musl-{kind}"))
     return out
 
 
 def musl_printed(root: Path, exe: str) -> dict[str, str]:
     """NAME -> the path musl's ``--list`` printed when it loaded it (as opened, not resolved)."""
-    import test_musl
+    from support import musl_roots as musl
 
-    proc = test_musl.run(["chroot", str(root), test_musl.INTERP, "--list", exe], check=False)
-    return {m.group("name"): m.group("path") for m in map(test_musl.LIST_LINE.match, proc.stdout.splitlines()) if m}
+    proc = musl.run(["chroot", str(root), musl.INTERP, "--list", exe], check=False)
+    return {m.group("name"): m.group("path") for m in map(musl.LIST_LINE.match, proc.stdout.splitlines()) if m}
 
 
 def musl_edge(result: Scan, source: str, soname: str) -> dict:

@@ -5,7 +5,7 @@ The four vendor roots of ``../shared/firmware/roots`` (uClibc 0.9.28 MIPS LE, uC
 ARM, glibc 2.21 ARM, musl 1.1.19 MIPS LE) and the two TP-Link images (uClibc 0.9.33.2 and musl
 1.1.16, MIPS BE) are scanned with the ``linkgraph`` CLI; every dynamic program (and with glibc
 and musl every other link map linkgraph roots) is run by the root's loader in trace mode under
-``qemu-ARCH-static -strace`` in a chroot of the root (tests/strace_oracle.py tells how the
+``qemu-ARCH-static -strace`` in a chroot of the root (tests/support/strace_oracle.py tells how the
 ``open`` calls are read).  Criterion, for every NEEDED entry of every link map, in load order:
 
 * found by a search: the folder of the path the loader took equals ``directory`` (and the file
@@ -31,19 +31,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import scan_and_report
+from support import qemu_oracle as qo
+from support import strace_oracle as so
+from support import vendor_roots as tvr
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
-
-try:
-    import qemu_oracle as qo
-    import strace_oracle as so
-    import test_vendor_roots as tvr
-    from conftest import scan_and_report
-except ImportError:  # collected as the package "tests"
-    from tests import qemu_oracle as qo
-    from tests import strace_oracle as so
-    from tests import test_vendor_roots as tvr
-    from tests.conftest import scan_and_report
 
 # name -> (how to get the root, qemu target)
 IMAGES = {"ffulm-0.6.5": "mips", "lede-17.01.4": "mips"}

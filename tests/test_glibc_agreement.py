@@ -18,14 +18,9 @@ import os
 from pathlib import Path
 
 import pytest
+from support import hostroot, oracle
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
-
-try:
-    import hostroot
-    import oracle
-except ImportError:  # collected as the package "tests"
-    from tests import hostroot, oracle
 
 THRESHOLD = 0.995
 MIN_SUBSET = 20

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from linkgraph.loader.rootfs import RootFS
-from measured import Run, run_measured
+from support.measured import Run, run_measured
 
 HOST_ELF = Path("/bin/true")
 LIMIT_SECONDS = 30

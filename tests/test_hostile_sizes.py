@@ -2,7 +2,7 @@
 configuration and its interpreter, ELF files past the size limit, entry sizes of gigabytes,
 version chains that would be walked 2**30 times, and a library with millions of symbols.
 
-Each case runs the real ``linkgraph scan`` and measures that process alone (tests/measured.py): it
+Each case runs the real ``linkgraph scan`` and measures that process alone (tests/support/measured.py): it
 must finish with exit 0 or 1, the right problem, under 1 GiB peak and 30 s.
 """
 
@@ -16,16 +16,16 @@ from array import array
 from pathlib import Path
 
 from conftest import linkgraph
-from fixture_root import MULTIARCH, Root, two_library_root
 from linkgraph.loader.elf.facts import read_elf_facts
-from measured import run_measured
+from support.fixture_root import MULTIARCH, Root, two_library_root
+from support.measured import run_measured
 
 PROG = "/usr/bin/prog"
 GIB = 1 << 30
 
 
 def measured_scan(root: Path, db: Path) -> tuple[int, int, float]:
-    """Exit code, peak RSS (bytes) and wall time of ``linkgraph scan ROOT`` (tests/measured.py)."""
+    """Exit code, peak RSS (bytes) and wall time of ``linkgraph scan ROOT`` (tests/support/measured.py)."""
     run = run_measured("scan", str(root), "--db", str(db), "-q")
     assert "Traceback" not in run.stderr
     return run.rc, run.max_rss, run.seconds

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph
-from test_cli import HOST_PROGRAM, _copy_with_libraries
+from support.host_programs import HOST_PROGRAM, copy_with_libraries
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -48,7 +48,7 @@ def _check(report: dict) -> None:
 def test_hostile_names_on_both_stores(tmp_path: Path, neo4j_server: Any, neo4j_env: dict[str, str]) -> None:
     root = _build(tmp_path)
     other = tmp_path / "other"
-    _copy_with_libraries(HOST_PROGRAM, other)
+    copy_with_libraries(HOST_PROGRAM, other)
     db = ["--db", str(tmp_path / "graph.lbdb")]
     server = ["--neo4j", neo4j_server.uri]
     reports = []

@@ -20,7 +20,7 @@ import pytest
 from conftest import linkgraph
 from linkgraph.loader.report.licence_findings import licence_findings
 from linkgraph.loader.store import open_store
-from test_firmware_images import LEDE
+from support.images import LEDE
 
 UNKNOWN = {
     "/usr/bin/fwtool",
@@ -94,12 +94,12 @@ def test_summary_counts_every_module_once(lede: tuple[Path, dict]) -> None:
 
 @pytest.mark.slow
 def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -> None:
-    """Debian's armhf packages (tests/debian_roots.py): the krb5 libraries and librtmp have no licence
+    """Debian's armhf packages (tests/support/debian_roots.py): the krb5 libraries and librtmp have no licence
     fact (krb5's copyright file is free text naming several licences, librtmp's is not DEP-5), while
     the DEP-5 `Files: *` paragraphs of libcom-err2, libkeyutils1 and libidn2-0 say GPL. So (a) holds
     exactly these chains, each read off the dependency edges by hand; nothing uses code of unknown
     licence from GPL code, and no GPL link is declared only."""
-    import debian_roots
+    from support import debian_roots
 
     root = debian_roots.cached_debian_root("armhf")
     db = tmp_path / "deb.lbdb"

@@ -747,7 +747,7 @@ VENDOR = ["/lib/libutility.so", "/lib/libnvram.so", "/lib/libapcfg.so", "/lib/li
 
 @pytest.fixture(scope="module")
 def article_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from test_article_case import build_article_root
+    from support.article import build_article_root
 
     root = build_article_root(tmp_path_factory.mktemp("licences") / "root").path
     write(
@@ -949,10 +949,7 @@ def test_ffulm_image_uclibc_from_the_knowledge_base(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_debian_armhf_root_from_dpkg_and_copyright_files(tmp_path: Path) -> None:
-    try:
-        import debian_roots
-    except ImportError:  # collected as the package "tests"
-        from tests import debian_roots
+    from support import debian_roots
 
     root = debian_roots.cached_debian_root("armhf")
     assert (root / "var/lib/dpkg/status").is_file() and (root / "var/lib/dpkg/info/busybox.list").is_file()

@@ -16,10 +16,9 @@ import struct
 import subprocess
 from pathlib import Path
 
-import debian_roots
-import foreign_oracle
 import pytest
-from fixture_root import (
+from support import debian_roots, foreign_oracle
+from support.fixture_root import (
     HOST_LDSO,
     INTERP,
     MULTIARCH,
@@ -32,7 +31,7 @@ from fixture_root import (
     scan,
     two_library_root,
 )
-from oracle import parse_trace_list
+from support.oracle import parse_trace_list
 
 R = "loader_rules/"
 PROG = "/usr/bin/prog"

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
-from fixture_root import (
+from support.article import build_article_root
+from support.fixture_root import (
     DT_AUDIT,
     DT_RUNPATH,
     EM_AARCH64,
@@ -35,8 +36,7 @@ from fixture_root import (
     set_machine,
     sstrip,
 )
-from oracle import GlibcTrace
-from test_article_case import build_article_root
+from support.oracle import GlibcTrace
 
 R = "loader_rules/"
 LIBC = f"{MULTIARCH}/libc.so.6"

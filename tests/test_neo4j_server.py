@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from neo4j import GraphDatabase
-from neo4j_server import (
+from support.neo4j_server import (
     Neo4jServer,
     Neo4jServerError,
     _group_alive,

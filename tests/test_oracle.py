@@ -12,12 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-try:
-    import hostroot
-    import oracle
-except ImportError:  # collected as the package "tests"
-    from tests import hostroot, oracle
+from support import hostroot, oracle
 
 
 def _raw_ld_so(exe: str, **env: str) -> subprocess.CompletedProcess[str]:

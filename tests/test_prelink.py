@@ -5,7 +5,7 @@ glibc starts each of them prelinked: no lookups, every slot keeps what prelink w
 plus the program's ``DT_GNU_CONFLICT`` entries.  For two of them that differs from the lookups'
 answer (libperl.so.5's ``connect`` and 25 more bound to libpthread or libm, libxml2's
 ``__signbit`` to libm, where a lookup in the program's scope finds libc).  The judge is the runtime
-oracle (tests/runtime_oracle.py: the program run to its entry point under qemu-user, each slot
+oracle (tests/support/runtime_oracle.py: the program run to its entry point under qemu-user, each slot
 read from memory); glibc's trace mode is not, since it exits before the prelink check.
 
 * every JioFi program with ``DT_GNU_LIBLIST``: linkgraph's cross-object bindings equal the
@@ -32,20 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import scan_and_report
 from linkgraph.loader.elf.facts import read_elf_facts
 from linkgraph.loader.ldso import prelink
 from linkgraph.loader.scan.root import scan_root
+from support import runtime_oracle as ro
+from support.vendor_roots import extracted_root
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
-
-try:
-    import runtime_oracle as ro
-    from conftest import scan_and_report
-    from test_vendor_roots import extracted_root
-except ImportError:  # collected as the package "tests"
-    from tests import runtime_oracle as ro
-    from tests.conftest import scan_and_report
-    from tests.test_vendor_roots import extracted_root
 
 PERL, XMLCATALOG = "/usr/bin/perl5.20.0", "/usr/bin/xmlcatalog"
 LIBPERL, LIBXML2 = "/usr/lib/libperl.so.5", "/usr/lib/libxml2.so.2"

@@ -29,17 +29,11 @@ import pytest
 from conftest import scan_and_report
 from linkgraph.loader.elf.facts import read_elf_facts
 from linkgraph.loader.model import STT_GNU_IFUNC
+from support import qemu_oracle as qo
+from support import runtime_oracle as ro
+from support import vendor_roots as vendor
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
-
-try:
-    import qemu_oracle as qo
-    import runtime_oracle as ro
-    import test_vendor_roots as vendor
-except ImportError:  # collected as the package "tests"
-    from tests import qemu_oracle as qo
-    from tests import runtime_oracle as ro
-    from tests import test_vendor_roots as vendor
 
 IMAGES = {"ffulm-0.6.5": "ffulm-0.6.5-", "lede-17.01.4": "lede-17.01.4-"}
 TARGETS = [*IMAGES, *vendor.VENDOR_ROOTS]

@@ -28,19 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import debian_roots, foreign_oracle, oracle
+from support import qemu_oracle as qo
+from support import runtime_oracle as ro
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
-
-try:
-    import debian_roots
-    import foreign_oracle
-    import oracle
-    import qemu_oracle as qo
-    import runtime_oracle as ro
-except ImportError:  # collected as the package "tests"
-    from tests import debian_roots, foreign_oracle, oracle
-    from tests import qemu_oracle as qo
-    from tests import runtime_oracle as ro
 
 ARCHES = list(debian_roots.ARCHES)
 MIN_BINDINGS = 5_000  # about 9,500 cross-object bindings per Debian architecture

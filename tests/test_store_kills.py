@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 from conftest import linkgraph, linkgraph_cmd
-from hostroot import cached_host_root
-from neo4j_server import Neo4jServer
+from support.hostroot import cached_host_root
+from support.neo4j_server import Neo4jServer
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 

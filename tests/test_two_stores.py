@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph
-from test_article_case import build_article_root
-from test_cli import HOST_PROGRAM, _copy_with_libraries
+from support.article import build_article_root
+from support.host_programs import HOST_PROGRAM, copy_with_libraries
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -74,8 +74,8 @@ def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("stores")
     article = build_article_root(base / "article").path
     host = base / "host"
-    _copy_with_libraries(HOST_PROGRAM, host)
-    from test_musl import ROOT_KINDS, build_all, make_root
+    copy_with_libraries(HOST_PROGRAM, host)
+    from support.musl_roots import ROOT_KINDS, build_all, make_root
 
     build_all(base / "musl-build")
     make_root(base / "musl", base / "musl-build", ROOT_KINDS[0])
@@ -154,9 +154,9 @@ def test_an_interrupted_write_leaves_the_old_graph(neo4j_server: Any, neo4j_env:
     import subprocess
     import time
 
-    import hostroot
     from conftest import linkgraph_cmd
     from neo4j import GraphDatabase
+    from support import hostroot
 
     _wipe(neo4j_server)
     root = hostroot.cached_host_root(limit=150)

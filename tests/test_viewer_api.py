@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, linkgraph
-from linkgraph.viewer import create_app
-from test_article_case import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, LDSO, LIBC, NVRAM, UTIL, build_article_root
+from support.article import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, LDSO, LIBC, NVRAM, UTIL
 
 VENDOR_EDGES = {
     (BUSYBOX, UTIL): ("used", ["util_foo"]),
@@ -27,29 +26,6 @@ VENDOR_EDGES = {
     (APCFG, UTIL): ("hidden", ["util_bar"]),
     (APCFG, APLOG): ("hidden", ["aplog_write"]),
 }
-
-
-@pytest.fixture(scope="module")
-def article_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("viewer-api")
-    root = build_article_root(base / "root")
-    db = base / "graph.lbdb"
-    linkgraph("scan", str(root.path), "--db", str(db), "--quiet")
-    return db
-
-
-@pytest.fixture(scope="module")
-def client(article_db: Path) -> Any:
-    app = create_app({"LINKGRAPH_DB": str(article_db), "TESTING": True})
-    return app.test_client()
-
-
-@pytest.fixture(scope="module")
-def fw(client: Any) -> str:
-    listing = client.get("/api/firmware").get_json()
-    assert [f["name"] for f in listing] == ["root"]
-    assert listing[0]["modules"] == 18
-    return listing[0]["id"]
 
 
 def _named_edges(graph: dict) -> dict[tuple[str, str], tuple[str, list[str]]]:

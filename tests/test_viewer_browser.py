@@ -6,7 +6,7 @@ analysis with expandable symbols, the Graph tab drawn with the conventions (red 
 declared-unused, counts on used edges), clicking an edge shows its symbols, clicking a module moves
 to it, the exports, the bookmarkable URL, the whole-firmware canvas. The other viewer tests:
 test_viewer_graph.py (the Graph tab), test_viewer_licences.py, test_viewer_whole.py,
-test_viewer_hostile.py; their shared fixtures are in tests/browser.py.
+test_viewer_hostile.py; their shared fixtures are in tests/support/browser.py.
 
 Screenshots of every page go to ``$LINKGRAPH_TEST_ARTIFACTS`` (default ``tests/artifacts/``).
 """
@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from browser import (
+from support.browser import (
     APCFG,
     APLOG,
     ARTICLE_NAME,

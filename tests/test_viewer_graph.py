@@ -1,6 +1,6 @@
 """The Graph tab in a real browser: the Graphviz SVG opened fitted to the panel (wide graphs are not
 cut off, the legend is whole), zoomed and scrolled; the licences of its modules in the side panel and
-the tooltips; the SVG cleaned before it enters the page. The article's root (tests/browser.py).
+the tooltips; the SVG cleaned before it enters the page. The article's root (tests/support/browser.py).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser import (
+from support.browser import (
     APCFG,
     ARTICLE_LICENCES,
     ARTICLE_NAME,

@@ -1,7 +1,7 @@
 """Headers every viewer response carries, and the Host allow-list against DNS rebinding.
 
 Through Flask's test client on the article fixture in a real LadybugDB (the fixtures of
-tests/test_viewer_api.py), and once through the real ``linkgraph serve`` with a raw HTTP request.
+tests/support/viewer_client.py), and once through the real ``linkgraph serve`` with a raw HTTP request.
 """
 
 from __future__ import annotations
@@ -11,15 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import test_viewer_api
-from browser import ViewerServer
 from linkgraph.viewer import create_app
-from test_article_case import BUSYBOX
-
-# the API module's fixtures, shared rather than copied: the scanned article DB, its test client, its firmware id
-article_db = test_viewer_api.article_db
-client = test_viewer_api.client
-fw = test_viewer_api.fw
+from support.article import BUSYBOX
+from support.browser import ViewerServer
 
 NOSNIFF = ("X-Content-Type-Options", "nosniff")
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import (
+from conftest import linkgraph
+from support.browser import (
     Pages,
     ViewerServer,
     assert_no_markup_elements,
@@ -28,7 +29,6 @@ from browser import (
     wait_ready,
     wait_until,
 )
-from conftest import linkgraph
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 

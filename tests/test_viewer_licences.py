@@ -1,5 +1,5 @@
 """Licences in the viewer, in a real browser, on both stores: the article's root scanned with
-``--licences`` (tests/browser.py: libcrypt LGPL-2.1-or-later, libgcc_s GPL-3.0-or-later WITH
+``--licences`` (tests/support/browser.py: libcrypt LGPL-2.1-or-later, libgcc_s GPL-3.0-or-later WITH
 GCC-exception-3.1, the four vendor libraries unknown, busybox GPL-2.0-only from the knowledge base).
 
 * The Overview of a file shows its licence, class, source and certainty, each explained.
@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import (
+from conftest import linkgraph
+from support.browser import (
     APCFG,
     APLOG,
     ARTICLE_LICENCES,
@@ -36,7 +37,6 @@ from browser import (
     wait_ready,
     wait_until,
 )
-from conftest import linkgraph
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 

@@ -2,7 +2,7 @@
 
 * A root of real host programs: time to the first interactive frame (printed, and written to the
   artifacts folder), every module and edge counted, highlighting, zoom, filters and search.
-* The article's root with licence overrides (tests/browser.py): the modules coloured by licence
+* The article's root with licence overrides (tests/support/browser.py): the modules coloured by licence
   class with a legend, the filter by licence class, the licence class in the side panel.
 """
 
@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import (
+from conftest import linkgraph
+from support.browser import (
     ARTICLE_NAME,
     BUSYBOX,
     CRYPT,
@@ -23,7 +24,6 @@ from browser import (
     artifacts_dir,
     wait_until,
 )
-from conftest import linkgraph
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -45,7 +45,7 @@ ZOOM_FRAMES = """() => new Promise(done => {
 
 @pytest.fixture(scope="module")
 def host_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
-    import hostroot
+    from support import hostroot
 
     root = hostroot.cached_host_root(limit=600)
     work = tmp_path_factory.mktemp("host-serve")

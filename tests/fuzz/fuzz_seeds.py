@@ -2,7 +2,7 @@
 
 Seed names say where the bytes come from:
 
-* ``synthetic:NAME``: built here with ``build_elf`` (tests/test_elf_facts.py); the same bytes everywhere.
+* ``synthetic:NAME``: built here with ``build_elf`` (tests/support/elf_builder.py); the same bytes everywhere.
 * ``vendor:ROOT:PATH``: a file of a stock vendor root, ``../shared/firmware/roots/ROOT.tar.xz``
   extracted once into the test cache (``test_vendor_roots.extracted_root``).
 * ``image:PREFIX:PATH``: a file of the root of the OpenWrt-family image ``PREFIX*.bin``
@@ -22,10 +22,9 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
-import strace_oracle
-import test_vendor_roots as tvr
-from fixture_root import Root, two_library_root
-from test_elf_facts import BASE, DT_MIPS_GOTSYM, DT_MIPS_SYMTABNO, EM_MIPS, MIPS_SYMS, build_elf
+from support import strace_oracle, vendor_roots
+from support.elf_builder import BASE, DT_MIPS_GOTSYM, DT_MIPS_SYMTABNO, EM_MIPS, MIPS_SYMS, build_elf
+from support.fixture_root import Root, two_library_root
 
 STABLE = ("synthetic", "vendor", "image")
 DT_NEEDED, DT_SONAME, DT_VERSYM, DT_VERNEED, DT_VERNEEDNUM = 1, 14, 0x6FFFFFF0, 0x6FFFFFFE, 0x6FFFFFFF
@@ -96,7 +95,7 @@ def firmware_root(source: str) -> Path:
     """The host folder of ``vendor:ROOT`` or ``image:PREFIX`` (extracted into the test cache once)."""
     kind, _, which = source.partition(":")
     if kind == "vendor":
-        return tvr.extracted_root(which)[0]
+        return vendor_roots.extracted_root(which)[0]
     if kind == "image":
         return strace_oracle.extracted_image(which)[0]
     raise ValueError(f"not a firmware source: {source!r}")

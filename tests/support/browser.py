@@ -11,7 +11,7 @@
 * Screenshots go to ``$LINKGRAPH_TEST_ARTIFACTS`` (default ``tests/artifacts/``).
 * The fixtures every ``test_viewer_*`` module shares (registered by conftest.py as a plugin):
   ``browser`` (one Chromium a session), ``pages`` (pages watched and photographed per test), the
-  article's root (tests/test_article_case.py) scanned once with licence overrides, served from
+  article's root (tests/support/article.py) scanned once with licence overrides, served from
   LadybugDB (``article_server``) and from Neo4j (``article_neo4j_server``), and the helpers the
   modules use on those pages.
 """
@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 from conftest import linkgraph, linkgraph_cmd
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -380,7 +380,7 @@ def pages(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Pages]:
 
 @pytest.fixture(scope="session")
 def article_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from test_article_case import build_article_root
+    from .article import build_article_root
 
     return build_article_root(tmp_path_factory.mktemp("article-browser") / "root").path
 

@@ -49,10 +49,7 @@ from pathlib import Path
 
 from linkgraph.loader.scan.firmware import file_sha256
 
-try:
-    from hostroot import cache_dir
-except ImportError:  # imported as tests.debian_roots
-    from tests.hostroot import cache_dir
+from .hostroot import cache_dir
 
 # Bumped whenever the way a root is made changes, so cached roots are rebuilt.
 BUILD_VERSION = "2"
@@ -401,7 +398,7 @@ def cached_debian_root(arch: str, packages: list[str] | None = None) -> Path:
     return root
 
 
-if __name__ == "__main__":  # python tests/debian_roots.py [ARCH ...]: build (or find) the cached roots
+if __name__ == "__main__":  # cd tests; python -m support.debian_roots [ARCH ...]: build (or find) the cached roots
     import sys
 
     for name in sys.argv[1:] or list(ARCHES):

@@ -41,29 +41,16 @@ from concurrent.futures import ThreadPoolExecutor
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
-try:
-    import debian_roots
-    import oracle
-    from oracle import (
-        BindingKey,
-        GlibcTrace,
-        OracleError,
-        PathMapper,
-        add_debug_output,
-        parse_bindings,
-        parse_trace_list,
-    )
-except ImportError:  # imported as tests.foreign_oracle
-    from tests import debian_roots, oracle
-    from tests.oracle import (
-        BindingKey,
-        GlibcTrace,
-        OracleError,
-        PathMapper,
-        add_debug_output,
-        parse_bindings,
-        parse_trace_list,
-    )
+from . import debian_roots, oracle
+from .oracle import (
+    BindingKey,
+    GlibcTrace,
+    OracleError,
+    PathMapper,
+    add_debug_output,
+    parse_bindings,
+    parse_trace_list,
+)
 
 TIMEOUT = 300.0
 BIN_DIRS = ["/usr/bin", "/usr/sbin", "/bin", "/sbin"]

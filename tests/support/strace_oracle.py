@@ -1,6 +1,6 @@
 """The device loader's own search, seen through the system calls it makes under qemu-user.
 
-uClibc and musl print no debug output, and the trace lists of tests/qemu_oracle.py only say
+uClibc and musl print no debug output, and the trace lists of tests/support/qemu_oracle.py only say
 *which* file each name loaded.  ``qemu-ARCH-static -strace`` logs every system call of the guest,
 so the ``open``/``openat`` calls the loader makes while it loads a program (the same runs as
 qemu_oracle's: ``LD_TRACE_LOADED_OBJECTS=1`` for uClibc and glibc, ``INTERP --list`` for musl,
@@ -47,12 +47,9 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-try:
-    import qemu_oracle as qo
-    import test_vendor_roots as tvr
-except ImportError:  # collected as the package "tests"
-    from tests import qemu_oracle as qo
-    from tests import test_vendor_roots as tvr
+from . import qemu_oracle as qo
+from . import vendor_roots as tvr
+from .hostroot import cache_dir
 
 # Bumped whenever the cached strace output would no longer match what the code asks for.
 STRACE_CACHE_VERSION = 1
@@ -153,7 +150,7 @@ def strace_loader(name: str, root: Path, sha: str, qemu: Path, work: Path) -> St
     """A StraceLoader for a root whose content has hash ``sha``, cached under the test cache
     (keyed by that hash, the qemu binary's and STRACE_CACHE_VERSION)."""
     key = f"{sha[:20]}-{tvr.sha256_of(qemu)[:20]}-v{STRACE_CACHE_VERSION}"
-    cache_file = tvr.cache_dir() / "strace-oracle" / name / f"strace-{key}.json"
+    cache_file = cache_dir() / "strace-oracle" / name / f"strace-{key}.json"
     return StraceLoader(root, work, cache_file)
 
 
@@ -453,7 +450,7 @@ def extracted_image(prefix: str) -> tuple[Path, str]:
     unpacker), extracted once per image content into the test cache, and the image's sha256."""
     image = qo.firmware_image(prefix)
     sha = tvr.sha256_of(image)
-    final = tvr.cache_dir() / "images" / image.name / sha[:20]
+    final = cache_dir() / "images" / image.name / sha[:20]
     marker = final / "extracted"
     if marker.is_file():
         return Path(marker.read_text().strip()), sha

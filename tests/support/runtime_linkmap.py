@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runtime_elf import (
+from .runtime_elf import (
     AT_BASE,
     AT_NULL,
     AT_PAGESZ,
@@ -27,7 +27,7 @@ from runtime_elf import (
     DynElf,
     _find_symbol,
 )
-from runtime_gdb import _GdbError, _Pipe
+from .runtime_gdb import _GdbError, _Pipe
 
 
 @dataclass

@@ -48,7 +48,7 @@ How the oracle runs (checked with the two MIPS images in ``../shared/firmware``)
   After loading everything, ld.so prints the link map chain in load order without the
   executable: ``\tNAME => PATH (ADDR)`` for each object, ``\tNAME => not found`` for a name it
   could not load (a "faked" map, at its place in the chain), and the loader itself as
-  ``\tPT_INTERP (ADDR)`` where it sits in the chain; the list is parsed by tests/oracle.py's
+  ``\tPT_INTERP (ADDR)`` where it sits in the chain; the list is parsed by tests/support/oracle.py's
   ``parse_trace_list`` (the host glibc oracle's parser).  With ``LD_WARN`` it then relocates
   every object but itself and prints ``undefined symbol: SYM\t(PATH)`` on stderr for each
   strong reference nothing defines (``LD_DEBUG=bindings`` works too: glibc's loader always has
@@ -77,12 +77,9 @@ from pathlib import Path
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
-try:
-    import oracle as glibc_oracle
-except ImportError:  # collected as the package "tests"
-    from tests import oracle as glibc_oracle
+from . import oracle as glibc_oracle
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FIRMWARE_DIR = Path(os.environ.get("LINKGRAPH_FIRMWARE_DIR", REPO.parent / "shared" / "firmware"))
 TIMEOUT = 120.0
 ORACLE_DIR = ".linkgraph-oracle"  # inside the chroot copy only, never in the scanned root

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import bisect
 
-from oracle import BindingKey
-from runtime_elf import TLS_KINDS, DynElf, Slot
-from runtime_linkmap import _Loaded, _Process
-from runtime_trace import RefKey, RuntimeTrace
+from .oracle import BindingKey
+from .runtime_elf import TLS_KINDS, DynElf, Slot
+from .runtime_linkmap import _Loaded, _Process
+from .runtime_trace import RefKey, RuntimeTrace
 
 
 class _SlotReader:

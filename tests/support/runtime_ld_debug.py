@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import oracle
-import qemu_oracle as qo
-from oracle import BindingKey
-from runtime_trace import RuntimeTrace, _sort_key
+from . import oracle
+from . import qemu_oracle as qo
+from .oracle import BindingKey
+from .runtime_trace import RuntimeTrace, _sort_key
 
 
 @dataclass
@@ -73,7 +73,7 @@ LD_DEBUG_ENV = {"LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "1", "LD_BIND_NOW": "
 
 def device_ld_debug(loader: qo.DeviceLoader, executable: str) -> oracle.GlibcTrace:
     """glibc's trace-mode ``LD_DEBUG=bindings`` of a program, by the root's own glibc loader in the chroot
-    (qemu_oracle.DeviceLoader), parsed like tests/oracle.py's (paths canonical in the root)."""
+    (qemu_oracle.DeviceLoader), parsed like tests/support/oracle.py's (paths canonical in the root)."""
     exe = loader.canonical(executable)
     info = loader.elves[exe]
     proc = loader._run([loader._qemu(info), exe], LD_DEBUG_ENV)

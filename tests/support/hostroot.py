@@ -27,10 +27,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-try:
-    from oracle import LD_SO, PathMapper, glibc_list
-except ImportError:  # imported as tests.hostroot
-    from tests.oracle import LD_SO, PathMapper, glibc_list
+from .oracle import LD_SO, PathMapper, glibc_list
 
 BINDIR = "/usr/bin"
 LOADER_CONFIG = ["/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.cache", "/etc/ld.so.preload"]

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hostroot import cache_dir
-from oracle import BindingKey
+from .hostroot import cache_dir
+from .oracle import BindingKey
 
 CACHE_FORMAT = "1"
 _HERE = Path(__file__).resolve().parent

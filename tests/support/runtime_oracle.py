@@ -65,7 +65,7 @@ unresolved symbol and exits, an initialiser crashes or exits, qemu cannot start 
 runs out) is returned with ``covered=False`` and the reason (the loader's stderr), never dropped.
 
 Paths are canonical device paths (symlinks resolved inside the root, qemu_oracle.resolve_in_root),
-as in tests/oracle.py.  :func:`runtime_bindings` is the entry point for other code; its results are
+as in tests/support/oracle.py.  :func:`runtime_bindings` is the entry point for other code; its results are
 cached under ``$LINKGRAPH_TEST_CACHE`` or ``~/.cache/linkgraph-tests`` (``runtime-oracle/``), keyed
 by a hash of the root's files (contents, modes, links) and of the oracle's source (runtime_trace.py).
 
@@ -95,8 +95,8 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import qemu_oracle as qo
-from runtime_elf import (
+from . import qemu_oracle as qo
+from .runtime_elf import (
     AT_BASE,
     AT_ENTRY,
     DT_GNU_LIBLIST,
@@ -109,11 +109,11 @@ from runtime_elf import (
     Slot,
     _find_symbol,
 )
-from runtime_gdb import GDB, GDB_SCRIPT, _GdbError, _Pipe, _stop, _tail
-from runtime_ld_debug import LD_DEBUG_ENV, LdDebugComparison, compare_with_ld_debug, device_ld_debug
-from runtime_linkmap import _LinkMapReader, _Loaded, _parse_auxv, _Process
-from runtime_slots import _SlotReader
-from runtime_trace import (
+from .runtime_gdb import GDB, GDB_SCRIPT, _GdbError, _Pipe, _stop, _tail
+from .runtime_ld_debug import LD_DEBUG_ENV, LdDebugComparison, compare_with_ld_debug, device_ld_debug
+from .runtime_linkmap import _LinkMapReader, _Loaded, _parse_auxv, _Process
+from .runtime_slots import _SlotReader
+from .runtime_trace import (
     CACHE_FORMAT,
     SOURCE_DIGEST,
     SOURCES,

@@ -39,12 +39,9 @@ from conftest import linkgraph_cmd
 from elftools.elf.dynamic import DynamicSegment
 from elftools.elf.elffile import ELFFile
 
-try:
-    from oracle import BindingKey, GlibcTrace, parse_bindings, parse_trace_list, resolve_in_root
-except ImportError:  # imported as tests.fixture_root
-    from tests.oracle import BindingKey, GlibcTrace, parse_bindings, parse_trace_list, resolve_in_root
+from .oracle import BindingKey, GlibcTrace, parse_bindings, parse_trace_list, resolve_in_root
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INTERP = "/lib64/ld-linux-x86-64.so.2"
 MULTIARCH = "/lib/x86_64-linux-gnu"
 HOST_LDSO = Path(os.path.realpath(INTERP))
