@@ -8,88 +8,19 @@ from typing import Any
 
 import pyarrow as pa
 
+from ...cypher.schema import TABLES, ColumnType, ladybug_copy, ladybug_ddl
 from ..errors import StoreError
 from .base import GraphStore
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
 from .queries import load_query
 from .rows import NODE_TABLES, GraphRows
 
-# Column types of each table, for Arrow (the schema file is the truth; these must match it).
-_LIST = pa.list_(pa.string())
-COLUMNS: dict[str, dict[str, pa.DataType]] = {
-    "Firmware": {
-        "id": pa.string(),
-        "name": pa.string(),
-        "sha256": pa.string(),
-        "scanned_at": pa.string(),
-        "source": pa.string(),
-    },
-    "Module": {
-        "id": pa.string(),
-        "firmware": pa.string(),
-        "path": pa.string(),
-        "name": pa.string(),
-        "root": pa.string(),
-        "kind": pa.string(),
-        "soname": pa.string(),
-        "machine": pa.string(),
-        "class": pa.int64(),
-        "endian": pa.string(),
-        "osabi": pa.string(),
-        "interpreter": pa.string(),
-        "needed": _LIST,
-        "aliases": _LIST,
-        "size": pa.int64(),
-        "sha256": pa.string(),
-        "licence": pa.string(),
-        "licence_source": pa.string(),
-        "licence_certainty": pa.string(),
-        "package": pa.string(),
-        "licence_class": pa.string(),
-    },
-    "Missing": {"id": pa.string(), "firmware": pa.string(), "soname": pa.string()},
-    "Symbol": {"id": pa.string(), "firmware": pa.string(), "name": pa.string(), "version": pa.string()},
-    "LinkMap": {
-        "id": pa.string(),
-        "firmware": pa.string(),
-        "executable": pa.string(),
-        "flavour": pa.string(),
-        "objects": _LIST,
-        "missing": _LIST,
-    },
-    "Duplicate": {
-        "id": pa.string(),
-        "firmware": pa.string(),
-        "symbol": pa.string(),
-        "providers": _LIST,
-        "chosen": pa.string(),
-        "executables": _LIST,
-    },
-    "Problem": {
-        "id": pa.string(),
-        "firmware": pa.string(),
-        "path": pa.string(),
-        "severity": pa.string(),
-        "message": pa.string(),
-        "code": pa.string(),
-    },
-    "CONTAINS": {},
-    "NEEDED": {
-        "soname": pa.string(),
-        "position": pa.int64(),
-        "executables": _LIST,
-        "status": pa.string(),
-        "symbols": _LIST,
-        "rule": pa.string(),
-        "directory": pa.string(),
-        "via": pa.string(),
-        "tried": _LIST,
-        "found_by": pa.string(),
-    },
-    "RESOLVES_TO": {"symbol": pa.string(), "version": pa.string(), "copy": pa.bool_(), "scope": pa.string()},
-    "PROVIDES": {},
-    "UNRESOLVED": {"weak": pa.bool_(), "scope": pa.string()},
-    "Scope": {"id": pa.string(), "firmware": pa.string(), "executables": _LIST},
+# Arrow types of the schema's column types, for COPY
+ARROW: dict[ColumnType, pa.DataType] = {
+    ColumnType.STRING: pa.string(),
+    ColumnType.INT64: pa.int64(),
+    ColumnType.BOOL: pa.bool_(),
+    ColumnType.STRINGS: pa.list_(pa.string()),
 }
 
 
@@ -166,7 +97,7 @@ class LadybugStore(GraphStore):
                 lock.release()
 
     def _create_schema(self) -> None:
-        for stmt in load_query("schema", self.engine).statements:
+        for stmt in ladybug_ddl():
             self.execute(stmt)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -224,12 +155,12 @@ class LadybugStore(GraphStore):
     def _copy(self, table: str, data: list[dict], pair: tuple[str, str] | None) -> None:
         if not data:
             return
-        columns = (["from", "to"] if pair else []) + list(COLUMNS[table])
-        types = {"from": pa.string(), "to": pa.string(), **COLUMNS[table]}
-        arrow = pa.table({c: pa.array([r.get(c) for r in data], type=types[c]) for c in columns})
-        options = f" (from='{pair[0]}', to='{pair[1]}')" if pair else ""
+        types = {name: ARROW[kind] for name, kind in TABLES[table].columns}
+        if pair:
+            types = {"from": pa.string(), "to": pa.string(), **types}
+        arrow = pa.table({c: pa.array([r.get(c) for r in data], type=t) for c, t in types.items()})
         try:
-            self._conn.execute(f"COPY {table} FROM $arrow{options}", {"arrow": arrow})
+            self._conn.execute(ladybug_copy(table, pair), {"arrow": arrow})
         except RuntimeError as exc:
             raise StoreError(f"writing {table} failed: {exc}") from exc
 

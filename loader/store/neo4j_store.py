@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, LiteralString, cast
 
+from ...cypher.schema import neo4j_create_edges, neo4j_create_nodes, neo4j_ddl
 from ..errors import StoreError
 from .base import GraphStore
 from .queries import load_query
@@ -79,7 +80,7 @@ class Neo4jStore(GraphStore):
         check_server_version(self.uri, self._driver.get_server_info().agent or "")
 
     def _create_schema(self) -> None:
-        for stmt in load_query("schema", self.engine).statements:
+        for stmt in neo4j_ddl():
             self.execute(stmt)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -111,13 +112,9 @@ class Neo4jStore(GraphStore):
         for label in NODE_TABLES:
             data = rows.nodes.get(label, [])
             for i in range(0, len(data), BATCH):
-                tx.run(f"UNWIND $rows AS r CREATE (n:{label}) SET n = r", rows=data[i : i + BATCH]).consume()
+                tx.run(neo4j_create_nodes(label), rows=data[i : i + BATCH]).consume()
         for (rel, src, dst), data in rows.rels.items():
-            # One row per pair of end nodes with all its edges: each node is looked up once per pair.
-            statement = (
-                f"UNWIND $rows AS r MATCH (a:{src} {{id: r.from}}) MATCH (b:{dst} {{id: r.to}}) "
-                f"UNWIND r.edges AS props CREATE (a)-[e:{rel}]->(b) SET e = props"
-            )
+            statement = neo4j_create_edges(rel, src, dst)
             pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for r in data:
                 pairs.setdefault((r["from"], r["to"]), []).append(

@@ -13,13 +13,14 @@ import posixpath
 import urllib.parse
 from dataclasses import dataclass, field
 
+from ...cypher.schema import EDGES, NODES
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
 from ..model import LicenceFact, RelocClass, ScanResult
 from ..rootfs import display_path
 
-NODE_TABLES = ("Firmware", "Module", "Missing", "Symbol", "Scope", "LinkMap", "Duplicate", "Problem")
-REL_TABLES = ("CONTAINS", "NEEDED", "RESOLVES_TO", "PROVIDES", "UNRESOLVED")
+NODE_TABLES = tuple(t.name for t in NODES)
+REL_TABLES = tuple(t.name for t in EDGES if t.written)
 
 
 @dataclass

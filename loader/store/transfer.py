@@ -8,21 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...cypher.schema import EDGES, read_edges, read_nodes
 from .base import GraphStore
-from .ladybug_store import COLUMNS
-from .rows import NODE_TABLES, REL_TABLES, GraphRows
-
-
-def _node_query(label: str) -> str:
-    key = "id" if label == "Firmware" else "firmware"
-    props = ", ".join(f"n.{p} AS {p}" for p in COLUMNS[label])
-    return f"MATCH (n:{label} {{{key}: $firmware}}) RETURN {props}"
-
-
-def _rel_query(rel: str, src: str, dst: str) -> str:
-    key = "id" if src == "Firmware" else "firmware"
-    props = "".join(f", e.{p} AS {p}" for p in COLUMNS[rel] if p not in ("status", "symbols"))
-    return f"MATCH (a:{src} {{{key}: $firmware}})-[e:{rel}]->(b:{dst}) RETURN a.id AS from, b.id AS to{props}"
+from .rows import NODE_TABLES, GraphRows
 
 
 def copy_firmware(source: GraphStore, target: GraphStore, firmware: str) -> dict[str, Any]:
@@ -30,19 +18,11 @@ def copy_firmware(source: GraphStore, target: GraphStore, firmware: str) -> dict
     rows = GraphRows(firmware)
     params = {"firmware": firmware}
     for label in NODE_TABLES:
-        rows.nodes[label] = source.execute(_node_query(label), params)
-    pairs = [
-        ("CONTAINS", "Firmware", "Module"),
-        ("NEEDED", "Module", "Module"),
-        ("NEEDED", "Module", "Missing"),
-        ("RESOLVES_TO", "Module", "Module"),
-        ("PROVIDES", "Module", "Symbol"),
-        ("UNRESOLVED", "Module", "Symbol"),
-    ]
-    assert {p[0] for p in pairs} == set(REL_TABLES)
+        rows.nodes[label] = source.execute(read_nodes(label), params)
+    pairs = [(t.name, src, dst) for t in EDGES if t.written for src, dst in t.ends]
     for rel, src, dst in pairs:
-        found = source.execute(_rel_query(rel, src, dst), params)
-        if rel == "NEEDED":
+        found = source.execute(read_edges(rel, src, dst), params)
+        if rel == "NEEDED":  # classified again by the target
             for row in found:
                 row.update(status=None, symbols=[])
         rows.rels[(rel, src, dst)] = found
