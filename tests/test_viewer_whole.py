@@ -50,7 +50,7 @@ def host_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServ
     root = hostroot.cached_host_root(limit=600)
     work = tmp_path_factory.mktemp("host-serve")
     db = work / "graph.lbdb"
-    proc = linkgraph("scan", str(root), "--db", str(db), "--name", "host-programs", "--quiet", timeout=1800)
+    proc = linkgraph("scan", str(root), "--db", str(db), "--name", "host-programs", "--quiet")
     assert proc.returncode in (0, 1), proc.stderr
     with ViewerServer(["--db", str(db)], work) as server:
         yield server
