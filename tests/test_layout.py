@@ -8,6 +8,7 @@ every module of package P that imports a module of package Q. The packages must 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -128,3 +129,23 @@ def test_no_module_is_over_the_limit() -> None:
     sizes = {str(p.relative_to(REPO)): len(p.read_text().splitlines()) for p in modules().values()}
     long = {path: n for path, n in sizes.items() if n > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+CYPHER_START = re.compile(r"^\s*(MATCH|OPTIONAL MATCH|UNWIND|CREATE|MERGE|COPY|CALL|ALTER|DROP|WITH|RETURN)\s")
+
+
+def test_no_cypher_text_outside_the_cypher_package() -> None:
+    """Queries live in cypher/ (named .cypher files, and the statements the schema derives);
+    Python elsewhere passes names and parameters, never builds Cypher text."""
+    found = []
+    for module, path in modules().items():
+        if module.startswith("linkgraph.cypher"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and CYPHER_START.match(node.value):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value[:60]!r}")
+            elif isinstance(node, ast.JoinedStr):
+                head = next((v.value for v in node.values if isinstance(v, ast.Constant)), "")
+                if isinstance(head, str) and CYPHER_START.match(head):
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}: f-string {head[:60]!r}")
+    assert not found, "Cypher outside cypher/:\n" + "\n".join(found)
