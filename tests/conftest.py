@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -27,20 +28,28 @@ def linkgraph_cmd() -> list[str]:
 
 
 def linkgraph(*args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """Run ``linkgraph ARGS`` in this process (click's CliRunner), with ``env`` added to the
-    environment and NEO4J_* taken out of it; its exit code, stdout and stderr as a CompletedProcess.
+    """Run ``linkgraph ARGS`` with ``env`` added to the environment and NEO4J_* taken out of it;
+    its exit code, stdout and stderr as a CompletedProcess.
 
-    A bug surfaces as the exception itself (the installed command turns it into exit 3; tests of
-    that, of killing a scan and of measuring one run the real command in a process of its own)."""
-    from click.testing import CliRunner
-
-    from linkgraph.cli.main import main
-
+    On the main thread it runs in this process (click's CliRunner), and a bug surfaces as the
+    exception itself (the installed command turns it into exit 3; tests of that, of killing a scan
+    and of measuring one run the real command themselves). CliRunner swaps the process's
+    sys.stdout, so a call from a worker thread (several roots checked at once) runs the installed
+    command in a process of its own instead."""
     unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("NEO4J_")}
-    result = CliRunner().invoke(
-        main, list(args), env={**unset, "COLUMNS": "200", **(env or {})}, catch_exceptions=False
-    )
-    proc = subprocess.CompletedProcess(["linkgraph", *args], result.exit_code, result.stdout, result.stderr)
+    extra = {"COLUMNS": "200", **(env or {})}
+    if threading.current_thread() is threading.main_thread():
+        from click.testing import CliRunner
+
+        from linkgraph.cli.main import main
+
+        result = CliRunner().invoke(main, list(args), env={**unset, **extra}, catch_exceptions=False)
+        proc = subprocess.CompletedProcess(["linkgraph", *args], result.exit_code, result.stdout, result.stderr)
+    else:
+        environ = {k: v for k, v in os.environ.items() if k not in unset}
+        proc = subprocess.run(
+            [*linkgraph_cmd(), *args], capture_output=True, text=True, env={**environ, **extra}, check=False
+        )
     if check and proc.returncode not in (0, 1):
         raise AssertionError(f"linkgraph {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
     return proc
