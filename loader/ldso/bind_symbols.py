@@ -19,7 +19,6 @@ from __future__ import annotations
 from ..elf.dynsym import referenced_names
 from ..model import (
     ElfFacts,
-    Flavour,
     LinkMap,
     Resolution,
     add_holding,
@@ -127,7 +126,7 @@ class SymbolBinder:
     def bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
         """Add the bindings, unresolved references and duplicates of one link map to ``out``
         (for a program glibc starts prelinked, the slots' prelinked values: loader/ldso/prelink.py)."""
-        if self.flavours[link_map.executable].flavour is Flavour.GLIBC and prelink.check(link_map, objects):
+        if self.flavours[link_map.executable].applies_prelink and prelink.check(link_map, objects):
             looked_up = Resolution()
             self._bind(link_map, objects, looked_up)
             prelink.apply(link_map, objects, looked_up, out, self._defines_name)
@@ -147,8 +146,8 @@ class SymbolBinder:
         exe_table = self.table(exe)
         exe_names = exe_table.by_name
         bindings, unresolved, duplicates = out.bindings, out.unresolved, out.duplicates
-        glibc = flavour.flavour is Flavour.GLIBC
-        unique: dict[str, str] = {}  # glibc's table of STB_GNU_UNIQUE symbols: name -> first provider
+        unique_table = flavour.unique_symbols
+        unique: dict[str, str] = {}  # the table of STB_GNU_UNIQUE symbols: name -> first provider
         for obj in relocation_order(link_map, objects):
             if obj is exe:
                 for entry in self._resolve_all(exe, {**rest, exe_path: 0}, flavour):
@@ -156,7 +155,7 @@ class SymbolBinder:
                         entry = _Resolved(
                             exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path), entry.unique
                         )
-                    self._record(entry, entry.providers, exe_path, glibc, unique, out)
+                    self._record(entry, entry.providers, exe_path, unique_table, unique, out)
                 continue
             symbolic = flavour.honours_symbolic and obj.symbolic
             for entry in self._below_exe(obj, rest, rest_key, flavour):
@@ -172,9 +171,11 @@ class SymbolBinder:
                         providers = (obj.path, exe_path, *providers[1:])
                     else:
                         providers = (exe_path, *providers)
-                    self._record(_Resolved(obj.path, lookup, providers, False), providers, exe_path, glibc, unique, out)
-                elif glibc and entry.unique:
-                    self._record(entry, entry.providers, exe_path, glibc, unique, out)
+                    self._record(
+                        _Resolved(obj.path, lookup, providers, False), providers, exe_path, unique_table, unique, out
+                    )
+                elif unique_table and entry.unique:
+                    self._record(entry, entry.providers, exe_path, unique_table, unique, out)
                 elif (key := entry.binding) is not None:  # the common case, inlined: as under every other executable
                     lst = bindings.get(key)
                     if lst is None:
@@ -192,7 +193,7 @@ class SymbolBinder:
         entry: _Resolved,
         providers: tuple[str, ...],
         exe_path: str,
-        glibc: bool,
+        unique_table: bool,
         unique: dict[str, str],
         out: Resolution,
     ) -> None:
@@ -201,7 +202,7 @@ class SymbolBinder:
             add_holding(out.unresolved, (entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
             return
         chosen = providers[0]
-        if glibc and not lookup.self_bound and (chosen, lookup.name) in self._uniques:
+        if unique_table and not lookup.self_bound and (chosen, lookup.name) in self._uniques:
             chosen = unique.setdefault(lookup.name, chosen)
         add_holding(out.bindings, (entry.module, lookup.name, lookup.version, chosen), exe_path)
         if len(providers) > 1:

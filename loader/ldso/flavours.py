@@ -116,6 +116,15 @@ class LoaderFlavour:
     #: The interpreter is in the link map even when no object names it: it goes last (glibc's
     #: rtld map, uClibc's ``add_ldso`` after the walk).  musl's loader joins only when named.
     interpreter_always_loaded = True
+    #: A program whose DT_GNU_LIBLIST matches its link map keeps prelink's bindings (glibc's
+    #: dl_main); uClibc and musl know no prelink.
+    applies_prelink = False
+    #: STB_GNU_UNIQUE definitions go into one table per process: the first provider found serves
+    #: every later lookup of the name (glibc's do_lookup_unique).
+    unique_symbols = False
+    #: A DT_RPATH/DT_RUNPATH string with any $ token other than $ORIGIN is dropped whole (musl's
+    #: fixup_rpath); glibc and uClibc expand or drop entry by entry.
+    other_tokens_void_rpath = False
 
     def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/lib"]
@@ -127,6 +136,8 @@ class LoaderFlavour:
 
 class Glibc(LoaderFlavour):
     flavour = Flavour.GLIBC
+    applies_prelink = True
+    unique_symbols = True
 
     def _triplet(self, facts: ElfFacts) -> str | None:
         triplet = MULTIARCH.get((facts.machine, facts.elf_class, facts.endian))
@@ -158,6 +169,7 @@ class Glibc(LoaderFlavour):
 
 class Musl(LoaderFlavour):
     flavour = Flavour.MUSL
+    other_tokens_void_rpath = True
     verdict = staticmethod(musl_verdict)
     match_soname = False  # musl matches the name it loaded a file under, and the inode
     versioned_lookup = False

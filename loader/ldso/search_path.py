@@ -93,7 +93,7 @@ class SearchPath:
         return [f"{directory}/glibc-hwcaps/{level}" for level in self.hwcaps] + [directory]
 
     def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
-        if entries and self.flavour.flavour is Flavour.MUSL and any("$" in _ORIGIN_ONLY.sub("", e) for e in entries):
+        if entries and self.flavour.other_tokens_void_rpath and any("$" in _ORIGIN_ONLY.sub("", e) for e in entries):
             return []  # musl's fixup_rpath: any other $ token voids the whole string
         out = []
         for entry in entries or ():
