@@ -8,11 +8,11 @@ import posixpath
 from collections.abc import Callable
 
 from ..errors import LdconfigError
-from ..model import ElfFacts, Flavour
+from ..model import ElfFacts
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 from .flavours import LoaderFlavour, musl_arch, musl_arch_of_loader
-from .interp_defaults import CompiledDefaults, glibc_hwcaps, glibc_system_dirs, supported_hwcaps, uclibc_dirs
+from .interp_defaults import CompiledDefaults, supported_hwcaps
 from .ld_cache import OLD_MAGIC, LdCache, read_ld_so_cache
 from .ld_conf import read_ld_so_conf, read_musl_path_file
 
@@ -137,11 +137,9 @@ class LoaderConfig:
             data = self.read_capped(loader.path, "the interpreter") if loader is not None else None
             dirs: list[str] | None = None
             hwcaps: list[str] = []
-            if data is not None and flavour.flavour is Flavour.GLIBC:
-                dirs, hwcaps = glibc_system_dirs(data), glibc_hwcaps(data)
-            elif data is not None and flavour.flavour is Flavour.UCLIBC:
-                dirs = uclibc_dirs(data)
-            if flavour.flavour is Flavour.MUSL:
+            if data is not None:
+                dirs, hwcaps = flavour.compiled_dirs(data)
+            if flavour.fixed_default_dirs:
                 found = CompiledDefaults(tuple(flavour.default_dirs(exe, has_dir)), "musl's fixed list")
             elif dirs and loader is not None:
                 found = CompiledDefaults(

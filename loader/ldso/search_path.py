@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..model import ElfFacts, Flavour, FoundBy
-from .flavours import PLATFORM, LoaderFlavour, UclibcBuild
+from .flavours import PLATFORM, LoaderFlavour
 from .ld_cache import UCLIBC_ACCEPTED
 from .loader_config import DirCache, LoaderConfig
 
@@ -82,9 +82,8 @@ class SearchPath:
         compiled = config.default_dirs(flavour, exe.facts, defaults_from or loader, has_dir)
         self.defaults = list(compiled.dirs)
         self.hwcaps = compiled.hwcaps
-        uclibc = flavour.flavour is Flavour.UCLIBC
-        self.uclibc = UclibcBuild.of(exe.facts.interpreter or interpreter, loader) if uclibc else UclibcBuild()
-        if uclibc and not self.uclibc.cache and compiled.guessed:
+        self.uclibc = flavour.build(exe.facts.interpreter or interpreter, loader)
+        if not self.uclibc.cache and compiled.guessed:
             self.defaults = [*self.defaults, "/usr/X11R6/lib"]  # dl-elf.c: #ifndef __LDSO_CACHE_SUPPORT__
 
     def dir_variants(self, directory: str) -> list[str]:
