@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from conftest import linkgraph
 from linkgraph.loader.errors import DiagramError
-from linkgraph.viewer.diagram import TitleBlock, render, to_dot
+from linkgraph.viewer.diagram import render, to_dot
 from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, shorten
-from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES
+from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES, TitleBlock
 from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
 from support.article import APCFG, APLOG, BUSYBOX, NVRAM, UTIL
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import dataclass
 from typing import Any
 
 from ..loader.errors import DiagramError
@@ -46,6 +45,7 @@ from .drawing_style import (
     MISSING_NODE,
     UNKNOWN_LICENCE,
     UNKNOWN_STYLE,
+    TitleBlock,
 )
 
 TITLE_WRAP = 80
@@ -54,17 +54,6 @@ RENDER_TIMEOUT = 120
 FORMATS = ("svg", "pdf", "png")
 
 _IDENTIFIER_DIGITS = 9
-
-
-@dataclass(frozen=True)
-class TitleBlock:
-    """What the title block of an exported diagram says."""
-
-    firmware_name: str
-    firmware_sha256: str
-    path: str
-    date: str
-    version: str
 
 
 def _identifier(raw: Any, prefix: str, index: int) -> str:

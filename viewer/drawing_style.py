@@ -1,7 +1,15 @@
 """The drawing conventions of every diagram (the viewer's, the exports', the compliance report's):
 node shapes per kind, edge styles per status (used solid black with the symbol count,
 declared-unused dashed blue, hidden solid red, missing dotted grey), the legend, and the outline
-and fill of each licence class, sober enough to print."""
+and fill of each licence class, sober enough to print; what an exported diagram's title block says."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+from .. import __version__
 
 KINDS = {"executable": "box", "library": "ellipse", "kernel-module": "hexagon", "other-elf": "note"}
 BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
@@ -37,3 +45,26 @@ LICENCE_NAMES = {
 }
 UNKNOWN_LICENCE = "licence unknown"
 HIGHLIGHT_PENWIDTH = "3.2"
+
+
+@dataclass(frozen=True)
+class TitleBlock:
+    """What the title block of an exported diagram says."""
+
+    firmware_name: str
+    firmware_sha256: str
+    path: str
+    date: str
+    version: str
+
+    @classmethod
+    def today(cls, firmware: dict[str, Any], graph: dict[str, Any], asked: str) -> TitleBlock:
+        """The title block of ``graph`` (a file's dependency graph) of ``firmware`` (a row of the
+        ``firmware`` query), dated today; ``asked`` is the path the user gave."""
+        return cls(
+            firmware_name=str(firmware.get("name") or ""),
+            firmware_sha256=str(firmware.get("sha256") or firmware["id"]),
+            path=str(graph.get("root") or asked),
+            date=datetime.date.today().isoformat(),
+            version=__version__,
+        )

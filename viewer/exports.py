@@ -8,17 +8,16 @@ import io
 import posixpath
 import re
 from collections.abc import Iterator
-from datetime import date
 from typing import Any
 
 from flask import Blueprint, Response, abort
 
-from .. import __version__
 from ..loader.errors import DiagramError
 from ..loader.report import analysis
 from .api import required_arg
-from .diagram import TitleBlock, render, to_dot
+from .diagram import render, to_dot
 from .dot_text import display_text
+from .drawing_style import TitleBlock
 from .store_access import current_store, firmware_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/api/firmware")
@@ -87,13 +86,7 @@ def diagram(firmware_id: str, fmt: str) -> Response:
     path = required_arg("path")
     firmware = firmware_or_404(firmware_id)
     graph = analysis.dependency_graph(current_store(), firmware["id"], path)
-    title = TitleBlock(
-        firmware_name=str(firmware.get("name") or ""),
-        firmware_sha256=str(firmware.get("sha256") or firmware["id"]),
-        path=str(graph.get("root") or path),
-        date=date.today().isoformat(),
-        version=__version__,
-    )
+    title = TitleBlock.today(firmware, graph, path)
     try:
         image = render(to_dot(graph, title), fmt)
     except DiagramError as exc:

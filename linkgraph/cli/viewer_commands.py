@@ -7,12 +7,10 @@ from __future__ import annotations
 import ipaddress
 import sys
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 
 import click
 
-from .. import __version__
 from ..loader.errors import LinkgraphError
 from .options import fail, store_options
 
@@ -70,7 +68,8 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
     Needs Graphviz's `dot` (bash scripts/setup.sh installs it), except for --format dot.
     """
     from ..loader.report.analysis import dependency_graph
-    from ..viewer.diagram import TitleBlock, render, to_dot
+    from ..viewer.diagram import render, to_dot
+    from ..viewer.drawing_style import TitleBlock
 
     fmt = _format_for(output, fmt)
     if output == "-" and fmt in ("pdf", "png") and sys.stdout.isatty():
@@ -80,13 +79,7 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
             firmware_id = store.resolve_firmware(firmware)
             row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
             graph = dependency_graph(store, firmware_id, file)
-        title = TitleBlock(
-            firmware_name=str(row.get("name") or ""),
-            firmware_sha256=str(row.get("sha256") or row["id"]),
-            path=str(graph.get("root") or file),
-            date=date.today().isoformat(),
-            version=__version__,
-        )
+        title = TitleBlock.today(row, graph, file)
         source = to_dot(graph, title)
         data = source.encode("utf-8", "backslashreplace") if fmt == "dot" else render(source, fmt)
     except LinkgraphError as exc:
