@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .problems import Problem, ProblemCode
 
@@ -19,6 +20,16 @@ class Kind(enum.StrEnum):
     LIBRARY = "library"
     KERNEL_MODULE = "kernel-module"
     OTHER_ELF = "other-elf"
+
+
+class Status(enum.StrEnum):
+    """What a dependency edge is (docs/graph.md): the classification every report, query and
+    drawing shares. The order is the order in which they are listed."""
+
+    USED = "used"  # declared in DT_NEEDED, and symbols of the declaring object bind to it
+    DECLARED_UNUSED = "declared-unused"  # declared, loaded, and nothing of the declarer binds to it
+    HIDDEN = "hidden"  # not declared by the object, yet its symbols bind there
+    MISSING = "missing"  # declared, and no file of the image satisfies it
 
 
 class Flavour(enum.StrEnum):
@@ -201,9 +212,30 @@ class LinkMap:
     needed: list[NeededEdge] = field(default_factory=list)
 
 
-BindingKey = tuple[str, str, "str | None", str]  # (module, symbol, version, provider)
-UnresolvedKey = tuple[str, str, "str | None", bool]  # (module, symbol, version, weak)
-DuplicateKey = tuple[str, tuple[str, ...], str]  # (symbol, providers in load order, chosen)
+class BindingKey(NamedTuple):
+    """A reference of ``module`` to ``symbol`` (at ``version``) bound to ``provider``."""
+
+    module: str
+    symbol: str
+    version: str | None
+    provider: str
+
+
+class UnresolvedKey(NamedTuple):
+    """A reference no object of the link map defines; ``weak`` ones are allowed to stay unbound."""
+
+    module: str
+    symbol: str
+    version: str | None
+    weak: bool
+
+
+class DuplicateKey(NamedTuple):
+    """A symbol defined by more than one object of a link map: ``providers`` in load order."""
+
+    symbol: str
+    providers: tuple[str, ...]
+    chosen: str
 
 
 def add_holding(table: dict, key: tuple, exe: str) -> None:

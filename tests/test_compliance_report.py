@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 import pytest
 from conftest import linkgraph
 from support.article import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, NVRAM, UTIL, build_article_root
-from support.browser import Browser, PageWatch, artifacts_dir, launch_chromium, screenshot
+from support.browser import Browser, PageWatch, artifacts_dir, screenshot
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
@@ -99,15 +98,6 @@ def article(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "device": scan(root, base / "device.lbdb", device, "tew-636apb"),
         "proprietary": scan(root, base / "proprietary.lbdb", proprietary, "tew-636apb-proprietary"),
     }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    b = launch_chromium()  # Debian's Chromium; missing, it fails
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def query(db: Path, name: str) -> list[dict[str, Any]]:

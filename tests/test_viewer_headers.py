@@ -30,6 +30,8 @@ def _nosniff(response: Any) -> None:
         ("api json", "/api/firmware/{fw}/tree", 200, "application/json"),
         ("static script", "/static/common.js", 200, "text/javascript"),
         ("static style", "/static/style.css", 200, "text/css"),
+        ("generated script", "/static/vocabulary.js", 200, "text/javascript"),
+        ("generated style", "/static/vocabulary.css", 200, "text/css"),
         ("csv export", "/api/firmware/{fw}/analysis.csv?path=" + BUSYBOX, 200, "text/csv"),
         ("svg export", "/api/firmware/{fw}/diagram.svg?path=" + BUSYBOX, 200, "image/svg+xml"),
         ("png export", "/api/firmware/{fw}/diagram.png?path=" + BUSYBOX, 200, "image/png"),

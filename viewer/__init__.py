@@ -2,7 +2,9 @@
 
 ``create_app(config)`` builds it; ``linkgraph serve`` runs it. Pages live in ``pages``, the JSON
 API in ``api``, the exports (diagrams, CSV) in ``exports``; all of them read the store through
-``store_access.current_store()`` and the named queries of ``linkgraph.cypher``.
+``store_access.current_store()`` and the named queries of ``linkgraph.cypher``. The drawing
+conventions are declared once in ``drawing_style`` and handed to scripts and style sheets by
+``vocabulary``.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from datetime import date
 from typing import Any
 
 from .. import __version__
+from ..loader.model import Status
 from ..loader.report.analysis import Queryable, Row, dependency_graph, find_module, module_node
 from ..loader.report.licence_findings import licence_findings
 from .diagram import render, to_dot
@@ -154,7 +155,9 @@ def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list
 def _declared_only(store: Queryable, fw: str, rows: list[Row], image: str) -> list[Row]:
     out = []
     for module, group in _group(rows, "module").items():
-        edges = [{"from": module, "to": r["library"], "status": "declared-unused", "symbols": []} for r in group]
+        edges = [
+            {"from": module, "to": r["library"], "status": Status.DECLARED_UNUSED.value, "symbols": []} for r in group
+        ]
         entries = [
             {**r, "used_by": [{**u, "symbols": cut(u["symbols"], SYMBOL_LIMIT)} for u in r["used_by"]]} for r in group
         ]

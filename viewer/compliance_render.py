@@ -14,9 +14,11 @@ import re
 from typing import Any
 
 from ..loader.errors import LinkgraphError
+from ..loader.model import Status
 from ..loader.report.analysis import Queryable
 from .compliance import compliance_data
 from .drawing_style import LICENCE_STYLES
+from .vocabulary import status_css
 
 PDF_IMAGE = "svg"
 
@@ -27,6 +29,7 @@ class ReportError(LinkgraphError):
 
 def _environment() -> Any:
     from jinja2 import Environment, PackageLoader, StrictUndefined
+    from markupsafe import Markup
 
     env = Environment(
         loader=PackageLoader("linkgraph.viewer", "templates"),
@@ -37,6 +40,8 @@ def _environment() -> Any:
     )
     env.filters["base"] = lambda path: posixpath.basename(str(path or "")) or str(path or "")
     env.filters["klass"] = lambda value: value if value in LICENCE_STYLES else "unknown"
+    env.globals["statuses"] = [status.value for status in Status]
+    env.globals["status_css"] = Markup(status_css())  # from drawing_style's colours, no firmware text
     # for the page footer inside <style>, where escaping does not apply: hex digits only
     env.filters["hex16"] = lambda value: re.sub(r"[^0-9a-f]", "", str(value).lower())[:16]
     return env

@@ -33,6 +33,7 @@ import subprocess
 from typing import Any
 
 from ..loader.errors import DiagramError
+from ..loader.model import Status
 from .dot_text import Html, attrs, display_text, html_text, label_text, shorten
 from .drawing_style import (
     COUNTED,
@@ -118,7 +119,7 @@ def _edge_statement(
     tip = [f"{status}: {shown[tail]} → {shown[head]}"]
     if edge.get("soname"):
         soname = display_text(edge["soname"])
-        tip.append(f"soname {soname} (not declared)" if status == "hidden" else f"DT_NEEDED {soname}")
+        tip.append(f"soname {soname} (not declared)" if status == Status.HIDDEN else f"DT_NEEDED {soname}")
     if symbols or count:
         tip += [f"{count} symbol{'' if count == 1 else 's'}:", *_symbol_lines(symbols, count)]
     label = {"label": Html(str(count))} if status in COUNTED else {}
@@ -158,7 +159,7 @@ def _legend(licences: bool = False) -> list[str]:
         tail, head = f"legend_t{index}", f"legend_h{index}"
         looks = (
             {**MISSING_NODE, "width": "0", "height": "0", "fontsize": "9", "label": Html("missing")}
-            if status == "missing"
+            if status == Status.MISSING
             else {}
         )
         lines += [

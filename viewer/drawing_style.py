@@ -10,39 +10,117 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__
+from ..loader.licences.classes import LicenceClass
+from ..loader.model import Kind, Status
 
-KINDS = {"executable": "box", "library": "ellipse", "kernel-module": "hexagon", "other-elf": "note"}
+MISSING_KIND = "missing"  # a soname no file satisfies, drawn like a module
+SYMLINK_KIND = "symlink"  # an entry of the file tree
+
+
+@dataclass(frozen=True)
+class StatusLook:
+    """How the edges of one status are drawn and named, in every diagram and on every page."""
+
+    colour: str
+    line: str  # solid, dashed or dotted (a Graphviz style and a CSS border style)
+    help: str
+    legend: str  # the text beside the legend's sample line in a diagram
+    counted: bool = False  # labelled with its symbol count
+    penwidth: str = "1"
+
+
+@dataclass(frozen=True)
+class LicenceLook:
+    """How a module of one licence class is outlined and filled, marked and named."""
+
+    outline: str
+    fill: str
+    dot: str  # the solid dot of the whole-firmware view
+    label: str  # the short mark
+    name: str  # the diagrams' legend
+    help: str
+
+
+@dataclass(frozen=True)
+class KindLook:
+    shape: str  # Graphviz node shape
+    colour: str
+    short: str  # the file tree's mark
+
+
 BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
-EDGE_STYLES = {
-    "used": {"color": "black", "style": "solid", "fontcolor": "black"},
-    "declared-unused": {"color": BLUE, "style": "dashed", "fontcolor": BLUE},
-    "hidden": {"color": RED, "style": "solid", "fontcolor": RED, "penwidth": "1.4"},
-    "missing": {"color": GREY, "style": "dotted", "fontcolor": GREY},
+STATUS_LOOKS: dict[Status, StatusLook] = {
+    Status.USED: StatusLook("black", "solid", "declared, and symbols bind to it", "used (N symbols)", counted=True),
+    Status.DECLARED_UNUSED: StatusLook(BLUE, "dashed", "declared in DT_NEEDED, nothing binds to it", "declared-unused"),
+    Status.HIDDEN: StatusLook(
+        RED, "solid", "not declared, yet symbols bind to it", "hidden", counted=True, penwidth="1.4"
+    ),
+    Status.MISSING: StatusLook(GREY, "dotted", "declared, no file in the image satisfies it", "missing"),
+}
+LICENCE_LOOKS: dict[LicenceClass, LicenceLook] = {
+    LicenceClass.GPL: LicenceLook(
+        "#9c3d00",
+        "#fbe0cc",
+        "#d35400",
+        "GPL",
+        "GPL",
+        "strong copyleft without a linking exception (GPL, AGPL): a program using it may be a derivative work",
+    ),
+    LicenceClass.LGPL: LicenceLook(
+        "#7a6500",
+        "#fbf1c4",
+        "#c99a00",
+        "LGPL",
+        "LGPL / linking exception",
+        "weak copyleft for dynamic linking: LGPL, or GPL with a linking exception (the GCC runtime)",
+    ),
+    LicenceClass.PERMISSIVE: LicenceLook(
+        "#2f6b2f",
+        "#dcefd9",
+        "#2e8b3a",
+        "permissive",
+        "permissive",
+        "free and GPL-compatible (MIT, BSD, ISC, Apache-2.0, …)",
+    ),
+    LicenceClass.INCOMPATIBLE: LicenceLook(
+        "#6b2c91",
+        "#eadcf2",
+        "#7b3fa0",
+        "incompatible",
+        "incompatible",
+        "proprietary or not GPL-compatible (LicenseRef-Proprietary, OpenSSL, …)",
+    ),
+    LicenceClass.UNKNOWN: LicenceLook(
+        "#4d4d4d",
+        "#eeeeee",
+        "#a0a0a0",
+        "unknown",
+        "unknown",
+        "no licence fact, or one linkgraph does not classify",
+    ),
+}
+KIND_LOOKS: dict[str, KindLook] = {
+    Kind.EXECUTABLE: KindLook("box", "#00695c", "exe"),
+    Kind.LIBRARY: KindLook("ellipse", "#37474f", "lib"),
+    Kind.KERNEL_MODULE: KindLook("hexagon", "#8d6e63", "ko"),
+    Kind.OTHER_ELF: KindLook("note", "#9e9e9e", "elf"),
+    SYMLINK_KIND: KindLook("none", "#6a4c93", "link"),
+    MISSING_KIND: KindLook("ellipse", GREY, "missing"),
+}
+
+# the Graphviz attributes derived from the looks above
+KINDS = {kind.value: KIND_LOOKS[kind].shape for kind in Kind}
+EDGE_STYLES: dict[str, dict[str, str]] = {
+    status.value: {"color": look.colour, "style": look.line, "fontcolor": look.colour}
+    | ({"penwidth": look.penwidth} if look.penwidth != "1" else {})
+    for status, look in STATUS_LOOKS.items()
 }
 MISSING_NODE = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY}
 UNKNOWN_STYLE = {"color": GREY, "style": "solid", "fontcolor": GREY}
-COUNTED = ("used", "hidden")  # statuses whose edges are labelled with the symbol count
-LEGEND = [
-    ("used", "used (N symbols)"),
-    ("declared-unused", "declared-unused"),
-    ("hidden", "hidden"),
-    ("missing", "missing"),
-]
-# licence classes (docs/report.md): outline and fill, sober enough to print; the legend's names
-LICENCE_STYLES = {
-    "gpl": {"color": "#9c3d00", "fillcolor": "#fbe0cc"},
-    "lgpl": {"color": "#7a6500", "fillcolor": "#fbf1c4"},
-    "permissive": {"color": "#2f6b2f", "fillcolor": "#dcefd9"},
-    "incompatible": {"color": "#6b2c91", "fillcolor": "#eadcf2"},
-    "unknown": {"color": "#4d4d4d", "fillcolor": "#eeeeee"},
-}
-LICENCE_NAMES = {
-    "gpl": "GPL",
-    "lgpl": "LGPL / linking exception",
-    "permissive": "permissive",
-    "incompatible": "incompatible",
-    "unknown": "unknown",
-}
+COUNTED = tuple(status.value for status, look in STATUS_LOOKS.items() if look.counted)
+LEGEND = [(status.value, look.legend) for status, look in STATUS_LOOKS.items()]
+LICENCE_STYLES = {cls.value: {"color": look.outline, "fillcolor": look.fill} for cls, look in LICENCE_LOOKS.items()}
+LICENCE_NAMES = {cls.value: look.name for cls, look in LICENCE_LOOKS.items()}
 UNKNOWN_LICENCE = "licence unknown"
 HIGHLIGHT_PENWIDTH = "3.2"
 

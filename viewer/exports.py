@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, abort
 
 from ..loader.errors import DiagramError
+from ..loader.model import Status
 from ..loader.report import analysis
 from .api import required_arg
 from .diagram import render, to_dot
@@ -52,11 +53,11 @@ def analysis_rows(found: dict[str, Any]) -> Iterator[list[Any]]:
     for e in found["declared"]:
         yield ["declared", path, e["to"], e["soname"], e["status"], _joined(e["symbols"]), ""]
     for e in found["used"]:
-        yield ["used", path, e["to"], e["soname"], "used", _joined(e["symbols"]), ""]
+        yield ["used", path, e["to"], e["soname"], Status.USED.value, _joined(e["symbols"]), ""]
     for e in found["declared_unused"]:
-        yield ["declared-unused", path, e["to"], e["soname"], "declared-unused", "", ""]
+        yield ["declared-unused", path, e["to"], e["soname"], Status.DECLARED_UNUSED.value, "", ""]
     for e in found["hidden"]:
-        yield ["hidden", path, e["to"], e["soname"], "hidden", _joined(e["symbols"]), ""]
+        yield ["hidden", path, e["to"], e["soname"], Status.HIDDEN.value, _joined(e["symbols"]), ""]
     for e in found["missing"]:
         yield ["missing", path, None, e["soname"], "missing", "", ""]
     for e in found["used_by"]:

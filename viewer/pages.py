@@ -11,9 +11,10 @@ from typing import Any
 from flask import Blueprint, Response, abort, redirect, render_template, url_for
 
 from ..loader.errors import StoreError
-from . import store_access
+from . import store_access, vocabulary
 
 bp = Blueprint("pages", __name__)
+GENERATED_MAX_AGE = 300  # seconds a browser may keep vocabulary.js and vocabulary.css
 
 # Only our own scripts and styles; nothing inline, nothing from elsewhere (scripts may still set
 # element.style); images only from here (the PNG export) or data/blob URLs.
@@ -63,3 +64,21 @@ def licences(firmware_id: str) -> Any:
     """The licence findings (a)-(e) of docs/licences.md, with every module linked to its file page."""
     fw = store_access.firmware_or_404(firmware_id)
     return render_template("licences.html", fw=fw, view="licences")
+
+
+@bp.route("/static/vocabulary.js")
+def vocabulary_script() -> Response:
+    """The statuses, kinds and licence classes with their colours, for the scripts (``vocabulary``)."""
+    return _generated(vocabulary.script(), "text/javascript")
+
+
+@bp.route("/static/vocabulary.css")
+def vocabulary_style() -> Response:
+    """The same colours as style sheet classes and variables."""
+    return _generated(vocabulary.stylesheet(), "text/css")
+
+
+def _generated(body: str, mimetype: str) -> Response:
+    response = Response(body, mimetype=mimetype)
+    response.cache_control.max_age = GENERATED_MAX_AGE
+    return response

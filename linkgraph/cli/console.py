@@ -6,7 +6,7 @@ import sys
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..loader.model import ScanResult
+from ..loader.model import Kind, ScanResult, Status
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -57,15 +57,15 @@ def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None
     table.add_column("what")
     table.add_column("count", justify="right")
     kinds = Counter(m.facts.kind.value for m in result.modules)
-    for kind in ("executable", "library", "kernel-module", "other-elf"):
+    for kind in Kind:
         table.add_row(f"modules: {kind}", str(kinds.get(kind, 0)))
     table.add_row("link maps", str(len(res.link_maps)))
-    for status in ("used", "declared-unused", "hidden", "missing"):
+    for status in Status:
         table.add_row(f"dependencies: {status}", str(statuses.get(status, 0)))
     table.add_row("bindings (distinct)", str(len(res.bindings)))
-    strong = sum(1 for k in res.unresolved if not k[3])
+    strong = sum(1 for k in res.unresolved if not k.weak)
     table.add_row("unresolved symbols (strong / weak)", f"{strong} / {len(res.unresolved) - strong}")
-    table.add_row("duplicate providers", str(len({k[0] for k in res.duplicates})))
+    table.add_row("duplicate providers", str(len({k.symbol for k in res.duplicates})))
     certainty = Counter(f.certainty.value if f.certainty else "unknown" for f in result.licences.values())
     table.add_row(
         "licences (declared / inferred / unknown)",

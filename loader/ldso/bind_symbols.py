@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from ..elf.dynsym import referenced_names
 from ..model import (
+    BindingKey,
+    DuplicateKey,
     ElfFacts,
     LinkMap,
     Resolution,
+    UnresolvedKey,
     add_holding,
 )
 from . import prelink
@@ -38,9 +41,9 @@ class _Resolved:
         self.lookup = lookup
         self.providers = providers
         name, version = lookup.name, lookup.version
-        self.binding = (obj, name, version, providers[0]) if providers else None
-        self.unresolved = None if providers else (obj, name, version, lookup.weak)
-        self.duplicate = (name, providers, providers[0]) if len(providers) > 1 else None
+        self.binding = BindingKey(obj, name, version, providers[0]) if providers else None
+        self.unresolved = None if providers else UnresolvedKey(obj, name, version, lookup.weak)
+        self.duplicate = DuplicateKey(name, providers, providers[0]) if len(providers) > 1 else None
         self.unique = unique
 
 
@@ -199,14 +202,14 @@ class SymbolBinder:
     ) -> None:
         lookup = entry.lookup
         if not providers:
-            add_holding(out.unresolved, (entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
+            add_holding(out.unresolved, UnresolvedKey(entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
             return
         chosen = providers[0]
         if unique_table and not lookup.self_bound and (chosen, lookup.name) in self._uniques:
             chosen = unique.setdefault(lookup.name, chosen)
-        add_holding(out.bindings, (entry.module, lookup.name, lookup.version, chosen), exe_path)
+        add_holding(out.bindings, BindingKey(entry.module, lookup.name, lookup.version, chosen), exe_path)
         if len(providers) > 1:
-            add_holding(out.duplicates, (lookup.name, providers, providers[0]), exe_path)
+            add_holding(out.duplicates, DuplicateKey(lookup.name, providers, providers[0]), exe_path)
 
 
 def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFacts]:

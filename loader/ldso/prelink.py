@@ -28,10 +28,12 @@ from ..model import (
     STB_WEAK,
     STV_HIDDEN,
     STV_INTERNAL,
+    BindingKey,
     ElfFacts,
     FoundBy,
     LinkMap,
     Resolution,
+    UnresolvedKey,
     add_holding,
 )
 
@@ -151,16 +153,16 @@ def apply(
     for (module, name, version, provider), exes in looked_up.bindings.items():
         if (module, name, version) not in replaced:
             for e in exes:
-                add_holding(out.bindings, (module, name, version, provider), e)
+                add_holding(out.bindings, BindingKey(module, name, version, provider), e)
     for (module, name, version, weak), exes in looked_up.unresolved.items():
         if (module, name, version) not in replaced:
             for e in exes:
-                add_holding(out.unresolved, (module, name, version, weak), e)
+                add_holding(out.unresolved, UnresolvedKey(module, name, version, weak), e)
     for key, exes in looked_up.duplicates.items():
         for e in exes:
             add_holding(out.duplicates, key, e)
     for (module, name, version), (providers, weak) in replaced.items():
         for provider in sorted(providers):
-            add_holding(out.bindings, (module, name, version, provider), exe_path)
+            add_holding(out.bindings, BindingKey(module, name, version, provider), exe_path)
         if not providers and weak is not None:
-            add_holding(out.unresolved, (module, name, version, weak), exe_path)
+            add_holding(out.unresolved, UnresolvedKey(module, name, version, weak), exe_path)

@@ -8,14 +8,26 @@ first). No expression, or one the table does not know, is ``unknown``.
 
 from __future__ import annotations
 
+import enum
 import functools
 from importlib import resources
 from typing import Any
 
-CLASSES = ("permissive", "lgpl", "gpl", "incompatible", "unknown")
+
+class LicenceClass(enum.StrEnum):
+    """The licence classes of docs/licences.md, in the order every listing uses."""
+
+    GPL = "gpl"  # strong copyleft without a linking exception
+    LGPL = "lgpl"  # weak copyleft for dynamic linking, or GPL with a linking exception
+    PERMISSIVE = "permissive"  # free and GPL-compatible
+    INCOMPATIBLE = "incompatible"  # proprietary or not GPL-compatible
+    UNKNOWN = "unknown"  # no licence fact, or one the table does not classify
+
+
+_C = LicenceClass
 # a choice (OR) takes the freest part, a conjunction (AND) the one that binds most
-_FREEDOM = {"permissive": 0, "lgpl": 1, "gpl": 2, "incompatible": 3, "unknown": 4}
-_BINDING = {"gpl": 0, "incompatible": 1, "lgpl": 2, "unknown": 3, "permissive": 4}
+_FREEDOM = {_C.PERMISSIVE: 0, _C.LGPL: 1, _C.GPL: 2, _C.INCOMPATIBLE: 3, _C.UNKNOWN: 4}
+_BINDING = {_C.GPL: 0, _C.INCOMPATIBLE: 1, _C.LGPL: 2, _C.UNKNOWN: 3, _C.PERMISSIVE: 4}
 
 
 @functools.cache
@@ -26,11 +38,11 @@ def _table() -> dict[str, Any]:
     return yaml.safe_load(text)
 
 
-def _class_of_id(licence_id: str) -> str:
+def _class_of_id(licence_id: str) -> LicenceClass:
     table = _table()
-    best, best_len = "unknown", -1
-    for cls in ("gpl", "lgpl", "permissive", "incompatible"):
-        for pattern in table[cls]:
+    best, best_len = _C.UNKNOWN, -1
+    for cls in (_C.GPL, _C.LGPL, _C.PERMISSIVE, _C.INCOMPATIBLE):
+        for pattern in table[cls.value]:
             if pattern.endswith("*"):
                 if licence_id.startswith(pattern[:-1]) and len(pattern) - 1 > best_len:
                     best, best_len = cls, len(pattern) - 1
@@ -39,13 +51,13 @@ def _class_of_id(licence_id: str) -> str:
     return best
 
 
-def _classify(node: Any) -> str:
+def _classify(node: Any) -> LicenceClass:
     from license_expression import AND, OR, LicenseWithExceptionSymbol
 
     if isinstance(node, LicenseWithExceptionSymbol):
         base = _class_of_id(node.license_symbol.key)
         linking = node.exception_symbol.key in _table()["linking_exceptions"]
-        return "lgpl" if base == "gpl" and linking else base
+        return _C.LGPL if base is _C.GPL and linking else base
     if isinstance(node, OR):
         return min((_classify(a) for a in node.args), key=_FREEDOM.__getitem__)
     if isinstance(node, AND):
@@ -54,14 +66,14 @@ def _classify(node: Any) -> str:
 
 
 @functools.cache
-def licence_class(expression: str | None) -> str:
+def licence_class(expression: str | None) -> LicenceClass:
     """The class of a normalised SPDX expression (see the module docstring)."""
     if not expression:
-        return "unknown"
+        return _C.UNKNOWN
     from license_expression import ExpressionError, get_spdx_licensing
 
     try:
         parsed = get_spdx_licensing().parse(expression)
     except ExpressionError:
-        return "unknown"
-    return _classify(parsed) if parsed is not None else "unknown"
+        return _C.UNKNOWN
+    return _classify(parsed) if parsed is not None else _C.UNKNOWN

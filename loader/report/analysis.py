@@ -13,10 +13,9 @@ import posixpath
 from typing import Any, Protocol
 
 from ..errors import NotFoundError
+from ..model import Status
 
 Row = dict[str, Any]
-# the order the ELF-analysis sections of an edge's status are shown in
-STATUS_ORDER = ("used", "declared-unused", "hidden", "missing")
 
 
 class Queryable(Protocol):
@@ -77,8 +76,8 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
     real = module["path"]
     params = {"firmware": firmware_id, "path": real}
     edges = _edges_from(store, firmware_id, [real])
-    declared = sorted((e for e in edges if e["status"] != "hidden"), key=lambda e: e["position"] or 0)
-    hidden = sorted((e for e in edges if e["status"] == "hidden"), key=lambda e: e["to"] or "")
+    declared = sorted((e for e in edges if e["status"] != Status.HIDDEN), key=lambda e: e["position"] or 0)
+    hidden = sorted((e for e in edges if e["status"] == Status.HIDDEN), key=lambda e: e["to"] or "")
     return {
         "module": module,
         "declared": [
@@ -93,13 +92,15 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
             for e in declared
         ],
         "used": [
-            {"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in declared if e["status"] == "used"
+            {"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)}
+            for e in declared
+            if e["status"] == Status.USED
         ],
         "declared_unused": [
-            {"soname": e["soname"], "to": e["to"]} for e in declared if e["status"] == "declared-unused"
+            {"soname": e["soname"], "to": e["to"]} for e in declared if e["status"] == Status.DECLARED_UNUSED
         ],
         "hidden": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in hidden],
-        "missing": [{"soname": e["soname"]} for e in declared if e["status"] == "missing"],
+        "missing": [{"soname": e["soname"]} for e in declared if e["status"] == Status.MISSING],
         "used_by": [
             {"module": r["module"], "status": r["status"], "symbols": _symbols(r)}
             for r in store.query("used-by", params)
@@ -180,7 +181,7 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
         )
         frontier = []
         for r in rows:
-            hidden = r["status"] == "hidden"
+            hidden = r["status"] == Status.HIDDEN
             if loaded is not None:
                 if (r["to"] not in loaded) if hidden else (root not in (r["executables"] or [])):
                     continue

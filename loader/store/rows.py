@@ -238,7 +238,7 @@ def _licence_columns(fact: LicenceFact) -> dict[str, str | None]:
         "licence_source": fact.source,
         "licence_certainty": fact.certainty.value if fact.certainty else None,
         "package": fact.package,
-        "licence_class": licence_class(fact.licence),
+        "licence_class": licence_class(fact.licence).value,
     }
 
 

@@ -1,21 +1,13 @@
 // Licence facts in the viewer: the classes of docs/licences.md, how a licence is shown, and what a
 // licence source and a certainty mean in plain words. Licences come from the firmware: text only.
 import {el} from "./common.js";
+import {VOCABULARY} from "./vocabulary.js";
 
-export const LICENCE_CLASSES = ["gpl", "lgpl", "permissive", "incompatible", "unknown"];
+export const LICENCE_CLASSES = VOCABULARY.licenceClasses.map((c) => c.name);
 
-// color: the dot on the whole-firmware canvas; the marks (style.css, .lclass-*) use the outline and fill
-// colours of the Graphviz diagrams (viewer/diagram.py), so a class looks alike everywhere.
-export const LICENCE_STYLE = {
-  "gpl": {color: "#d35400", label: "GPL",
-    help: "strong copyleft without a linking exception (GPL, AGPL): a program using it may be a derivative work"},
-  "lgpl": {color: "#c99a00", label: "LGPL",
-    help: "weak copyleft for dynamic linking: LGPL, or GPL with a linking exception (the GCC runtime)"},
-  "permissive": {color: "#2e8b3a", label: "permissive", help: "free and GPL-compatible (MIT, BSD, ISC, Apache-2.0, …)"},
-  "incompatible": {color: "#7b3fa0", label: "incompatible",
-    help: "proprietary or not GPL-compatible (LicenseRef-Proprietary, OpenSSL, …)"},
-  "unknown": {color: "#a0a0a0", label: "unknown", help: "no licence fact, or one linkgraph does not classify"},
-};
+// color: the dot on the whole-firmware canvas; the marks (vocabulary.css, .lclass-*) use the outline
+// and fill colours of the Graphviz diagrams, so a class looks alike everywhere.
+export const LICENCE_STYLE = Object.fromEntries(VOCABULARY.licenceClasses.map((c) => [c.name, c]));
 
 export function licenceClass(cls) {
   return LICENCE_STYLE[cls] ? cls : "unknown";

@@ -1,13 +1,14 @@
 // The drawing of the whole-firmware view on its <canvas>: edges batched by status, module dots
 // (coloured by kind or by licence class), labels with fillText (text, never markup); fitting,
 // resizing and zooming. The state and geometry are in whole-state.js; whole.js owns the data.
-import {STATUS_STYLE} from "./common.js";
+import {STATUSES, STATUS_STYLE} from "./common.js";
 import {
   KIND_COLOR, LABEL_FONT, LABEL_MIN_ROW, NODE_RADIUS, canvas, ctx, curve, curvePoint, nodeColour, state, toScreen,
   toWorld,
 } from "./whole-state.js";
 
-const EDGE_ORDER = ["used", "declared-unused", "missing", "hidden"];  // hidden drawn last, on top
+// the wider lines (hidden) drawn last, on top
+const EDGE_ORDER = [...STATUSES].sort((a, b) => STATUS_STYLE[a].width - STATUS_STYLE[b].width);
 
 // ------------------------------------------------------------------ view
 
@@ -153,7 +154,7 @@ export function draw() {
     const list = normal.get(status);
     if (!list.length) continue;
     const alpha = dimmed ? 0.08 : (status === "used" ? 0.35 : 0.7);
-    strokeEdges(list, status, alpha, status === "hidden" ? 1.4 : 1);
+    strokeEdges(list, status, alpha, STATUS_STYLE[status].width);
     if (arrows && !dimmed) arrowHeads(list, status, alpha);
   }
   for (const status of EDGE_ORDER) {

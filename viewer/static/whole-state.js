@@ -3,12 +3,11 @@
 // whole-canvas.js draws, whole-hit.js finds what is under the pointer.
 import {STATUSES} from "./common.js";
 import {LICENCE_CLASSES, LICENCE_STYLE} from "./licence.js";
+import {VOCABULARY} from "./vocabulary.js";
 
-export const KIND_ORDER = ["executable", "library", "kernel-module", "other-elf", "missing"];
-export const KIND_COLOR = {
-  "executable": "#00695c", "library": "#37474f", "kernel-module": "#8d6e63", "other-elf": "#9e9e9e",
-  "missing": "#9e9e9e",
-};
+const MODULE_KINDS = VOCABULARY.kinds.filter((k) => k.module);
+export const KIND_ORDER = MODULE_KINDS.map((k) => k.name);
+export const KIND_COLOR = Object.fromEntries(MODULE_KINDS.map((k) => [k.name, k.color]));
 export const NODE_RADIUS = 4;       // screen pixels
 export const LABEL_FONT = "11px system-ui, sans-serif";
 export const LABEL_MIN_ROW = 12;    // labels for everyone once rows are this many pixels apart

@@ -1,0 +1,92 @@
+"""Statuses, licence classes and kinds are declared once (``Status``, ``LicenceClass``, ``Kind`` and
+the looks of ``viewer.drawing_style``): the Cypher queries, the scripts and the style sheets use
+exactly those words, and the scripts and style sheets get their colours from the one declaration."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from typing import Any
+
+from linkgraph.loader.licences.classes import LicenceClass, licence_class
+from linkgraph.loader.model import Kind, Status
+from linkgraph.viewer import drawing_style, vocabulary
+
+CYPHER = resources.files("linkgraph.cypher")
+STATIC = resources.files("linkgraph.viewer") / "static"
+TEMPLATES = resources.files("linkgraph.viewer") / "templates"
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
+
+
+def cypher_texts() -> dict[str, str]:
+    return {f.name: f.read_text(encoding="utf-8") for f in CYPHER.iterdir() if f.name.endswith(".cypher")}
+
+
+def literals_near(text: str, word: str) -> set[str]:
+    """The values a query compares ``word`` with or sets it to: ``status = 'used'``, ``status IN
+    ['used', 'hidden']``, ``{status: 'hidden'}``, ``status = CASE ... THEN 'used' ELSE ... END``."""
+    code = "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+    pattern = rf"\b{word}\s*(?:=|:|IN\b)\s*(\[[^\]]*\]|'[^']*'|CASE\b.*?\bEND\b)"
+    found: set[str] = set()
+    for compared in re.findall(pattern, code, flags=re.DOTALL):
+        found |= set(re.findall(r"'([^']*)'", compared))
+    return found
+
+
+def test_queries_use_only_the_declared_statuses_and_classes() -> None:
+    statuses: set[str] = set()
+    classes: set[str] = set()
+    for name, text in cypher_texts().items():
+        statuses |= literals_near(text, "status")
+        classes |= literals_near(text, "licence_class")
+        assert literals_near(text, "status") <= set(Status), name
+        assert literals_near(text, "licence_class") <= set(LicenceClass), name
+    assert statuses == set(Status)  # every status is written by classify.cypher and read somewhere
+    assert {"incompatible", "unknown"} <= classes
+
+
+def test_licence_class_is_the_enum() -> None:
+    assert licence_class("GPL-2.0-only") is LicenceClass.GPL
+    assert licence_class("GPL-3.0-or-later WITH GCC-exception-3.1") is LicenceClass.LGPL
+    assert licence_class("MIT OR GPL-2.0-only") is LicenceClass.PERMISSIVE
+    assert licence_class(None) is LicenceClass.UNKNOWN
+
+
+def test_every_word_has_a_look() -> None:
+    assert list(drawing_style.STATUS_LOOKS) == list(Status)
+    assert list(drawing_style.LICENCE_LOOKS) == list(LicenceClass)
+    assert set(Kind) <= set(drawing_style.KIND_LOOKS)
+    assert [s for s, _ in drawing_style.LEGEND] == list(Status)
+
+
+def test_the_scripts_get_the_vocabulary_from_the_viewer(client: Any) -> None:
+    response = client.get("/static/vocabulary.js")
+    assert response.status_code == 200 and response.mimetype == "text/javascript"
+    prefix = "export const VOCABULARY = "
+    line = next(li for li in response.get_data(as_text=True).splitlines() if li.startswith(prefix))
+    served = json.loads(line[len(prefix) :].rstrip(";"))
+    assert served == vocabulary.vocabulary()
+    assert [s["name"] for s in served["statuses"]] == list(Status)
+    assert [c["name"] for c in served["licenceClasses"]] == list(LicenceClass)
+    assert [s["color"] for s in served["statuses"]] == [look.colour for look in drawing_style.STATUS_LOOKS.values()]
+    css = client.get("/static/vocabulary.css").get_data(as_text=True)
+    for status, look in drawing_style.STATUS_LOOKS.items():
+        assert f".status-{status} {{ color: {look.colour}; }}" in css
+    for cls, look in drawing_style.LICENCE_LOOKS.items():
+        assert f".lclass-{cls} {{ color: {look.outline};" in css
+
+
+def test_no_script_or_style_sheet_writes_a_status_colour_or_list() -> None:
+    """The colours of statuses, kinds and licence classes live only in drawing_style."""
+    declared = {look.colour.lower() for look in drawing_style.STATUS_LOOKS.values()}
+    declared |= {
+        c.lower() for look in drawing_style.LICENCE_LOOKS.values() for c in (look.outline, look.fill, look.dot)
+    }
+    declared |= {look.colour.lower() for look in drawing_style.KIND_LOOKS.values()}
+    for f in [*STATIC.iterdir(), *TEMPLATES.iterdir()]:
+        if not f.name.endswith((".js", ".css", ".html")):
+            continue
+        text = f.read_text(encoding="utf-8")
+        assert not {c.lower() for c in COLOUR.findall(text)} & declared, f.name
+        assert '"declared-unused", "hidden"' not in text, f.name  # a list of the statuses written out

@@ -1,0 +1,90 @@
+"""The graph's words as the pages show them: statuses, licence classes and kinds with their colours,
+handed to the scripts (``/static/vocabulary.js``, served by ``pages``) and the style sheets
+(``/static/vocabulary.css``, and the compliance report's inline CSS) from the looks of
+``drawing_style``, the one place they are declared. The scripts import ``VOCABULARY`` from it; no
+colour or status name is written twice.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .drawing_style import KIND_LOOKS, LICENCE_LOOKS, MISSING_KIND, STATUS_LOOKS, SYMLINK_KIND
+
+DASHES = {"solid": [], "dashed": [6, 4], "dotted": [2, 3]}  # canvas line dashes of each line style
+
+
+def vocabulary() -> dict[str, Any]:
+    """The statuses, licence classes and kinds in their order, with names, colours and explanations."""
+    return {
+        "statuses": [
+            {
+                "name": status.value,
+                "color": look.colour,
+                "line": look.line,
+                "dash": DASHES[look.line],
+                "label": status.value,
+                "help": look.help,
+                "width": float(look.penwidth),
+            }
+            for status, look in STATUS_LOOKS.items()
+        ],
+        "licenceClasses": [
+            {
+                "name": cls.value,
+                "color": look.dot,
+                "outline": look.outline,
+                "fill": look.fill,
+                "label": look.label,
+                "help": look.help,
+            }
+            for cls, look in LICENCE_LOOKS.items()
+        ],
+        "kinds": [
+            {"name": str(kind), "color": look.colour, "short": look.short, "module": kind != SYMLINK_KIND}
+            for kind, look in KIND_LOOKS.items()
+        ],
+    }
+
+
+def css_colour(colour: str) -> str:
+    """A colour for a style sheet; it comes from ``drawing_style``, never from a firmware."""
+    assert all(c.isalnum() or c == "#" for c in colour), colour
+    return colour
+
+
+def status_css() -> str:
+    """The status words and legend lines, coloured (also the compliance report's inline CSS)."""
+    rules = []
+    for status, look in STATUS_LOOKS.items():
+        colour = css_colour(look.colour)
+        rules.append(f".status-{status} {{ color: {colour}; }}")
+        rules.append(f".line-{status} {{ border-top: 2px {look.line} {colour}; }}")
+    return "\n".join(rules)
+
+
+def licence_css(prefix: str) -> str:
+    """A mark per licence class: ``.{prefix}-gpl`` in its outline and fill colours."""
+    return "\n".join(
+        f".{prefix}-{cls} {{ color: {css_colour(look.outline)}; border-color: {css_colour(look.outline)}; "
+        f"background: {css_colour(look.fill)}; }}"
+        for cls, look in LICENCE_LOOKS.items()
+    )
+
+
+def stylesheet() -> str:
+    """``/static/vocabulary.css``: the variables and classes the viewer's own style.css builds on."""
+    variables = [f"  --{status}: {css_colour(look.colour)};" for status, look in STATUS_LOOKS.items()]
+    variables += [f"  --licence-{cls}: {css_colour(look.outline)};" for cls, look in LICENCE_LOOKS.items()]
+    kinds = []
+    for kind, look in KIND_LOOKS.items():
+        kinds.append(f".kind-{kind} {{ color: {css_colour(look.colour)}; }}")
+        if kind not in (MISSING_KIND, SYMLINK_KIND):
+            kinds.append(f".dot-{kind} {{ background: {css_colour(look.colour)}; }}")
+    return "\n".join([":root {", *variables, "}", status_css(), *kinds, licence_css("lclass"), ""])
+
+
+def script() -> str:
+    """``/static/vocabulary.js``: the module the viewer's scripts import ``VOCABULARY`` from."""
+    return f"// generated from linkgraph's drawing conventions\nexport const VOCABULARY = {json.dumps(vocabulary())};\n"
