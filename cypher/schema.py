@@ -1,4 +1,5 @@
-"""The graph's schema, declared once: every node and edge table, its columns and their types.
+"""The graph's schema, declared once: every node and edge table, its columns and their types,
+as the typed rows (``TypedDict``) the writers build and the stores take.
 
 Everything else derives from it: LadybugDB's DDL (``ladybug_ddl``), Neo4j's constraints and
 indexes (``neo4j_ddl``), the Arrow column types of LadybugDB's bulk ``COPY``, the bulk-write
@@ -13,7 +14,11 @@ at the end, where ``ALTER TABLE … ADD IF NOT EXISTS`` puts them in an older da
 from __future__ import annotations
 
 import enum
+import functools
+import types
+import typing
 from dataclasses import dataclass
+from typing import TypedDict
 
 
 class ColumnType(enum.StrEnum):
@@ -23,7 +28,149 @@ class ColumnType(enum.StrEnum):
     STRINGS = "STRING[]"
 
 
-STR, INT, BOOL, STRS = ColumnType.STRING, ColumnType.INT64, ColumnType.BOOL, ColumnType.STRINGS
+# A row's Python type gives its column's type; a None in the type lets the column be empty.
+_COLUMN_TYPES = {str: ColumnType.STRING, int: ColumnType.INT64, bool: ColumnType.BOOL, list: ColumnType.STRINGS}
+
+# --------------------------------------------------------------------------- the rows of each table
+# Both stores write exactly these rows, and ``linkgraph push`` reads them back; an edge row also
+# holds the ids of its end nodes ("from", "to").
+
+
+class FirmwareRow(TypedDict):
+    id: str
+    name: str
+    sha256: str
+    scanned_at: str
+    source: str | None  # JSON: what the firmware was unpacked from
+
+
+# "class" cannot be a class attribute: the functional form, in column order
+ModuleRow = TypedDict(
+    "ModuleRow",
+    {
+        "id": str,
+        "firmware": str,
+        "path": str,
+        "name": str,
+        "root": str,
+        "kind": str,  # Kind
+        "soname": "str | None",
+        "machine": str,
+        "class": int,
+        "endian": str,
+        "osabi": str,
+        "interpreter": "str | None",
+        "needed": "list[str]",
+        "aliases": "list[str]",
+        "size": int,
+        "sha256": str,
+        "licence": "str | None",
+        "licence_source": str,
+        "licence_certainty": "str | None",
+        "package": "str | None",
+        "licence_class": str,  # LicenceClass
+    },
+)
+
+
+class MissingRow(TypedDict):
+    id: str
+    firmware: str
+    soname: str
+
+
+class SymbolRow(TypedDict):
+    id: str
+    firmware: str
+    name: str
+    version: str | None
+
+
+class ScopeRow(TypedDict):
+    id: str
+    firmware: str
+    executables: list[str]
+
+
+class LinkMapRow(TypedDict):
+    id: str
+    firmware: str
+    executable: str
+    flavour: str
+    objects: list[str]
+    missing: list[str]
+
+
+class DuplicateRow(TypedDict):
+    id: str
+    firmware: str
+    symbol: str
+    providers: list[str]
+    chosen: str
+    executables: list[str]
+
+
+class ProblemRow(TypedDict):
+    id: str
+    firmware: str
+    path: str | None
+    severity: str
+    message: str
+    code: str
+
+
+Ends = TypedDict("Ends", {"from": str, "to": str})
+
+
+class ContainsRow(Ends):
+    pass
+
+
+class NeededRow(Ends):
+    soname: str
+    position: int
+    executables: list[str]
+    status: str | None  # Status, set by the classification
+    symbols: list[str]  # set by the classification
+    rule: str | None  # FoundBy
+    directory: str | None
+    via: str | None
+    tried: list[str]
+    found_by: str | None  # JSON, when link maps disagree
+
+
+class HiddenRow(Ends):
+    soname: str
+    status: str
+    symbols: list[str]
+
+
+class ResolvesToRow(Ends):
+    symbol: str
+    version: str | None
+    copy: bool
+    scope: str  # a Scope id: the link maps the binding holds in
+
+
+class ProvidesRow(Ends):
+    pass
+
+
+class UnresolvedRow(Ends):
+    weak: bool
+    scope: str
+
+
+def _columns(row: type) -> tuple[tuple[str, ColumnType], ...]:
+    """The columns of a row type, in its order (the end-node ids of an edge row are not columns)."""
+    out = []
+    for name, hint in typing.get_type_hints(row).items():
+        if name in ("from", "to"):
+            continue
+        if isinstance(hint, types.UnionType):  # X | None
+            hint = next(a for a in typing.get_args(hint) if a is not type(None))
+        out.append((name, _COLUMN_TYPES[typing.get_origin(hint) or hint]))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -31,10 +178,14 @@ class Table:
     """A node table (keyed by ``id``) or, with ``ends``, an edge table between those node tables."""
 
     name: str
-    columns: tuple[tuple[str, ColumnType], ...]
+    row: type  # the TypedDict of its rows; the columns derive from it
     ends: tuple[tuple[str, str], ...] = ()
     indexed: tuple[str, ...] = ()  # node columns Neo4j indexes for the named queries
     written: bool = True  # False: made by the classification in Cypher, never bulk-written
+
+    @functools.cached_property
+    def columns(self) -> tuple[tuple[str, ColumnType], ...]:
+        return _columns(self.row)
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -42,79 +193,22 @@ class Table:
 
 
 NODES: tuple[Table, ...] = (
-    Table("Firmware", (("id", STR), ("name", STR), ("sha256", STR), ("scanned_at", STR), ("source", STR))),
-    Table(
-        "Module",
-        (
-            ("id", STR),
-            ("firmware", STR),
-            ("path", STR),
-            ("name", STR),
-            ("root", STR),
-            ("kind", STR),
-            ("soname", STR),
-            ("machine", STR),
-            ("class", INT),
-            ("endian", STR),
-            ("osabi", STR),
-            ("interpreter", STR),
-            ("needed", STRS),
-            ("aliases", STRS),
-            ("size", INT),
-            ("sha256", STR),
-            ("licence", STR),
-            ("licence_source", STR),
-            ("licence_certainty", STR),
-            ("package", STR),
-            ("licence_class", STR),
-        ),
-        indexed=("firmware", "path", "soname", "sha256", "licence"),
-    ),
-    Table("Missing", (("id", STR), ("firmware", STR), ("soname", STR)), indexed=("firmware",)),
-    Table("Symbol", (("id", STR), ("firmware", STR), ("name", STR), ("version", STR)), indexed=("firmware", "name")),
-    Table("Scope", (("id", STR), ("firmware", STR), ("executables", STRS)), indexed=("firmware",)),
-    Table(
-        "LinkMap",
-        (("id", STR), ("firmware", STR), ("executable", STR), ("flavour", STR), ("objects", STRS), ("missing", STRS)),
-        indexed=("firmware",),
-    ),
-    Table(
-        "Duplicate",
-        (("id", STR), ("firmware", STR), ("symbol", STR), ("providers", STRS), ("chosen", STR), ("executables", STRS)),
-        indexed=("firmware",),
-    ),
-    Table(
-        "Problem",
-        (("id", STR), ("firmware", STR), ("path", STR), ("severity", STR), ("message", STR), ("code", STR)),
-        indexed=("firmware",),
-    ),
+    Table("Firmware", FirmwareRow),
+    Table("Module", ModuleRow, indexed=("firmware", "path", "soname", "sha256", "licence")),
+    Table("Missing", MissingRow, indexed=("firmware",)),
+    Table("Symbol", SymbolRow, indexed=("firmware", "name")),
+    Table("Scope", ScopeRow, indexed=("firmware",)),
+    Table("LinkMap", LinkMapRow, indexed=("firmware",)),
+    Table("Duplicate", DuplicateRow, indexed=("firmware",)),
+    Table("Problem", ProblemRow, indexed=("firmware",)),
 )
 EDGES: tuple[Table, ...] = (
-    Table("CONTAINS", (), ends=(("Firmware", "Module"),)),
-    Table(
-        "NEEDED",
-        (
-            ("soname", STR),
-            ("position", INT),
-            ("executables", STRS),
-            ("status", STR),
-            ("symbols", STRS),
-            ("rule", STR),
-            ("directory", STR),
-            ("via", STR),
-            ("tried", STRS),
-            ("found_by", STR),
-        ),
-        ends=(("Module", "Module"), ("Module", "Missing")),
-    ),
-    Table("HIDDEN", (("soname", STR), ("status", STR), ("symbols", STRS)), ends=(("Module", "Module"),), written=False),
-    Table(
-        "RESOLVES_TO",
-        (("symbol", STR), ("version", STR), ("copy", BOOL), ("scope", STR)),
-        ends=(("Module", "Module"),),
-    ),
-    Table("PROVIDES", (), ends=(("Module", "Symbol"),)),
-    Table("UNRESOLVED", (("weak", BOOL), ("scope", STR)), ends=(("Module", "Symbol"),)),
+    Table("CONTAINS", ContainsRow, ends=(("Firmware", "Module"),)),
+    Table("NEEDED", NeededRow, ends=(("Module", "Module"), ("Module", "Missing"))),
+    Table("HIDDEN", HiddenRow, ends=(("Module", "Module"),), written=False),
+    Table("RESOLVES_TO", ResolvesToRow, ends=(("Module", "Module"),)),
+    Table("PROVIDES", ProvidesRow, ends=(("Module", "Symbol"),)),
+    Table("UNRESOLVED", UnresolvedRow, ends=(("Module", "Symbol"),)),
 )
 TABLES: dict[str, Table] = {t.name: t for t in (*NODES, *EDGES)}
 # filled in by the classification, not by the writers (an edge read back leaves them out)

@@ -149,3 +149,19 @@ def test_no_cypher_text_outside_the_cypher_package() -> None:
                 if isinstance(head, str) and CYPHER_START.match(head):
                     found.append(f"{path.relative_to(REPO)}:{node.lineno}: f-string {head[:60]!r}")
     assert not found, "Cypher outside cypher/:\n" + "\n".join(found)
+
+
+def test_only_the_flavour_classes_name_a_flavour() -> None:
+    """Differences between glibc, musl and uClibc are constants and methods of their flavour classes
+    (``loader/ldso/flavours.py``); nothing else asks which C library it is (``Flavour.MUSL``)."""
+    found = [
+        f"{path.relative_to(REPO)}:{node.lineno}: Flavour.{node.attr}"
+        for module, path in modules().items()
+        if module != "linkgraph.loader.ldso.flavours"
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Flavour"
+        and node.attr in ("GLIBC", "MUSL", "UCLIBC")
+    ]
+    assert not found, "flavour checks outside the flavour classes:\n" + "\n".join(found)

@@ -16,6 +16,7 @@ architecture name); those are read from the loader file in the root (``UclibcBui
 
 from __future__ import annotations
 
+import enum
 import posixpath
 import re
 from collections.abc import Callable
@@ -73,10 +74,25 @@ MUSL_ARCH = {
 }
 
 
+class SearchOrder(enum.Enum):
+    """The order in which a loader tries folders for a DT_NEEDED name (``search_path``)."""
+
+    #: glibc ``_dl_map_object``: DT_RPATH of the requester and each object that loaded it (not
+    #: with DT_RUNPATH), the executable's, the requester's DT_RUNPATH, ld.so.cache, the defaults
+    LOADER_CHAIN_RPATH = "loader-chain-rpath"
+    #: musl ``load_library``: each object up the chain, its DT_RUNPATH or else DT_RPATH; then the
+    #: path file or the compiled-in folders
+    EACH_OBJECT_RUNPATH_OR_RPATH = "each-object-runpath-or-rpath"
+    #: uClibc ``_dl_load_shared_library``: the requester's own DT_RPATH or DT_RUNPATH, the cache,
+    #: the interpreter's folder (when built so), the defaults
+    REQUESTER_ONLY = "requester-only"
+
+
 class LoaderFlavour:
     """What every loader does; subclasses override the differences."""
 
     flavour: Flavour
+    search_order = SearchOrder.LOADER_CHAIN_RPATH
     #: A loaded object is reused when a later DT_NEEDED names its DT_SONAME.
     match_soname = True
     #: Whether a file the search finds is loaded, skipped or refused (``header_checks``).
@@ -185,6 +201,7 @@ class Glibc(LoaderFlavour):
 
 class Musl(LoaderFlavour):
     flavour = Flavour.MUSL
+    search_order = SearchOrder.EACH_OBJECT_RUNPATH_OR_RPATH
     other_tokens_void_rpath = True
     verdict = staticmethod(musl_verdict)
     match_soname = False  # musl matches the name it loaded a file under, and the inode
@@ -205,6 +222,7 @@ class Musl(LoaderFlavour):
 
 class UClibc(LoaderFlavour):
     flavour = Flavour.UCLIBC
+    search_order = SearchOrder.REQUESTER_ONLY
     verdict = staticmethod(uclibc_verdict)
     match_soname = False
     reuse_by_name = False  # _dl_load_elf_shared_library: same st_dev/st_ino, nothing else

@@ -17,10 +17,10 @@ from collections import Counter
 from collections.abc import Iterator
 
 from ..errors import RootfsError
-from ..model import MAX_TRIED, ElfFacts, Flavour, FoundBy, LinkMap, NeededEdge
+from ..model import MAX_TRIED, ElfFacts, FoundBy, Kind, LinkMap, NeededEdge
 from ..problems import Problem
 from ..rootfs import RootFS
-from .flavours import LoaderFlavour, flavour_of
+from .flavours import FLAVOURS, LoaderFlavour, flavour_of
 from .header_checks import Verdict
 from .loader_config import LoaderConfig
 from .search_path import Candidate, LoadedObject, SearchPath
@@ -67,18 +67,14 @@ class World:
         counts = Counter(
             f.interpreter
             for f in self.modules.values()
-            if f.interpreter and f.kind.value == "executable" and flavour_of(f.interpreter) is flavour
+            if f.interpreter and f.kind is Kind.EXECUTABLE and flavour_of(f.interpreter) is flavour
         )
         return counts.most_common(1)[0][0] if counts else None
 
     def default_flavour(self) -> LoaderFlavour:
         """The loader most executables of this root use (for libraries no executable loads)."""
         counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
-        return flavour_of(
-            {Flavour.MUSL: "ld-musl-x", Flavour.UCLIBC: "ld-uClibc.so.0"}.get(counts.most_common(1)[0][0], "")
-            if counts
-            else None
-        )
+        return FLAVOURS[counts.most_common(1)[0][0]] if counts else flavour_of(None)
 
 
 class _Loader:

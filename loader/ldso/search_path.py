@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..model import ElfFacts, Flavour, FoundBy
-from .flavours import PLATFORM, LoaderFlavour
+from ..model import ElfFacts, FoundBy
+from .flavours import PLATFORM, LoaderFlavour, SearchOrder
 from .ld_cache import UCLIBC_ACCEPTED
 from .loader_config import DirCache, LoaderConfig
 
@@ -104,9 +104,10 @@ class SearchPath:
     def candidates(self, name: str, requester: LoadedObject) -> Iterator[Candidate]:
         """Device paths to try for ``name``, in the loader's order (duplicates possible), each
         with the rule that tries it."""
-        if self.flavour.flavour is Flavour.MUSL:
+        order = self.flavour.search_order
+        if order is SearchOrder.EACH_OBJECT_RUNPATH_OR_RPATH:
             yield from self._musl(name, requester)
-        elif self.flavour.flavour is Flavour.UCLIBC:
+        elif order is SearchOrder.REQUESTER_ONLY:
             yield from self._uclibc(name, requester)
         else:
             yield from self._glibc(name, requester)

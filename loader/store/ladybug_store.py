@@ -13,7 +13,7 @@ from ..errors import StoreError
 from .base import GraphStore
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
 from .queries import load_query
-from .rows import NODE_TABLES, GraphRows
+from .rows import NODE_TABLES, GraphRows, Rows
 
 # Arrow types of the schema's column types, for COPY
 ARROW: dict[ColumnType, pa.DataType] = {
@@ -152,7 +152,7 @@ class LadybugStore(GraphStore):
             raise
         self._open_live()
 
-    def _copy(self, table: str, data: list[dict], pair: tuple[str, str] | None) -> None:
+    def _copy(self, table: str, data: Rows, pair: tuple[str, str] | None) -> None:
         if not data:
             return
         types = {name: ARROW[kind] for name, kind in TABLES[table].columns}

@@ -1,4 +1,5 @@
-"""A scan result as rows for the graph store: one list of plain dicts per node or edge table.
+"""A scan result as rows for the graph store: one list of typed rows (the ``TypedDict`` of each
+table in ``cypher.schema``) per node or edge table.
 
 Both stores write exactly these rows (LadybugDB by bulk ``COPY``, Neo4j by ``UNWIND $rows``),
 so the two graphs are the same by construction.
@@ -11,24 +12,47 @@ import json
 import os
 import posixpath
 import urllib.parse
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
-from ...cypher.schema import EDGES, NODES
+from ...cypher.schema import (
+    EDGES,
+    NODES,
+    ContainsRow,
+    DuplicateRow,
+    FirmwareRow,
+    LinkMapRow,
+    MissingRow,
+    ModuleRow,
+    NeededRow,
+    ProblemRow,
+    ProvidesRow,
+    ResolvesToRow,
+    ScopeRow,
+    SymbolRow,
+    UnresolvedRow,
+)
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
-from ..model import LicenceFact, RelocClass, ScanResult
+from ..model import LicenceFact, Module, RelocClass, ScanResult
 from ..rootfs import display_path
 
 NODE_TABLES = tuple(t.name for t in NODES)
 REL_TABLES = tuple(t.name for t in EDGES if t.written)
 
 
+Rows = Sequence[Mapping[str, Any]]  # the rows of one table: its TypedDict's, or as a store read them
+
+
 @dataclass
 class GraphRows:
+    """What a store writes for one firmware: rows per node table and per (edge table, end tables)."""
+
     firmware: str
-    nodes: dict[str, list[dict]] = field(default_factory=dict)
+    nodes: dict[str, Rows] = field(default_factory=dict)
     # (table, from-label, to-label) -> rows with "from" and "to" ids
-    rels: dict[tuple[str, str, str], list[dict]] = field(default_factory=dict)
+    rels: dict[tuple[str, str, str], Rows] = field(default_factory=dict)
 
 
 def key_part(name: str) -> str:
@@ -53,7 +77,7 @@ def build_rows(result: ScanResult) -> GraphRows:
     fw = result.firmware_sha256
     rows = GraphRows(fw)
     mid = {m.path: module_id(fw, m.path) for m in result.modules}
-    rows.nodes["Firmware"] = [
+    firmware: list[FirmwareRow] = [
         {
             "id": fw,
             "name": result.firmware_name,
@@ -62,34 +86,16 @@ def build_rows(result: ScanResult) -> GraphRows:
             "source": json.dumps(result.source, sort_keys=True) if result.source else None,
         }
     ]
+    rows.nodes["Firmware"] = firmware
     unknown = LicenceFact(None, NO_FACT, None)
-    rows.nodes["Module"] = [
-        {
-            "id": mid[m.path],
-            "firmware": fw,
-            "path": m.path,
-            "name": posixpath.basename(m.path),
-            "root": m.root,
-            "kind": m.facts.kind.value,
-            "soname": m.facts.soname,
-            "machine": m.facts.machine,
-            "class": m.facts.elf_class,
-            "endian": m.facts.endian,
-            "osabi": m.facts.osabi,
-            "interpreter": m.facts.interpreter,
-            "needed": list(m.facts.needed),
-            "aliases": list(m.aliases),
-            "size": m.facts.size,
-            "sha256": m.facts.sha256,
-            **_licence_columns(result.licences.get(m.path, unknown)),
-        }
-        for m in result.modules
-    ]
-    rows.rels[("CONTAINS", "Firmware", "Module")] = [{"from": fw, "to": mid[m.path]} for m in result.modules]
+    modules = [_module_row(fw, mid[m.path], m, result.licences.get(m.path, unknown)) for m in result.modules]
+    rows.nodes["Module"] = modules
+    contains: list[ContainsRow] = [{"from": fw, "to": mid[m.path]} for m in result.modules]
+    rows.rels[("CONTAINS", "Firmware", "Module")] = contains
 
     res = result.resolution
-    needed: dict[tuple[str, str, str | None], dict] = {}
-    missing: dict[str, dict] = {}
+    needed: dict[tuple[str, str, str | None], NeededRow] = {}
+    missing: dict[str, MissingRow] = {}
     found_by: dict[tuple[str, str, str | None], dict[tuple, list[str]]] = {}
     for lm in res.link_maps:
         for pos, edge in enumerate(lm.needed):
@@ -97,8 +103,14 @@ def build_rows(result: ScanResult) -> GraphRows:
             row = needed.get(key)
             how = (edge.rule, edge.directory, edge.via, tuple(edge.tried or ()))
             if row is None:
+                if edge.target is None:
+                    to = f"{fw}:missing:{key_part(edge.soname)}"
+                    missing.setdefault(to, {"id": to, "firmware": fw, "soname": edge.soname})
+                else:
+                    to = mid[edge.target]
                 row = needed[key] = {
                     "from": mid[edge.source],
+                    "to": to,
                     "soname": edge.soname,
                     "position": pos,
                     "executables": [],
@@ -111,12 +123,6 @@ def build_rows(result: ScanResult) -> GraphRows:
                     "found_by": None,
                 }
                 found_by[key] = {how: []}
-                if edge.target is None:
-                    xid = f"{fw}:missing:{key_part(edge.soname)}"
-                    missing.setdefault(xid, {"id": xid, "firmware": fw, "soname": edge.soname})
-                    row["to"] = xid
-                else:
-                    row["to"] = mid[edge.target]
             if not row["executables"] or row["executables"][-1] != lm.executable:
                 row["executables"].append(lm.executable)
                 found_by[key].setdefault(how, []).append(lm.executable)  # the first occurrence per link map
@@ -138,7 +144,7 @@ def build_rows(result: ScanResult) -> GraphRows:
     rows.nodes["Missing"] = list(missing.values())
     rows.rels[("NEEDED", "Module", "Module")] = [r for k, r in needed.items() if k[2] is not None]
     rows.rels[("NEEDED", "Module", "Missing")] = [r for k, r in needed.items() if k[2] is None]
-    rows.nodes["LinkMap"] = [
+    link_maps: list[LinkMapRow] = [
         {
             "id": f"{fw}:linkmap:{lm.executable}",
             "firmware": fw,
@@ -149,6 +155,7 @@ def build_rows(result: ScanResult) -> GraphRows:
         }
         for lm in res.link_maps
     ]
+    rows.nodes["LinkMap"] = link_maps
 
     scopes: dict[tuple[str, ...], str] = {}
 
@@ -161,9 +168,10 @@ def build_rows(result: ScanResult) -> GraphRows:
         return sid
 
     copied = _copy_relocated(result)
-    symbols: dict[str, dict] = {}
+    symbols: dict[str, SymbolRow] = {}
     provides: set[tuple[str, str]] = set()
-    rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves = []
+    resolves: list[ResolvesToRow] = []
+    rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves
     for (module, name, version, provider), exes in res.bindings.items():
         resolves.append(
             {
@@ -180,15 +188,18 @@ def build_rows(result: ScanResult) -> GraphRows:
             if sid not in symbols:
                 symbols[sid] = {"id": sid, "firmware": fw, "name": name, "version": version}
             provides.add((mid[provider], sid))
-    rows.rels[("PROVIDES", "Module", "Symbol")] = [{"from": f, "to": t} for f, t in sorted(provides)]
-    rows.rels[("UNRESOLVED", "Module", "Symbol")] = unresolved = []
+    provided: list[ProvidesRow] = [{"from": f, "to": t} for f, t in sorted(provides)]
+    rows.rels[("PROVIDES", "Module", "Symbol")] = provided
+    unresolved: list[UnresolvedRow] = []
+    rows.rels[("UNRESOLVED", "Module", "Symbol")] = unresolved
     for (module, name, version, weak), exes in res.unresolved.items():
         sid = symbol_id(fw, name, version)
         symbols.setdefault(sid, {"id": sid, "firmware": fw, "name": name, "version": version})
         unresolved.append({"from": mid[module], "to": sid, "weak": weak, "scope": scope_of(exes)})
     rows.nodes["Symbol"] = list(symbols.values())
-    rows.nodes["Scope"] = [{"id": sid, "firmware": fw, "executables": list(key)} for key, sid in scopes.items()]
-    rows.nodes["Duplicate"] = [
+    scope_rows: list[ScopeRow] = [{"id": sid, "firmware": fw, "executables": list(key)} for key, sid in scopes.items()]
+    rows.nodes["Scope"] = scope_rows
+    duplicates: list[DuplicateRow] = [
         {
             "id": f"{fw}:dup:{i}",
             "firmware": fw,
@@ -199,7 +210,8 @@ def build_rows(result: ScanResult) -> GraphRows:
         }
         for i, ((name, providers, chosen), exes) in enumerate(res.duplicates.items())
     ]
-    rows.nodes["Problem"] = [
+    rows.nodes["Duplicate"] = duplicates
+    problems: list[ProblemRow] = [
         {
             "id": f"{fw}:problem:{i}",
             "firmware": fw,
@@ -210,6 +222,7 @@ def build_rows(result: ScanResult) -> GraphRows:
         }
         for i, p in enumerate(result.problems)
     ]
+    rows.nodes["Problem"] = problems
     _make_printable(rows)
     return rows
 
@@ -226,14 +239,30 @@ def _make_printable(rows: GraphRows) -> None:
     """Names from ELF string tables that are not UTF-8 (kept byte-exact while binding) are stored
     the way paths are shown: undecodable bytes as ``\\xNN``."""
     for table in (*rows.nodes.values(), *rows.rels.values()):
-        for row in table:
+        for row in cast("Sequence[dict[str, Any]]", table):  # built here, as plain dicts
             for key, value in row.items():
                 if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
                     row[key] = _printable(value)
 
 
-def _licence_columns(fact: LicenceFact) -> dict[str, str | None]:
+def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> ModuleRow:
     return {
+        "id": module_id,
+        "firmware": fw,
+        "path": m.path,
+        "name": posixpath.basename(m.path),
+        "root": m.root,
+        "kind": m.facts.kind.value,
+        "soname": m.facts.soname,
+        "machine": m.facts.machine,
+        "class": m.facts.elf_class,
+        "endian": m.facts.endian,
+        "osabi": m.facts.osabi,
+        "interpreter": m.facts.interpreter,
+        "needed": list(m.facts.needed),
+        "aliases": list(m.aliases),
+        "size": m.facts.size,
+        "sha256": m.facts.sha256,
         "licence": fact.licence,
         "licence_source": fact.source,
         "licence_certainty": fact.certainty.value if fact.certainty else None,
@@ -242,7 +271,7 @@ def _licence_columns(fact: LicenceFact) -> dict[str, str | None]:
     }
 
 
-def _position_by_declaration(result: ScanResult, needed: dict) -> None:
+def _position_by_declaration(result: ScanResult, needed: dict[tuple[str, str, str | None], NeededRow]) -> None:
     """A NEEDED edge's position is the index of its name in the declaring object's DT_NEEDED."""
     order = {m.path: m.facts.needed for m in result.modules}
     for (source, soname, _target), row in needed.items():
