@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -13,16 +18,35 @@ from .console import print_rows
 from .options import fail, store_options
 
 
+def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    from ..loader.report.report_sections import SECTIONS
+
+    if value is None:
+        return SECTIONS
+    wanted = tuple(part.strip() for part in value.split(",") if part.strip())
+    unknown = [part for part in wanted if part not in SECTIONS]
+    if unknown or not wanted:
+        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}: choose from {','.join(SECTIONS)}")
+    return wanted
+
+
 @click.command()
 @store_options(None)
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["json", "html", "pdf"]),
+    type=click.Choice(["json", "jsonl", "html", "pdf"]),
     default="json",
     show_default=True,
-    help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); html or pdf: the "
-    "licence compliance report for people (docs/licences.md).",
+    help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); jsonl: the same as one "
+    "record per line; html or pdf: the licence compliance report for people (docs/licences.md).",
+)
+@click.option(
+    "--sections",
+    callback=_sections,
+    metavar="LIST",
+    help="json and jsonl: only these parts, comma-separated, of modules, dependencies, link_maps, "
+    "bindings, unresolved, duplicates, problems (default: all).",
 )
 @click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
 @click.option(
@@ -31,7 +55,9 @@ from .options import fail, store_options
     type=click.Path(dir_okay=False, writable=True),
     help="Write here instead of stdout (required for pdf).",
 )
-def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: str | None) -> None:
+def report(
+    open_: Callable, where: str, fmt: str, sections: tuple[str, ...], firmware: str | None, output: str | None
+) -> None:
     """Print the analysis of one firmware: the whole of it as JSON, or the licence compliance report.
 
     \b
@@ -39,6 +65,10 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
       json  (default) modules, dependency edges with status and symbols, link maps, every
             binding, unresolved references, duplicate providers and problems (docs/report.md,
             docs/report.schema.json). The same scan gives the same report from either store.
+            Written as it is read from the store: memory does not grow with the firmware.
+      jsonl the same entries, one JSON record per line, each with its "type" (module,
+            dependency, link_map, binding, unresolved, duplicate, problem) after a first
+            {"type": "report"} line: for tools that stream.
       html  the licence compliance report as one self-contained page (no script, diagrams
             embedded): a title block, how to read it, the summary, then every licence finding
             with its diagram, the symbols as evidence and the source of each licence fact.
@@ -47,40 +77,62 @@ def report(open_: Callable, where: str, fmt: str, firmware: str | None, output: 
     \b
     Examples:
       linkgraph report --db fw.lbdb > report.json
+      linkgraph report --db fw.lbdb --format jsonl --sections modules,dependencies
       linkgraph report --db fw.lbdb --format html -o compliance.html
       linkgraph report --db fw.lbdb --format pdf -o compliance.pdf
     """
     if fmt == "pdf" and not output:
         fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
-    body: str | bytes
     try:
         with open_(True) as store:
             firmware_id = store.resolve_firmware(firmware)
-            if fmt == "json":
-                from ..loader.report.json_report import build_report
+            if fmt in ("json", "jsonl"):
+                from ..loader.report.json_report import write_json, write_jsonl
 
-                body = json.dumps(build_report(store, firmware_id), indent=1, ensure_ascii=False) + "\n"
-            elif fmt == "html":
+                writer = write_json if fmt == "json" else write_jsonl
+                with _text_output(output) as out:
+                    writer(store, firmware_id, out, sections)
+                return
+            if fmt == "html":
                 from ..viewer.compliance_render import html_report
 
-                body = html_report(store, firmware_id)
-            else:
-                from ..viewer.compliance_render import pdf_report
+                with _text_output(output) as out:
+                    out.write(html_report(store, firmware_id))
+                return
+            from ..viewer.compliance_render import pdf_report
 
-                body = pdf_report(store, firmware_id)
+            body = pdf_report(store, firmware_id)
     except LinkgraphError as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {output or 'to stdout'}: {exc.strerror or exc}")
+    assert output  # --format pdf without -o was refused above
     try:
-        if isinstance(body, bytes):
-            assert output  # --format pdf without -o was refused above
-            Path(output).write_bytes(body)
-        elif output:
-            with open(output, "w", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write(body)
-        else:
-            click.echo(body, nl=False)
+        Path(output).write_bytes(body)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
+
+
+@contextlib.contextmanager
+def _text_output(output: str | None) -> Iterator[TextIO]:
+    """The file ``output`` (replaced only when complete) or stdout, as UTF-8 text."""
+    if output is None:
+        sys.stdout.flush()
+        stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="\n")
+        try:
+            yield stream
+        finally:
+            stream.flush()
+            stream.detach()
+        return
+    partial = f"{output}.partial"
+    try:
+        with open(partial, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
+            yield fh
+        os.replace(partial, output)
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
 
 
 @click.command()

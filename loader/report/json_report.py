@@ -1,125 +1,102 @@
-"""The JSON report (schema ``linkgraph-report/1``), read back from the graph store.
+"""The JSON report (schema ``linkgraph-report/1``) and its line form, written as they are read.
 
-The report is made only from named queries, so it says what the graph says, on either store.
-Lists are sorted, so two stores holding the same graph give byte-identical reports.
+``write_json`` writes the one document ``docs/report.md`` describes, byte for byte what
+``json.dumps(report, indent=1, ensure_ascii=False)`` would give, but entry by entry: nothing holds
+the whole document, so its memory does not grow with the firmware. ``write_jsonl`` writes one
+typed record per line (``{"type": "binding", ...}``) for consumers that stream. Both take the
+sections to include; lists are sorted, so two stores holding the same graph give identical output.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TextIO
 
-from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
+from .report_sections import SCHEMA, SECTIONS, firmware_header, section
 
-SCHEMA = "linkgraph-report/1"
+# the "type" of each section's records in the line form
+RECORD_TYPES = {
+    "modules": "module",
+    "dependencies": "dependency",
+    "link_maps": "link_map",
+    "bindings": "binding",
+    "unresolved": "unresolved",
+    "duplicates": "duplicate",
+    "problems": "problem",
+}
+_ENCODE: Any = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C, as json.dumps uses it
+_FLUSH_BYTES = 1 << 16
 
 
-def _found_by(edge: dict[str, Any]) -> dict[str, Any]:
-    """How the loader found a dependency (``rule``, ``directory``, ``via``), the paths it tried
-    for a missing one (``tried``), and every way when link maps disagree (``found_by``)."""
-    variants = json.loads(edge["found_by"]) if edge.get("found_by") else None
-    return {
-        "rule": edge.get("rule"),
-        "directory": edge.get("directory"),
-        "via": edge.get("via"),
-        "tried": list(edge.get("tried") or []),
-        "found_by": variants,
-    }
+def write_json(store: GraphStore, firmware: str, out: TextIO, sections: Iterable[str] = SECTIONS) -> None:
+    """The report document of ``firmware`` (only ``sections``, in the report's order) to ``out``."""
+    wanted = [name for name in SECTIONS if name in set(sections)]
+    out.write('{\n "schema": ' + _ENCODE(SCHEMA) + ',\n "firmware": ')
+    out.write(_dumps(firmware_header(store, firmware), 1))
+    for name in wanted:
+        out.write(",\n " + _ENCODE(name) + ": ")
+        _write_list(out, (_dumps(entry, 2) for entry in section(store, firmware, name)))
+    out.write("\n}\n")
 
 
-def build_report(store: GraphStore, firmware: str) -> dict[str, Any]:
-    p = {"firmware": firmware}
-    info = next(f for f in store.firmware_ids() if f["id"] == firmware)
-    modules = [
-        {
-            "path": m["path"],
-            "kind": m["kind"],
-            "soname": m["soname"],
-            "machine": m["machine"],
-            "class": m["class"],
-            "endian": m["endian"],
-            "interpreter": m["interpreter"],
-            "needed": list(m["needed"] or []),
-            "aliases": sorted(m["aliases"] or []),
-            "licence": m["licence"],
-            "licence_class": m["licence_class"] or "unknown",
-            "licence_source": m["licence_source"] or NO_FACT,
-            "licence_certainty": m["licence_certainty"],
-            "package": m["package"],
-        }
-        for m in store.query("modules", p)
-    ]
-    dependencies = sorted(
-        (
-            {
-                "from": d["from"],
-                "soname": d["soname"],
-                "to": d["to"],
-                "status": d["status"],
-                "symbols": sorted(set(d["symbols"] or [])),
-                **_found_by(d),
-            }
-            for d in store.query("dependencies", p)
-        ),
-        key=lambda d: (d["from"], d["soname"], d["to"] or "", d["status"]),
-    )
-    link_maps = [
-        {"executable": lm["executable"], "objects": list(lm["objects"]), "missing": list(lm["missing"] or [])}
-        for lm in store.query("link-maps", p)
-    ]
-    bindings = sorted(
-        (
-            {
-                "executable": exe,
-                "module": b["module"],
-                "symbol": b["symbol"],
-                "version": b["version"],
-                "provider": b["provider"],
-            }
-            for b in store.query("bindings", p)
-            for exe in b["executables"]
-        ),
-        key=lambda b: (b["executable"], b["module"], b["symbol"], b["version"] or "", b["provider"]),
-    )
-    unresolved = sorted(
-        (
-            {
-                "executable": exe,
-                "module": u["module"],
-                "symbol": u["symbol"],
-                "version": u["version"],
-                "weak": bool(u["weak"]),
-            }
-            for u in store.query("unresolved", p)
-            for exe in u["executables"]
-        ),
-        key=lambda u: (u["executable"], u["module"], u["symbol"], u["version"] or ""),
-    )
-    duplicates = sorted(
-        (
-            {"executable": exe, "symbol": d["symbol"], "providers": list(d["providers"]), "chosen": d["chosen"]}
-            for d in store.query("duplicates", p)
-            for exe in d["executables"]
-        ),
-        key=lambda d: (d["executable"], d["symbol"], d["providers"]),
-    )
-    problems = [
-        {"path": x["path"], "severity": x["severity"], "code": x["code"], "message": x["message"]}
-        for x in store.query("problems", p)
-    ]
-    return {
-        "schema": SCHEMA,
-        "firmware": {
-            "name": info["name"],
-            "sha256": info["sha256"],
-            **({"source": json.loads(info["source"])} if info.get("source") else {}),
-        },
-        "modules": modules,
-        "dependencies": dependencies,
-        "link_maps": link_maps,
-        "bindings": bindings,
-        "unresolved": unresolved,
-        "duplicates": duplicates,
-        "problems": problems,
-    }
+def write_jsonl(store: GraphStore, firmware: str, out: TextIO, sections: Iterable[str] = SECTIONS) -> None:
+    """The report as lines: first ``{"type": "report", "schema", "firmware"}``, then one record per
+    entry of each section, ``{"type": "module", ...}`` (the entry's keys after ``type``)."""
+    wanted = [name for name in SECTIONS if name in set(sections)]
+    header = {"type": "report", "schema": SCHEMA, "firmware": firmware_header(store, firmware)}
+    out.write(json.dumps(header, ensure_ascii=False) + "\n")
+    for name in wanted:
+        kind = RECORD_TYPES[name]
+        buffer: list[str] = []
+        size = 0
+        for entry in section(store, firmware, name):
+            line = json.dumps({"type": kind, **entry}, ensure_ascii=False)
+            buffer.append(line)
+            size += len(line)
+            if size > _FLUSH_BYTES:
+                out.write("\n".join(buffer) + "\n")
+                buffer, size = [], 0
+        if buffer:
+            out.write("\n".join(buffer) + "\n")
+
+
+def _write_list(out: TextIO, items: Iterable[str]) -> None:
+    """A list of already formatted entries at depth 1, as json.dumps(indent=1) lays it out."""
+    first = True
+    buffer: list[str] = []
+    size = 0
+    for item in items:
+        buffer.append(("[\n  " if first else ",\n  ") + item)
+        first = False
+        size += len(item)
+        if size > _FLUSH_BYTES:
+            out.write("".join(buffer))
+            buffer, size = [], 0
+    out.write("".join(buffer) + ("[]" if first else "\n ]"))
+
+
+def _dumps(value: Any, level: int) -> str:
+    """``value`` as json.dumps(indent=1, ensure_ascii=False) lays it out ``level`` deep."""
+    if isinstance(value, str):
+        return _ENCODE(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(int(value))
+    inner = "\n" + " " * (level + 1)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        parts = (_ENCODE(str(k)) + ": " + _dumps(v, level + 1) for k, v in value.items())
+        return "{" + inner + ("," + inner).join(parts) + "\n" + " " * level + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        return "[" + inner + ("," + inner).join(_dumps(v, level + 1) for v in value) + "\n" + " " * level + "]"
+    return json.dumps(value, ensure_ascii=False)  # floats: what json.dumps writes

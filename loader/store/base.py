@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import QueryError, StoreError
@@ -23,6 +24,11 @@ class GraphStore(abc.ABC):
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run one Cypher statement with parameters; rows as dicts keyed by column name."""
 
+    @abc.abstractmethod
+    def iterate(self, statement: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        """Run one Cypher statement; its rows one at a time as tuples, in the statement's column
+        order, without holding them all (read the whole iterator before the next statement)."""
+
     def close(self) -> None:  # noqa: B027 - optional
         """Release the connection."""
 
@@ -40,6 +46,18 @@ class GraphStore(abc.ABC):
             wanted = {k: v for k, v in params.items() if f"${k}" in stmt}
             rows = self.execute(stmt, wanted)
         return rows
+
+    def stream(self, name: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        """A one-statement named query's rows as tuples, one at a time (``iterate``)."""
+        query = load_query(name, self.engine)
+        if len(query.statements) != 1:
+            raise QueryError(f"query {name} has {len(query.statements)} statements: it cannot be streamed")
+        params = dict(params or {})
+        missing = [p for p in query.parameters if p not in params]
+        if missing:
+            raise QueryError(f"query {query.name} needs --param {'/'.join(missing)}=VALUE")
+        stmt = query.statements[0]
+        return self.iterate(stmt, {k: v for k, v in params.items() if f"${k}" in stmt})
 
     def firmware_ids(self) -> list[dict[str, Any]]:
         """The firmware in the store. A Neo4j reader may meet the node of a firmware whose

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -101,6 +102,19 @@ class LadybugStore(GraphStore):
             self.execute(stmt)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        result = self._result(statement, params)
+        columns = result.get_column_names()
+        rows = []
+        while result.has_next():
+            rows.append(dict(zip(columns, result.get_next(), strict=True)))
+        return rows
+
+    def iterate(self, statement: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        result = self._result(statement, params)
+        while result.has_next():
+            yield tuple(result.get_next())
+
+    def _result(self, statement: str, params: dict[str, Any] | None) -> Any:
         if self._conn is None:
             raise StoreError(f"{self.path}: the database holds no firmware yet: run `linkgraph scan` first")
         try:
@@ -112,13 +126,7 @@ class LadybugStore(GraphStore):
                     f"({exc}); scan the firmware again into it (or into a new one)"
                 ) from exc
             raise StoreError(f"query failed: {exc}") from exc
-        if isinstance(result, list):
-            result = result[-1]
-        columns = result.get_column_names()
-        rows = []
-        while result.has_next():
-            rows.append(dict(zip(columns, result.get_next(), strict=True)))
-        return rows
+        return result[-1] if isinstance(result, list) else result
 
     def firmware_ids(self) -> list[dict[str, Any]]:
         return [] if self._conn is None else super().firmware_ids()

@@ -8,6 +8,7 @@ failure part-way (server gone, out of memory) leaves the old one in place.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any, LiteralString, cast
 
 from ...cypher.schema import neo4j_create_edges, neo4j_create_nodes, neo4j_ddl
@@ -91,6 +92,15 @@ class Neo4jStore(GraphStore):
         except Exception as exc:
             raise StoreError(_explain(exc, self.uri)) from exc
         return [dict(zip(keys, rec.values(), strict=True)) for rec in records]
+
+    def iterate(self, statement: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        try:
+            with self._driver.session(database=self.database) as session:
+                # linkgraph's own Cypher files, their values passed as parameters
+                for record in session.run(cast(LiteralString, statement), params or {}):
+                    yield tuple(record.values())
+        except Exception as exc:
+            raise StoreError(_explain(exc, self.uri)) from exc
 
     def replace_firmware(self, rows: GraphRows) -> None:
         try:

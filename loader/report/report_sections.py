@@ -1,0 +1,154 @@
+"""The sections of the JSON report (``linkgraph-report/1``), each an iterator of its entries in
+the report's order, read from the graph store as they are written out.
+
+Bindings and unresolved references are stored once, with the set of link maps they hold in (a
+``Scope``); the report lists them per executable. That per-executable form is made here while
+streaming, one executable at a time: what is held is each distinct fact once (interned strings)
+and one executable's entries, never the expanded list. Everything is made from named queries, so
+either store gives the same report.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ..licences.facts import NO_FACT
+from ..store.base import GraphStore
+
+SCHEMA = "linkgraph-report/1"
+SECTIONS = ("modules", "dependencies", "link_maps", "bindings", "unresolved", "duplicates", "problems")
+Entry = dict[str, Any]
+
+
+def firmware_header(store: GraphStore, firmware: str) -> Entry:
+    """The report's ``firmware`` object: name, hash and (when recorded) where the root came from."""
+    info = next(f for f in store.firmware_ids() if f["id"] == firmware)
+    return {
+        "name": info["name"],
+        "sha256": info["sha256"],
+        **({"source": json.loads(info["source"])} if info.get("source") else {}),
+    }
+
+
+def section(store: GraphStore, firmware: str, name: str) -> Iterator[Entry]:
+    """The entries of one section, in order."""
+    return _MAKERS[name](store, {"firmware": firmware})
+
+
+def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    for path, kind, soname, machine, elf_class, endian, interp, needed, aliases, *licence in store.stream("modules", p):
+        lic, lic_class, source, certainty, package = licence
+        yield {
+            "path": path,
+            "kind": kind,
+            "soname": soname,
+            "machine": machine,
+            "class": elf_class,
+            "endian": endian,
+            "interpreter": interp,
+            "needed": list(needed or []),
+            "aliases": sorted(aliases or []),
+            "licence": lic,
+            "licence_class": lic_class or "unknown",
+            "licence_source": source or NO_FACT,
+            "licence_certainty": certainty,
+            "package": package,
+        }
+
+
+def _dependencies(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    """One entry per edge; as many as the graph has edges (not bindings), sorted in memory."""
+    entries = []
+    for src, soname, to, status, symbols, rule, directory, via, tried, found_by in store.stream("dependencies", p):
+        entries.append(
+            {
+                "from": src,
+                "soname": soname,
+                "to": to,
+                "status": status,
+                "symbols": sorted(set(symbols or [])),
+                "rule": rule,
+                "directory": directory,
+                "via": via,
+                "tried": list(tried or []),
+                "found_by": json.loads(found_by) if found_by else None,
+            }
+        )
+    entries.sort(key=lambda d: (d["from"], d["soname"], d["to"] or "", d["status"]))
+    return iter(entries)
+
+
+def _link_maps(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    for executable, _flavour, objects, missing in store.stream("link-maps", p):
+        yield {"executable": executable, "objects": list(objects), "missing": list(missing or [])}
+
+
+def _per_executable(
+    facts: dict[Any, list[tuple[Any, ...]]], holders: Iterable[tuple[Any, list[str]]]
+) -> Iterator[tuple[str, list[tuple[Any, ...]]]]:
+    """Facts grouped by the key of the set of link maps they hold in, and those sets: each
+    executable (sorted) with the facts that hold in its link map."""
+    groups_of: dict[str, list[Any]] = defaultdict(list)
+    for key, executables in holders:
+        if key in facts:
+            for exe in executables:
+                groups_of[sys.intern(exe)].append(key)
+    for exe in sorted(groups_of):
+        yield exe, [fact for key in groups_of.pop(exe) for fact in facts[key]]
+
+
+def _interned(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(sys.intern(v) if isinstance(v, str) else v for v in row)
+
+
+def _scoped(store: GraphStore, p: dict[str, Any], name: str) -> Iterator[tuple[str, list[tuple[Any, ...]]]]:
+    by_scope: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for *fact, scope in store.stream(name, p):
+        by_scope[scope].append(_interned(tuple(fact)))
+    return _per_executable(by_scope, store.stream("scopes", p))
+
+
+def _bindings(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    for exe, facts in _scoped(store, p, "report-bindings"):
+        facts.sort(key=lambda f: (f[0], f[1], f[2] or "", f[3]))
+        for module, symbol, version, provider in facts:
+            yield {"executable": exe, "module": module, "symbol": symbol, "version": version, "provider": provider}
+
+
+def _unresolved(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    for exe, facts in _scoped(store, p, "report-unresolved"):
+        facts.sort(key=lambda f: (f[0], f[1], f[2] or ""))
+        for module, symbol, version, weak in facts:
+            yield {"executable": exe, "module": module, "symbol": symbol, "version": version, "weak": bool(weak)}
+
+
+def _duplicates(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    facts: dict[int, list[tuple[Any, ...]]] = {}
+    holders: list[tuple[int, list[str]]] = []
+    for i, (symbol, providers, chosen, executables) in enumerate(store.stream("duplicates", p)):
+        facts[i] = [(sys.intern(symbol), [sys.intern(x) for x in providers], sys.intern(chosen))]
+        holders.append((i, executables))
+    for exe, found in _per_executable(facts, holders):
+        found.sort(key=lambda d: (d[0], d[1]))
+        for symbol, providers, chosen in found:
+            yield {"executable": exe, "symbol": symbol, "providers": list(providers), "chosen": chosen}
+
+
+def _problems(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    for path, severity, code, message in store.stream("problems", p):
+        yield {"path": path, "severity": severity, "code": code, "message": message}
+
+
+_MAKERS: dict[str, Callable[[GraphStore, dict[str, Any]], Iterator[Entry]]] = {
+    "modules": _modules,
+    "dependencies": _dependencies,
+    "link_maps": _link_maps,
+    "bindings": _bindings,
+    "unresolved": _unresolved,
+    "duplicates": _duplicates,
+    "problems": _problems,
+}

@@ -1,0 +1,64 @@
+"""The JSON report written as it is read: the document is exactly what ``json.dumps(indent=1)``
+gives for its content, ``--format jsonl`` holds the same entries one per line, ``--sections``
+chooses parts, and a report written to a file appears only when complete."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import REPO, linkgraph
+from support.host_programs import HOST_PROGRAM, copy_with_libraries
+
+SECTIONS = ["modules", "dependencies", "link_maps", "bindings", "unresolved", "duplicates", "problems"]
+TYPES = ["module", "dependency", "link_map", "binding", "unresolved", "duplicate", "problem"]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("stream")
+    root = base / "root"
+    copy_with_libraries(HOST_PROGRAM, root)
+    copy_with_libraries("/usr/bin/curl", root)  # two link maps: bindings shared between them
+    db = base / "graph.lbdb"
+    linkgraph("scan", str(root), "--db", str(db), "--quiet")
+    return db
+
+
+def test_the_streamed_document_is_what_json_dumps_gives(db: Path) -> None:
+    text = linkgraph("report", "--db", str(db)).stdout
+    report = json.loads(text)
+    assert text == json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+    jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
+    assert list(report) == ["schema", "firmware", *SECTIONS]
+    executables = {b["executable"] for b in report["bindings"]}
+    assert len(executables) >= 2 and len(report["bindings"]) > 1000
+    keys = [(b["executable"], b["module"], b["symbol"], b["version"] or "", b["provider"]) for b in report["bindings"]]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+
+
+def test_jsonl_holds_the_same_entries(db: Path) -> None:
+    report = json.loads(linkgraph("report", "--db", str(db)).stdout)
+    lines = linkgraph("report", "--db", str(db), "--format", "jsonl").stdout.splitlines()
+    records = [json.loads(line) for line in lines]
+    assert records[0] == {"type": "report", "schema": "linkgraph-report/1", "firmware": report["firmware"]}
+    for section, kind in zip(SECTIONS, TYPES, strict=True):
+        entries = [{k: v for k, v in r.items() if k != "type"} for r in records[1:] if r["type"] == kind]
+        assert entries == report[section], section
+    assert len(records) == 1 + sum(len(report[s]) for s in SECTIONS)
+
+
+def test_sections_choose_the_parts(db: Path, tmp_path: Path) -> None:
+    full = json.loads(linkgraph("report", "--db", str(db)).stdout)
+    out = tmp_path / "part.json"
+    linkgraph("report", "--db", str(db), "--sections", "modules,dependencies", "-o", str(out))
+    part = json.loads(out.read_text())
+    assert list(part) == ["schema", "firmware", "modules", "dependencies"]
+    assert part["modules"] == full["modules"] and part["dependencies"] == full["dependencies"]
+    assert not (tmp_path / "part.json.partial").exists()
+    lines = linkgraph("report", "--db", str(db), "--format", "jsonl", "--sections", "problems,link_maps").stdout
+    assert {json.loads(line)["type"] for line in lines.splitlines()} <= {"report", "link_map", "problem"}
+    bad = linkgraph("report", "--db", str(db), "--sections", "modules,symbols", check=False)
+    assert bad.returncode == 2 and "symbols" in bad.stderr and "choose from" in bad.stderr
