@@ -10,11 +10,11 @@ sections to include; lists are sorted, so two stores holding the same graph give
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from ..store.base import GraphStore
-from .report_sections import SCHEMA, SECTIONS, firmware_header, section
+from .report_sections import SCHEMA, SECTIONS, Scoped, firmware_header, scoped, section
 
 # the "type" of each section's records in the line form
 RECORD_TYPES = {
@@ -37,7 +37,11 @@ def write_json(store: GraphStore, firmware: str, out: TextIO, sections: Iterable
     out.write(_dumps(firmware_header(store, firmware), 1))
     for name in wanted:
         out.write(",\n " + _ENCODE(name) + ": ")
-        _write_list(out, (_dumps(entry, 2) for entry in section(store, firmware, name)))
+        per_executable = scoped(store, firmware, name)
+        if per_executable is None:
+            _write_list(out, (_dumps(entry, 2) for entry in section(store, firmware, name)))
+        else:
+            _write_list(out, _scoped_entries(per_executable, 3, ",\n   ", ": ", "{\n   ", "\n  }"))
     out.write("\n}\n")
 
 
@@ -49,10 +53,16 @@ def write_jsonl(store: GraphStore, firmware: str, out: TextIO, sections: Iterabl
     out.write(json.dumps(header, ensure_ascii=False) + "\n")
     for name in wanted:
         kind = RECORD_TYPES[name]
+        per_executable = scoped(store, firmware, name)
+        if per_executable is None:
+            lines = (
+                json.dumps({"type": kind, **entry}, ensure_ascii=False) for entry in section(store, firmware, name)
+            )
+        else:
+            lines = _scoped_entries(per_executable, None, ", ", ": ", '{"type": ' + _ENCODE(kind) + ", ", "}")
         buffer: list[str] = []
         size = 0
-        for entry in section(store, firmware, name):
-            line = json.dumps({"type": kind, **entry}, ensure_ascii=False)
+        for line in lines:
             buffer.append(line)
             size += len(line)
             if size > _FLUSH_BYTES:
@@ -60,6 +70,25 @@ def write_jsonl(store: GraphStore, firmware: str, out: TextIO, sections: Iterabl
                 buffer, size = [], 0
         if buffer:
             out.write("\n".join(buffer) + "\n")
+
+
+def _scoped_entries(
+    found: Scoped, level: int | None, separator: str, colon: str, opening: str, closing: str
+) -> Iterator[str]:
+    """Each (executable, fact) of a per-executable section as text: the fact's part is rendered
+    once per distinct fact (the same tuple under every executable), the executable once per
+    executable. ``level`` None: on one line (jsonl), else laid out as json.dumps(indent=1) does."""
+    keys = [_ENCODE(field) + colon for field in found.fields]
+    rendered: dict[tuple[Any, ...], str] = {}
+    head_of, head = None, ""
+    for exe, fact in found.pairs:
+        if exe is not head_of:
+            head_of, head = exe, opening + _ENCODE("executable") + colon + _ENCODE(exe)
+        text = rendered.get(fact)
+        if text is None:
+            values = (json.dumps(v, ensure_ascii=False) if level is None else _dumps(v, level) for v in fact)
+            text = rendered[fact] = "".join(separator + k + v for k, v in zip(keys, values, strict=True))
+        yield head + text + closing
 
 
 def _write_list(out: TextIO, items: Iterable[str]) -> None:

@@ -14,6 +14,7 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..licences.facts import NO_FACT
@@ -87,55 +88,97 @@ def _link_maps(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
         yield {"executable": executable, "objects": list(objects), "missing": list(missing or [])}
 
 
+@dataclass(frozen=True)
+class Scoped:
+    """A section listed per executable from facts stored once: ``pairs`` gives (executable, fact)
+    in the report's order, each fact a tuple of interned values in ``fields`` order (the same
+    tuple object for every executable it holds in, so a writer can render it once)."""
+
+    fields: tuple[str, ...]
+    pairs: Iterator[tuple[str, tuple[Any, ...]]]
+
+
+def scoped(store: GraphStore, firmware: str, name: str) -> Scoped | None:
+    """The per-executable form of ``bindings``, ``unresolved`` and ``duplicates``; None for others."""
+    maker = _SCOPED.get(name)
+    return maker(store, {"firmware": firmware}) if maker else None
+
+
 def _per_executable(
-    facts: dict[Any, list[tuple[Any, ...]]], holders: Iterable[tuple[Any, list[str]]]
-) -> Iterator[tuple[str, list[tuple[Any, ...]]]]:
+    facts: dict[Any, list[tuple[Any, ...]]], holders: Iterable[tuple[Any, list[str]]], key: Callable[[Any], Any]
+) -> Iterator[tuple[str, tuple[Any, ...]]]:
     """Facts grouped by the key of the set of link maps they hold in, and those sets: each
-    executable (sorted) with the facts that hold in its link map."""
+    executable (sorted) with the facts that hold in its link map, sorted by ``key``."""
     groups_of: dict[str, list[Any]] = defaultdict(list)
-    for key, executables in holders:
-        if key in facts:
+    for group, executables in holders:
+        if group in facts:
             for exe in executables:
-                groups_of[sys.intern(exe)].append(key)
+                groups_of[sys.intern(exe)].append(group)
     for exe in sorted(groups_of):
-        yield exe, [fact for key in groups_of.pop(exe) for fact in facts[key]]
+        found = [fact for group in groups_of.pop(exe) for fact in facts[group]]
+        found.sort(key=key)
+        for fact in found:
+            yield exe, fact
 
 
-def _interned(row: tuple[Any, ...]) -> tuple[Any, ...]:
+def _interned(row: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(sys.intern(v) if isinstance(v, str) else v for v in row)
 
 
-def _scoped(store: GraphStore, p: dict[str, Any], name: str) -> Iterator[tuple[str, list[tuple[Any, ...]]]]:
-    by_scope: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+def _by_scope(store: GraphStore, p: dict[str, Any], name: str) -> dict[Any, list[tuple[Any, ...]]]:
+    by_scope: dict[Any, list[tuple[Any, ...]]] = defaultdict(list)
     for *fact, scope in store.stream(name, p):
-        by_scope[scope].append(_interned(tuple(fact)))
-    return _per_executable(by_scope, store.stream("scopes", p))
+        by_scope[scope].append(_interned(fact))
+    return by_scope
 
 
-def _bindings(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
-    for exe, facts in _scoped(store, p, "report-bindings"):
-        facts.sort(key=lambda f: (f[0], f[1], f[2] or "", f[3]))
-        for module, symbol, version, provider in facts:
-            yield {"executable": exe, "module": module, "symbol": symbol, "version": version, "provider": provider}
+def _binding_order(f: tuple[Any, ...]) -> tuple[Any, ...]:  # module, symbol, version, provider
+    return (f[0], f[1], f[2] or "", f[3])
 
 
-def _unresolved(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
-    for exe, facts in _scoped(store, p, "report-unresolved"):
-        facts.sort(key=lambda f: (f[0], f[1], f[2] or ""))
-        for module, symbol, version, weak in facts:
-            yield {"executable": exe, "module": module, "symbol": symbol, "version": version, "weak": bool(weak)}
+def _unresolved_order(f: tuple[Any, ...]) -> tuple[Any, ...]:  # module, symbol, version
+    return (f[0], f[1], f[2] or "")
 
 
-def _duplicates(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+def _duplicate_order(f: tuple[Any, ...]) -> tuple[Any, ...]:  # symbol, providers
+    return (f[0], f[1])
+
+
+def _bindings(store: GraphStore, p: dict[str, Any]) -> Scoped:
+    facts = _by_scope(store, p, "report-bindings")
+    return Scoped(
+        ("module", "symbol", "version", "provider"), _per_executable(facts, store.stream("scopes", p), _binding_order)
+    )
+
+
+def _unresolved(store: GraphStore, p: dict[str, Any]) -> Scoped:
+    facts = _by_scope(store, p, "report-unresolved")
+    for group in facts.values():
+        group[:] = [(module, symbol, version, bool(weak)) for module, symbol, version, weak in group]
+    return Scoped(
+        ("module", "symbol", "version", "weak"), _per_executable(facts, store.stream("scopes", p), _unresolved_order)
+    )
+
+
+def _duplicates(store: GraphStore, p: dict[str, Any]) -> Scoped:
     facts: dict[int, list[tuple[Any, ...]]] = {}
     holders: list[tuple[int, list[str]]] = []
     for i, (symbol, providers, chosen, executables) in enumerate(store.stream("duplicates", p)):
-        facts[i] = [(sys.intern(symbol), [sys.intern(x) for x in providers], sys.intern(chosen))]
-        holders.append((i, executables))
-    for exe, found in _per_executable(facts, holders):
-        found.sort(key=lambda d: (d[0], d[1]))
-        for symbol, providers, chosen in found:
-            yield {"executable": exe, "symbol": symbol, "providers": list(providers), "chosen": chosen}
+        facts[i] = [(sys.intern(symbol), _interned(providers), sys.intern(chosen))]
+        holders.append((i, [sys.intern(e) for e in executables]))
+    return Scoped(("symbol", "providers", "chosen"), _per_executable(facts, holders, _duplicate_order))
+
+
+def _entries(maker: Callable[[GraphStore, dict[str, Any]], Scoped]) -> Callable[..., Iterator[Entry]]:
+    def entries(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+        found = maker(store, p)
+        for exe, fact in found.pairs:
+            entry: Entry = {"executable": exe}
+            for field, value in zip(found.fields, fact, strict=True):
+                entry[field] = list(value) if isinstance(value, tuple) else value
+            yield entry
+
+    return entries
 
 
 def _problems(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
@@ -147,8 +190,9 @@ _MAKERS: dict[str, Callable[[GraphStore, dict[str, Any]], Iterator[Entry]]] = {
     "modules": _modules,
     "dependencies": _dependencies,
     "link_maps": _link_maps,
-    "bindings": _bindings,
-    "unresolved": _unresolved,
-    "duplicates": _duplicates,
+    "bindings": _entries(_bindings),
+    "unresolved": _entries(_unresolved),
+    "duplicates": _entries(_duplicates),
     "problems": _problems,
 }
+_SCOPED = {"bindings": _bindings, "unresolved": _unresolved, "duplicates": _duplicates}
