@@ -58,6 +58,9 @@ class SymbolBinder:
         self._by_name: dict[str, list[SymbolTable]] = {}  # every object of the root defining a name
         self._obj_definers: dict[tuple[str, str], list[tuple[str, ...]]] = {}
         self._definer_cache: dict[tuple, tuple[str, ...]] = {}
+        # per (object, flavour), per lookup: providers -> the one _Resolved for them, shared by every
+        # scope in which the lookup finds the same providers (most do: libc binds alike everywhere)
+        self._variants: dict[tuple[str, str], list[dict[tuple[str, ...], _Resolved]]] = {}
         self._uniques: set[tuple[str, str]] = set()  # (provider, name) of STB_GNU_UNIQUE definitions
         self._wanted = referenced_names(modules)
         for facts in modules:
@@ -102,7 +105,12 @@ class SymbolBinder:
         """Providers of every lookup of ``obj`` in ``scope`` (path -> search position)."""
         out = []
         uniques = self._uniques
-        for lookup, definers in zip(self.lookups(obj, flavour), self._definers(obj, flavour), strict=True):
+        lookups = self.lookups(obj, flavour)
+        key = (obj.path, flavour.flavour.value)
+        variants = self._variants.get(key)
+        if variants is None:
+            variants = self._variants[key] = [{} for _ in lookups]
+        for lookup, definers, known in zip(lookups, self._definers(obj, flavour), variants, strict=True):
             if lookup.self_bound:
                 providers: tuple[str, ...] = (obj.path,)
             elif len(definers) == 1:
@@ -110,8 +118,11 @@ class SymbolBinder:
             else:
                 hits = sorted((scope[p], p) for p in definers if p in scope)
                 providers = tuple([p for _, p in hits])
-            unique = bool(providers) and (providers[0], lookup.name) in uniques
-            out.append(_Resolved(obj.path, lookup, providers, unique))
+            resolved = known.get(providers)
+            if resolved is None:
+                unique = bool(providers) and (providers[0], lookup.name) in uniques
+                resolved = known[providers] = _Resolved(obj.path, lookup, providers, unique)
+            out.append(resolved)
         return out
 
     def _below_exe(
