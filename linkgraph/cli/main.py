@@ -58,7 +58,9 @@ def main() -> None:
     "-j",
     type=click.IntRange(1, 64),
     default=None,
-    help="Parallel ELF parsers (default: 1 on machines with up to 2 CPUs, else up to 4).",
+    help="Worker processes that hash and parse the ELF files (default: 1 on machines with up to 2 CPUs, "
+    "where two threads overlap hashing and parsing instead; else up to 4). Link maps and bindings are "
+    "then worked out in this process, with lookups shared between link maps.",
 )
 @click.option(
     "--licences",
