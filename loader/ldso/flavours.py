@@ -17,6 +17,7 @@ architecture name); those are read from the loader file in the root (``UclibcBui
 from __future__ import annotations
 
 import enum
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -248,6 +249,7 @@ class UClibc(LoaderFlavour):
 FLAVOURS: dict[Flavour, LoaderFlavour] = {f.flavour: f for f in (Glibc(), Musl(), UClibc())}
 
 
+@functools.lru_cache(maxsize=256)
 def flavour_of(interpreter: str | None) -> LoaderFlavour:
     """The loader an executable runs under, from its PT_INTERP."""
     name = posixpath.basename(interpreter or "")

@@ -36,6 +36,8 @@ class World:
         self.modules = modules
         self.config = LoaderConfig(root, problems, cpu)
         self._dirs: dict[str, bool] = {}
+        self._default_interpreters: dict[LoaderFlavour, str | None] = {}  # the modules do not change
+        self._default_flavour: LoaderFlavour | None = None
 
     def has_dir(self, path: str) -> bool:
         if path not in self._dirs:
@@ -64,17 +66,21 @@ class World:
     def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
         """The PT_INTERP most executables of this flavour use (the loader of a library no
         executable loads is the one that would dlopen it)."""
-        counts = Counter(
-            f.interpreter
-            for f in self.modules.values()
-            if f.interpreter and f.kind is Kind.EXECUTABLE and flavour_of(f.interpreter) is flavour
-        )
-        return counts.most_common(1)[0][0] if counts else None
+        if flavour not in self._default_interpreters:
+            counts = Counter(
+                f.interpreter
+                for f in self.modules.values()
+                if f.interpreter and f.kind is Kind.EXECUTABLE and flavour_of(f.interpreter) is flavour
+            )
+            self._default_interpreters[flavour] = counts.most_common(1)[0][0] if counts else None
+        return self._default_interpreters[flavour]
 
     def default_flavour(self) -> LoaderFlavour:
         """The loader most executables of this root use (for libraries no executable loads)."""
-        counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
-        return FLAVOURS[counts.most_common(1)[0][0]] if counts else flavour_of(None)
+        if self._default_flavour is None:
+            counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
+            self._default_flavour = FLAVOURS[counts.most_common(1)[0][0]] if counts else flavour_of(None)
+        return self._default_flavour
 
 
 class _Loader:

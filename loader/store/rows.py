@@ -239,10 +239,19 @@ def _make_printable(rows: GraphRows) -> None:
     """Names from ELF string tables that are not UTF-8 (kept byte-exact while binding) are stored
     the way paths are shown: undecodable bytes as ``\\xNN``."""
     for table in (*rows.nodes.values(), *rows.rels.values()):
+        if not table:
+            continue
+        texts = [key for key in table[0] if key not in _MADE_HERE]
         for row in cast("Sequence[dict[str, Any]]", table):  # built here, as plain dicts
-            for key, value in row.items():
+            for key in texts:
+                value = row[key]
                 if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
                     row[key] = _printable(value)
+
+
+# columns whose values linkgraph makes itself, ASCII by construction (edge ends and scopes are ids
+# from key_part, hashes, enum values); node ids are checked: a link map's id holds its path
+_MADE_HERE = frozenset({"firmware", "from", "to", "scope", "sha256", "kind", "machine", "endian", "class"})
 
 
 def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> ModuleRow:
