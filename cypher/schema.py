@@ -1,11 +1,11 @@
 """The graph's schema, declared once: every node and edge table, its columns and their types,
 as the typed rows (``TypedDict``) the writers build and the stores take.
 
-Everything else derives from it: LadybugDB's DDL (``ladybug_ddl``), Neo4j's constraints and
-indexes (``neo4j_ddl``), the Arrow column types of LadybugDB's bulk ``COPY``, the bulk-write
-statements of both stores and the read-back of ``linkgraph push`` (``write_*``, ``read_*``), and
-the test that compares each store's tables with it. Labels and column names come from here,
-never from firmware: every value goes in as a parameter.
+Everything else derives from it: LadybugDB's DDL (``ladybug_ddl``), Neo4j's constraints, indexes
+and staged writes (``neo4j_schema``), the Arrow column types of LadybugDB's bulk ``COPY``, the
+read-back of ``linkgraph push`` (``read_*``), and the test that compares each store's tables with
+it. Labels and column names come from here, never from firmware: every value goes in as a
+parameter.
 
 Column order matters to LadybugDB's ``COPY`` (by position): columns added in a later version go
 at the end, where ``ALTER TABLE … ADD IF NOT EXISTS`` puts them in an older database.
@@ -194,7 +194,7 @@ class Table:
 
 NODES: tuple[Table, ...] = (
     Table("Firmware", FirmwareRow),
-    Table("Module", ModuleRow, indexed=("firmware", "path", "soname", "sha256", "licence")),
+    Table("Module", ModuleRow, indexed=("firmware", "path", "soname", "name", "sha256", "licence")),
     Table("Missing", MissingRow, indexed=("firmware",)),
     Table("Symbol", SymbolRow, indexed=("firmware", "name")),
     Table("Scope", ScopeRow, indexed=("firmware",)),
@@ -231,38 +231,10 @@ def ladybug_ddl() -> list[str]:
     return out
 
 
-def neo4j_ddl() -> list[str]:
-    """Neo4j: no table declarations; a uniqueness constraint on every node table's id and the
-    indexes the named queries look nodes up by."""
-    out = [
-        f"CREATE CONSTRAINT {t.name.lower()}_id IF NOT EXISTS FOR (n:{t.name}) REQUIRE n.id IS UNIQUE" for t in NODES
-    ]
-    out += [
-        f"CREATE INDEX {t.name.lower()}_{column} IF NOT EXISTS FOR (n:{t.name}) ON (n.{column})"
-        for t in NODES
-        for column in t.indexed
-    ]
-    return out
-
-
 def ladybug_copy(table: str, ends: tuple[str, str] | None) -> str:
     """LadybugDB's bulk load of one table from an Arrow table passed as ``$arrow``."""
     options = f" (from='{ends[0]}', to='{ends[1]}')" if ends else ""
     return f"COPY {TABLES[table].name} FROM $arrow{options}"
-
-
-def neo4j_create_nodes(label: str) -> str:
-    """Neo4j's bulk write of one node table: ``$rows`` is a list of property maps."""
-    return f"UNWIND $rows AS r CREATE (n:{TABLES[label].name}) SET n = r"
-
-
-def neo4j_create_edges(table: str, src: str, dst: str) -> str:
-    """Neo4j's bulk write of edges: one row per pair of end nodes (looked up once) with its edges."""
-    name, a, b = TABLES[table].name, TABLES[src].name, TABLES[dst].name
-    return (
-        f"UNWIND $rows AS r MATCH (a:{a} {{id: r.from}}) MATCH (b:{b} {{id: r.to}}) "
-        f"UNWIND r.edges AS props CREATE (a)-[e:{name}]->(b) SET e = props"
-    )
 
 
 def read_nodes(label: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import ladybug
 import pytest
 from conftest import linkgraph
+from linkgraph.cypher.neo4j_schema import BOOKKEEPING, EDGE_INDEXED, UNIQUE_IDS
 from linkgraph.cypher.schema import EDGES, NODES, TABLES
 from support.article import build_article_root
 
@@ -54,16 +55,19 @@ def test_neo4j_constraints_indexes_and_properties_are_the_schema(
         nodes, _, _ = driver.execute_query("CALL db.schema.nodeTypeProperties()")
         edges, _, _ = driver.execute_query("CALL db.schema.relTypeProperties()")
     unique = {(r["labelsOrTypes"][0], tuple(r["properties"])) for r in constraints if r["type"] == "UNIQUENESS"}
-    assert unique == {(t.name, ("id",)) for t in NODES}
+    assert unique == {(name, ("id",)) for name in UNIQUE_IDS}  # generations repeat the other ids
     looked_up = {
         (r["labelsOrTypes"][0], tuple(r["properties"]))
         for r in indexes
         if r["type"] == "RANGE" and r["owningConstraint"] is None and r["labelsOrTypes"]
     }
-    assert looked_up == {(t.name, (column,)) for t in NODES for column in t.indexed}
-    for row in nodes:  # every property a node carries is a declared column of its table
+    node_indexes = {(t.name, (column,)) for t in NODES for column in t.indexed}
+    edge_indexes = {(name, (column,)) for name, columns in EDGE_INDEXED.items() for column in columns}
+    assert looked_up == node_indexes | edge_indexes
+    for row in nodes:  # every property a node carries is a declared column of its table (or the store's bookkeeping)
         (label,) = row["nodeLabels"]
-        assert row["propertyName"] is None or row["propertyName"] in TABLES[label].column_names, row
+        known = (*TABLES[label].column_names, *BOOKKEEPING.get(label, ()))
+        assert row["propertyName"] is None or row["propertyName"] in known, row
     for row in edges:
         name = row["relType"].strip(":`")
         assert row["propertyName"] is None or row["propertyName"] in TABLES[name].column_names, row

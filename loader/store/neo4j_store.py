@@ -1,8 +1,30 @@
-"""The shared store: a Neo4j server over Bolt, written with ``UNWIND $rows`` batches.
+"""The shared store: a Neo4j server over Bolt, holding many firmware graphs that lab users query
+while scanners replace them.
 
-A firmware's graph is replaced inside one write transaction (old subgraph deleted, new one
-written, classification run), so a reader sees either the old graph or the new one, and a
-failure part-way (server gone, out of memory) leaves the old one in place.
+A firmware's graph is written as a *generation* (``loader/store/neo4j_write.py``): its nodes
+carry the generation key (``<firmware id>@<token>``) in ``firmware``, and batches of
+``BATCH`` nodes or edges are written on ``WRITERS`` sessions at once, each batch a transaction
+of its own, so the server never holds the whole graph in one transaction's state (one transaction
+took 37 s and the server's memory for the 1,000-program host root; the batches a fraction, see
+docs/graph.md). Until it is complete no reader sees it: its ``Firmware`` and ``Scope`` nodes
+carry staging labels (``cypher/neo4j_schema.py``), every per-firmware query looks nodes up by
+the *live* generation, and the cross-image queries reach modules through ``Firmware`` nodes
+only. The classification runs on it there. Then one short transaction (``stage-switch``)
+relabels a handful of nodes: the live graph's ``Firmware`` and ``Scope`` nodes retired, the
+new ones made live. So a reader sees the old graph or the new one, never half of one; a writer
+that fails or is killed before the switch leaves the old graph as it was. The retired
+generation is deleted afterwards, in small transactions, once the queries that may still read it
+have ended (``neo4j_generations.wait_for_readers``).
+
+Why not relabel every staged node in the switch (the other way to hide a staged graph): the
+switch would then touch every node of both graphs and every index entry of their labels, one
+big transaction again; and nodes of two generations would share ids under one label, where
+``MATCH (c:Scope {id: r.scope})`` must find one. Translating ``$firmware`` costs one index
+lookup per query instead (``execute``, ``iterate``: the ``Firmware`` node maps id to generation).
+
+A writer that dies leaves its staged (or retired, not yet deleted) generation behind; it says
+it is alive by a heartbeat, and the next writer deletes what no writer has claimed for
+``neo4j_generations.STALE`` seconds.
 """
 
 from __future__ import annotations
@@ -11,14 +33,15 @@ import os
 from collections.abc import Iterator
 from typing import Any, LiteralString, cast
 
-from ...cypher.schema import neo4j_create_edges, neo4j_create_nodes, neo4j_ddl
+from ...cypher.neo4j_schema import neo4j_ddl
 from ..errors import StoreError
+from . import neo4j_write
 from .base import GraphStore
-from .queries import load_query
-from .rows import NODE_TABLES, GraphRows
+from .neo4j_generations import run
+from .rows import GraphRows
 
-BATCH = 5000
 MIN_VERSION = (5, 0)
+RETRY_TIME = 15.0  # seconds the driver retries a transaction on transient errors (default 30)
 
 
 def _explain(exc: Exception, uri: str) -> str:
@@ -66,7 +89,11 @@ class Neo4jStore(GraphStore):
         password = password if password is not None else os.environ.get("NEO4J_PASSWORD", "")
         try:
             self._driver = GraphDatabase.driver(
-                uri, auth=(user, password), connection_timeout=10, notifications_min_severity="OFF"
+                uri,
+                auth=(user, password),
+                connection_timeout=10,
+                notifications_min_severity="OFF",
+                max_transaction_retry_time=RETRY_TIME,
             )
             self._driver.verify_connectivity()
             self._check_version()
@@ -82,65 +109,53 @@ class Neo4jStore(GraphStore):
 
     def _create_schema(self) -> None:
         for stmt in neo4j_ddl():
-            self.execute(stmt)
+            self._execute(stmt, {})
+
+    def _live(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """The parameters with ``$firmware`` (a firmware id) turned into the key of its live
+        generation, which its nodes carry; unchanged for a firmware the store does not hold."""
+        params = dict(params or {})
+        if isinstance(params.get("firmware"), str):
+            found = self._execute_named("generation", {"firmware": params["firmware"]})
+            if found:
+                params["firmware"] = found[0]["generation"]
+        return params
+
+    def _execute_named(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        try:
+            return run(self._driver, self.database, name, params)
+        except Exception as exc:
+            raise StoreError(_explain(exc, self.uri)) from exc
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        return self._execute(statement, self._live(params))
+
+    def _execute(self, statement: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         try:
             # the statements are linkgraph's own Cypher files, their values passed as parameters
             query = cast(LiteralString, statement)
-            records, _summary, keys = self._driver.execute_query(query, params or {}, database_=self.database)
+            records, _summary, keys = self._driver.execute_query(query, params, database_=self.database)
         except Exception as exc:
             raise StoreError(_explain(exc, self.uri)) from exc
         return [dict(zip(keys, rec.values(), strict=True)) for rec in records]
 
     def iterate(self, statement: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        live = self._live(params)
         try:
             with self._driver.session(database=self.database) as session:
                 # linkgraph's own Cypher files, their values passed as parameters
-                for record in session.run(cast(LiteralString, statement), params or {}):
+                for record in session.run(cast(LiteralString, statement), live):
                     yield tuple(record.values())
         except Exception as exc:
             raise StoreError(_explain(exc, self.uri)) from exc
 
     def replace_firmware(self, rows: GraphRows) -> None:
         try:
-            with self._driver.session(database=self.database) as session:
-                session.execute_write(self._write, rows)
+            neo4j_write.replace(self._driver, self.database, rows)
         except StoreError:
             raise
         except Exception as exc:
-            raise StoreError(f"writing the graph failed, nothing was changed: {_explain(exc, self.uri)}") from exc
-
-    @staticmethod
-    def _run_all(tx: Any, name: str, params: dict[str, Any]) -> None:
-        for stmt in load_query(name, "neo4j").statements:
-            tx.run(stmt, params).consume()
-
-    def _write(self, tx: Any, rows: GraphRows) -> None:
-        fw = {"firmware": rows.firmware}
-        self._run_all(tx, "delete-firmware", fw)
-        for label in NODE_TABLES:
-            data = rows.nodes.get(label, [])
-            for i in range(0, len(data), BATCH):
-                tx.run(neo4j_create_nodes(label), rows=data[i : i + BATCH]).consume()
-        for (rel, src, dst), data in rows.rels.items():
-            statement = neo4j_create_edges(rel, src, dst)
-            pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-            for r in data:
-                pairs.setdefault((r["from"], r["to"]), []).append(
-                    {k: v for k, v in r.items() if k != "from" and k != "to"}
-                )
-            grouped = [{"from": f, "to": t, "edges": edges} for (f, t), edges in pairs.items()]
-            batch, size = [], 0
-            for row in grouped:
-                batch.append(row)
-                size += len(row["edges"])
-                if size >= BATCH:
-                    tx.run(statement, rows=batch).consume()
-                    batch, size = [], 0
-            if batch:
-                tx.run(statement, rows=batch).consume()
-        self._run_all(tx, "classify", fw)
+            raise StoreError(f"writing the graph failed, the old graph stays: {_explain(exc, self.uri)}") from exc
 
     def close(self) -> None:
         self._driver.close()

@@ -1,0 +1,19 @@
+// internal: Neo4j only: delete the generation $generation (retired, or staged by a writer that died), in many small transactions; its Firmware node last, so that a deletion cut short is found again.
+MATCH (:Module {firmware: $generation})-[e]->()
+CALL (e) { DELETE e } IN TRANSACTIONS OF 20000 ROWS;
+MATCH (n:Module {firmware: $generation})
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Symbol {firmware: $generation})
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Missing {firmware: $generation})
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:LinkMap {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Duplicate {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Problem {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:StagedScope|RetiredScope {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (f:StagedFirmware|RetiredFirmware {generation: $generation})
+DETACH DELETE f;

@@ -1,0 +1,83 @@
+"""Neo4j's side of the schema (``schema``'s one declaration is the source): its constraints and
+indexes, and the statements that write a firmware's graph as a *generation*.
+
+Why generations: a firmware's graph is written in many small transactions, by several sessions at
+once, beside the graph readers use, and switched in by one short transaction
+(``loader/store/neo4j_store.py`` tells the whole story). So the nodes of one write carry its
+generation key in ``firmware`` (``<firmware id>@<token>``), not the firmware id; the ``Firmware``
+node of the live graph maps the id to it (``generation``). Two generations of one firmware hold the
+same node ids, so ``id`` is unique among live nodes only where a query looks nodes up by it:
+``Firmware`` (by ``$firmware``) and ``Scope`` (``MATCH (c:Scope {id: r.scope})``). The ``Firmware``
+and ``Scope`` nodes of a generation that is not live carry a label of their own (``STAGED``:
+being written; ``RETIRED``: replaced, being deleted), which keeps them, and through the
+``Firmware`` node every module of the generation, out of every query. The edges of a write find
+their end nodes by the element ids the node batches returned, not through an index.
+"""
+
+from __future__ import annotations
+
+from .schema import NODES, TABLES
+
+# labels of the nodes of a generation that readers must not see: written, not yet switched in
+STAGED = {"Firmware": "StagedFirmware", "Scope": "StagedScope"}
+# ... and switched out, waiting to be deleted
+RETIRED = {"Firmware": "RetiredFirmware", "Scope": "RetiredScope"}
+# node tables whose id stays unique among live nodes (queries look them up by it)
+UNIQUE_IDS = ("Firmware", "Scope")
+# properties only the Neo4j store gives a node of a table (bookkeeping of the generations)
+BOOKKEEPING = {"Firmware": ("generation",)}
+# edge properties the cross-image queries look edges up by (symbol-users: RESOLVES_TO by symbol)
+EDGE_INDEXED = {"RESOLVES_TO": ("symbol",)}
+# edge columns sent once per batch and referenced by position: a scope id is long, and the same
+# few hundred recur in every batch
+CODED = frozenset({"scope"})
+
+
+def neo4j_ddl() -> list[str]:
+    """The constraints and indexes, made if missing; constraints of an older linkgraph (a unique
+    id on every node table) dropped, since generations repeat the ids."""
+    out = [
+        f"DROP CONSTRAINT {t.name.lower()}_id IF EXISTS" for t in NODES if t.name not in UNIQUE_IDS
+    ]  # fmt: skip
+    out += [
+        f"CREATE CONSTRAINT {name.lower()}_id IF NOT EXISTS FOR (n:{name}) REQUIRE n.id IS UNIQUE"
+        for name in UNIQUE_IDS
+    ]
+    out += [
+        f"CREATE INDEX {t.name.lower()}_{column} IF NOT EXISTS FOR (n:{t.name}) ON (n.{column})"
+        for t in NODES
+        for column in t.indexed
+    ]
+    out += [
+        f"CREATE INDEX {table.lower()}_{column} IF NOT EXISTS FOR ()-[e:{table}]-() ON (e.{column})"
+        for table, columns in EDGE_INDEXED.items()
+        for column in columns
+    ]
+    return out
+
+
+def _label(table: str) -> str:
+    return STAGED.get(table, TABLES[table].name)
+
+
+def stage_nodes(table: str) -> str:
+    """One batch of a node table's rows (``$rows``: lists in column order) written into generation
+    ``$generation``; the element id of each new node, in row order."""
+    columns = TABLES[table].column_names
+    props = ", ".join(f"`{c}`: r[{i}]" for i, c in enumerate(columns) if c != "firmware")
+    own = "generation: $generation, heartbeat: timestamp()" if table == "Firmware" else "firmware: $generation"
+    return f"UNWIND $rows AS r CREATE (n:{_label(table)} {{{props}, {own}}}) RETURN elementId(n) AS node"
+
+
+def stage_edges(table: str) -> str:
+    """One batch of an edge table: ``$rows`` holds [element id of from, element id of to, edges],
+    each edge a list in column order; a ``CODED`` column holds a position in ``$coded``."""
+    columns = TABLES[table].column_names
+    props = ", ".join(
+        f"`{c}`: $coded[e[{i}]]" if c in CODED else f"`{c}`: e[{i}]" for i, c in enumerate(columns)
+    )  # fmt: skip
+    body = f" {{{props}}}" if props else ""
+    return (
+        "UNWIND $rows AS r MATCH (a) WHERE elementId(a) = r[0] MATCH (b) WHERE elementId(b) = r[1] "
+        f"UNWIND r[2] AS e CREATE (a)-[:{TABLES[table].name}{body}]->(b)"
+    )

@@ -1,0 +1,165 @@
+"""A firmware's graph written into Neo4j as a new generation: node and edge batches on several
+sessions at once (each batch its own small transaction), the classification, then one short
+transaction that switches it in (see ``neo4j_store`` for why).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, LiteralString, cast
+
+from ...cypher.neo4j_schema import CODED, stage_edges, stage_nodes
+from ...cypher.schema import TABLES
+from ..errors import StoreError
+from . import neo4j_generations as generations
+from .queries import load_query
+from .rows import NODE_TABLES, GraphRows
+
+WRITERS = 3  # sessions writing batches at once: the client packs one while the server writes others
+BATCH = 5000  # nodes or edges per transaction
+SWITCH_TRIES = 3  # a concurrent writer of the same firmware may switch first (its Firmware id is unique)
+
+Job = tuple[str, dict[str, Any]]  # a statement and its parameters
+
+
+def replace(driver: Any, database: str | None, rows: GraphRows) -> None:
+    """Write ``rows`` as a new generation and switch it in; then delete the generation it replaced.
+    First the generations of writers that died are deleted."""
+    generations.clean_stale(driver, database)
+    generation = f"{rows.firmware}@{secrets.token_hex(6)}"
+    with generations.staged(driver, database, rows.firmware, generation):
+        _stage(driver, database, rows, generation)
+        with driver.session(database=database) as session:
+            for statement in load_query("classify", "neo4j").statements:
+                session.execute_write(_consume, statement, {"firmware": generation})
+        retired = _switch(driver, database, rows.firmware, generation)
+    if retired:
+        with generations.Heartbeat(driver, database, retired):
+            generations.wait_for_readers(driver, database)
+            for old in retired:
+                generations.delete_generation(driver, database, old)
+
+
+def _consume(tx: Any, statement: str, params: dict[str, Any]) -> int:
+    # linkgraph's own Cypher (cypher/), values passed as parameters
+    summary = tx.run(cast(LiteralString, statement), params).consume()
+    return summary.counters.relationships_created
+
+
+def _nodes_back(tx: Any, statement: str, params: dict[str, Any]) -> list[str]:
+    return [record[0] for record in tx.run(cast(LiteralString, statement), params)]
+
+
+def _batch(driver: Any, database: str | None, job: Job, nodes: bool) -> Any:
+    with driver.session(database=database) as session:
+        return session.execute_write(_nodes_back if nodes else _consume, *job)
+
+
+def run_batches(driver: Any, database: str | None, jobs: Iterable[Job], nodes: bool) -> list[Any]:
+    """Run the jobs on ``WRITERS`` sessions at once, each in its own transaction (retried on
+    transient errors, deadlocks among them); their results in job order. At most twice as many
+    jobs as writers wait at any time, so the batches are built as they are sent."""
+    results: list[Any] = []
+    pending: deque[Future[Any]] = deque()
+    with ThreadPoolExecutor(WRITERS, thread_name_prefix="neo4j-writer") as pool:
+        try:
+            for job in jobs:
+                if len(pending) >= 2 * WRITERS:
+                    results.append(pending.popleft().result())
+                pending.append(pool.submit(_batch, driver, database, job, nodes))
+            while pending:
+                results.append(pending.popleft().result())
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+    return results
+
+
+def _stage(driver: Any, database: str | None, rows: GraphRows, generation: str) -> None:
+    """Every node, then every edge (found by the element ids the nodes came back with)."""
+    keys: list[tuple[str, str]] = []
+
+    def node_jobs() -> Iterator[Job]:
+        for table in NODE_TABLES:
+            columns = TABLES[table].column_names
+            data = rows.nodes.get(table, [])
+            for start in range(0, len(data), BATCH):
+                chunk = data[start : start + BATCH]
+                keys.extend((table, row["id"]) for row in chunk)
+                batch = [[row.get(c) for c in columns] for row in chunk]
+                yield stage_nodes(table), {"rows": batch, "generation": generation}
+
+    made = [node for batch in run_batches(driver, database, node_jobs(), nodes=True) for node in batch]
+    if len(made) != len(keys):
+        raise StoreError(f"writing the graph failed: {len(made)} of {len(keys)} nodes were written")
+    node_of = dict(zip(keys, made, strict=True))
+    wanted = sum(len(data) for data in rows.rels.values())
+    created = sum(run_batches(driver, database, _edge_jobs(rows, node_of), nodes=False))
+    if created != wanted:
+        raise StoreError(f"writing the graph failed: {created} of {wanted} edges were written")
+
+
+def _edge_jobs(rows: GraphRows, node_of: dict[tuple[str, str], str]) -> Iterator[Job]:
+    """Per edge table, batches of [from node, to node, edges]: the edges between one pair of nodes
+    together, each a list in column order, a CODED column's value given by its position in the
+    batch's ``coded`` list."""
+    for (table, src, dst), data in rows.rels.items():
+        columns = TABLES[table].column_names
+        coded = [i for i, c in enumerate(columns) if c in CODED]
+        pairs: dict[tuple[str, str], list[list[Any]]] = {}
+        for row in data:
+            pairs.setdefault((row["from"], row["to"]), []).append([row[c] for c in columns])
+        batch: list[list[Any]] = []
+        size = 0
+        for (a, b), edges in pairs.items():
+            batch.append([node_of[(src, a)], node_of[(dst, b)], edges])
+            size += len(edges)
+            if size >= BATCH:
+                yield _edge_job(table, batch, coded)
+                batch, size = [], 0
+        if batch:
+            yield _edge_job(table, batch, coded)
+
+
+def _edge_job(table: str, batch: list[list[Any]], coded: Sequence[int]) -> Job:
+    values: dict[Any, int] = {}
+    for _a, _b, edges in batch:
+        for edge in edges:
+            for i in coded:
+                edge[i] = values.setdefault(edge[i], len(values))
+    return stage_edges(table), {"rows": batch, "coded": list(values)}
+
+
+def _switch(driver: Any, database: str | None, firmware: str, generation: str) -> list[str]:
+    """One transaction: the live generation retired, the staged one made live; the retired
+    generations' keys. A staged graph a cleaner took for a dead writer's is not switched in."""
+    statements = load_query("stage-switch", "neo4j").statements
+    params = {"firmware": firmware, "generation": generation}
+
+    def work(tx: Any) -> list[str]:
+        retired: list[str] = []
+        switched = 0
+        for statement in statements:
+            wanted = {k: v for k, v in params.items() if f"${k}" in statement}
+            for record in tx.run(cast(LiteralString, statement), wanted):
+                row = record.data()
+                retired += [row["retired"]] if "retired" in row else []
+                switched = row.get("switched", switched)
+        if switched != 1:
+            raise StoreError("writing the graph failed: its staged copy was taken for a dead writer's and removed")
+        return retired
+
+    from neo4j.exceptions import ConstraintError
+
+    with driver.session(database=database) as session:
+        for attempt in range(SWITCH_TRIES):
+            try:
+                return session.execute_write(work)
+            except ConstraintError:  # another writer of the same firmware switched in at the same time
+                if attempt == SWITCH_TRIES - 1:
+                    raise
+    return []
