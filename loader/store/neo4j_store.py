@@ -113,7 +113,9 @@ class Neo4jStore(GraphStore):
 
     def _live(self, params: dict[str, Any] | None) -> dict[str, Any]:
         """The parameters with ``$firmware`` (a firmware id) turned into the key of its live
-        generation, which its nodes carry; unchanged for a firmware the store does not hold."""
+        generation, which its nodes carry; unchanged for a firmware the store does not hold. (So a
+        statement given to ``execute`` or ``iterate`` matches ``firmware`` with ``$firmware``, never
+        a ``Firmware`` node's ``id``: the named queries do just that.)"""
         params = dict(params or {})
         if isinstance(params.get("firmware"), str):
             found = self._execute_named("generation", {"firmware": params["firmware"]})
@@ -156,6 +158,10 @@ class Neo4jStore(GraphStore):
             raise
         except Exception as exc:
             raise StoreError(f"writing the graph failed, the old graph stays: {_explain(exc, self.uri)}") from exc
+
+    def delete_firmware(self, firmware: str) -> None:
+        """Remove the live graph of the firmware with id ``firmware`` (``delete-firmware``)."""
+        self._execute_named("delete-firmware", {"firmware": firmware})
 
     def close(self) -> None:
         self._driver.close()

@@ -9,6 +9,7 @@ import secrets
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, LiteralString, cast
 
 from ...cypher.neo4j_schema import CODED, stage_edges, stage_nodes
@@ -22,14 +23,12 @@ WRITERS = 3  # sessions writing batches at once: the client packs one while the 
 BATCH = 5000  # nodes or edges per transaction
 SWITCH_TRIES = 3  # a concurrent writer of the same firmware may switch first (its Firmware id is unique)
 
-Job = tuple[str, dict[str, Any]]  # a statement and its parameters
-
 
 def replace(driver: Any, database: str | None, rows: GraphRows) -> None:
     """Write ``rows`` as a new generation and switch it in; then delete the generation it replaced.
     First the generations of writers that died are deleted."""
     generations.clean_stale(driver, database)
-    generation = f"{rows.firmware}@{secrets.token_hex(6)}"
+    generation = rows.firmware[:24] + secrets.token_hex(4)  # lower-case hex: Neo4j stores it inline
     with generations.staged(driver, database, rows.firmware, generation):
         _stage(driver, database, rows, generation)
         with driver.session(database=database) as session:
@@ -53,65 +52,101 @@ def _nodes_back(tx: Any, statement: str, params: dict[str, Any]) -> list[str]:
     return [record[0] for record in tx.run(cast(LiteralString, statement), params)]
 
 
-def _batch(driver: Any, database: str | None, job: Job, nodes: bool) -> Any:
+@dataclass
+class Job:
+    """One batch: its statement and parameters; a node batch also names its nodes ((table, id)
+    of each row), whose element ids it returns, and an edge batch counts the edges it makes."""
+
+    statement: str
+    params: dict[str, Any]
+    nodes: list[tuple[str, str]] | None = None
+
+
+def _batch(driver: Any, database: str | None, job: Job) -> Any:
     with driver.session(database=database) as session:
-        return session.execute_write(_nodes_back if nodes else _consume, *job)
+        return session.execute_write(_consume if job.nodes is None else _nodes_back, job.statement, job.params)
 
 
-def run_batches(driver: Any, database: str | None, jobs: Iterable[Job], nodes: bool) -> list[Any]:
+def run_batches(driver: Any, database: str | None, jobs: Iterable[Job]) -> Iterator[tuple[Job, Any]]:
     """Run the jobs on ``WRITERS`` sessions at once, each in its own transaction (retried on
-    transient errors, deadlocks among them); their results in job order. At most twice as many
-    jobs as writers wait at any time, so the batches are built as they are sent."""
-    results: list[Any] = []
-    pending: deque[Future[Any]] = deque()
+    transient errors, deadlocks among them); each job with its result, in job order. At most
+    twice as many jobs as writers wait at any time, so the batches are built as they are sent."""
+    pending: deque[tuple[Job, Future[Any]]] = deque()
     with ThreadPoolExecutor(WRITERS, thread_name_prefix="neo4j-writer") as pool:
         try:
             for job in jobs:
                 if len(pending) >= 2 * WRITERS:
-                    results.append(pending.popleft().result())
-                pending.append(pool.submit(_batch, driver, database, job, nodes))
+                    done, future = pending.popleft()
+                    yield done, future.result()
+                pending.append((job, pool.submit(_batch, driver, database, job)))
             while pending:
-                results.append(pending.popleft().result())
-        except BaseException:
-            for future in pending:
+                done, future = pending.popleft()
+                yield done, future.result()
+        finally:
+            for _job, future in pending:
                 future.cancel()
-            raise
-    return results
 
 
 def _stage(driver: Any, database: str | None, rows: GraphRows, generation: str) -> None:
-    """Every node, then every edge (found by the element ids the nodes came back with)."""
-    keys: list[tuple[str, str]] = []
-
-    def node_jobs() -> Iterator[Job]:
-        for table in NODE_TABLES:
-            columns = TABLES[table].column_names
-            data = rows.nodes.get(table, [])
-            for start in range(0, len(data), BATCH):
-                chunk = data[start : start + BATCH]
-                keys.extend((table, row["id"]) for row in chunk)
-                batch = [[row.get(c) for c in columns] for row in chunk]
-                yield stage_nodes(table), {"rows": batch, "generation": generation}
-
-    made = [node for batch in run_batches(driver, database, node_jobs(), nodes=True) for node in batch]
-    if len(made) != len(keys):
-        raise StoreError(f"writing the graph failed: {len(made)} of {len(keys)} nodes were written")
-    node_of = dict(zip(keys, made, strict=True))
+    """Every node and edge, in three stages so that nodes and edges are written at the same time:
+    the Firmware and Module nodes; the other nodes beside the edges between those; the edges to
+    the other nodes. An edge finds its end nodes by the element ids their batches returned."""
+    node_of: dict[tuple[str, str], str] = {}
+    written: set[str] = set()
+    started: set[tuple[str, str, str]] = set()
+    edges = 0
+    for tables in (("Firmware", "Module"), tuple(t for t in NODE_TABLES if t not in ("Firmware", "Module")), ()):
+        ready = [key for key in rows.rels if key[1] in written and key[2] in written and key not in started]
+        started.update(ready)
+        jobs = _interleave(
+            [_node_jobs(rows, table, generation) for table in tables] + [_edge_jobs(rows, ready, node_of)]
+        )
+        for job, result in run_batches(driver, database, jobs):
+            if job.nodes is None:
+                edges += result
+            elif len(result) == len(job.nodes):
+                node_of.update(zip(job.nodes, result, strict=True))
+            else:
+                raise StoreError(f"writing the graph failed: {len(result)} of {len(job.nodes)} nodes were written")
+        written.update(tables)
     wanted = sum(len(data) for data in rows.rels.values())
-    created = sum(run_batches(driver, database, _edge_jobs(rows, node_of), nodes=False))
-    if created != wanted:
-        raise StoreError(f"writing the graph failed: {created} of {wanted} edges were written")
+    if edges != wanted:
+        raise StoreError(f"writing the graph failed: {edges} of {wanted} edges were written")
 
 
-def _edge_jobs(rows: GraphRows, node_of: dict[tuple[str, str], str]) -> Iterator[Job]:
+def _interleave(streams: list[Iterator[Job]]) -> Iterator[Job]:
+    """One job of each stream in turn, until all are spent."""
+    live = list(streams)
+    while live:
+        for stream in list(live):
+            job = next(stream, None)
+            if job is None:
+                live.remove(stream)
+            else:
+                yield job
+
+
+def _node_jobs(rows: GraphRows, table: str, generation: str) -> Iterator[Job]:
+    columns = TABLES[table].column_names
+    data = rows.nodes.get(table, [])
+    for start in range(0, len(data), BATCH):
+        chunk = data[start : start + BATCH]
+        batch = [[row.get(c) for c in columns] for row in chunk]
+        names = [(table, row["id"]) for row in chunk]
+        yield Job(stage_nodes(table), {"rows": batch, "generation": generation}, names)
+
+
+def _edge_jobs(
+    rows: GraphRows, tables: list[tuple[str, str, str]], node_of: dict[tuple[str, str], str]
+) -> Iterator[Job]:
     """Per edge table, batches of [from node, to node, edges]: the edges between one pair of nodes
     together, each a list in column order, a CODED column's value given by its position in the
     batch's ``coded`` list."""
-    for (table, src, dst), data in rows.rels.items():
+    for table, src, dst in tables:
         columns = TABLES[table].column_names
         coded = [i for i, c in enumerate(columns) if c in CODED]
         pairs: dict[tuple[str, str], list[list[Any]]] = {}
-        for row in data:
+        for row in rows.rels[(table, src, dst)]:
             pairs.setdefault((row["from"], row["to"]), []).append([row[c] for c in columns])
         batch: list[list[Any]] = []
         size = 0
@@ -131,7 +166,7 @@ def _edge_job(table: str, batch: list[list[Any]], coded: Sequence[int]) -> Job:
         for edge in edges:
             for i in coded:
                 edge[i] = values.setdefault(edge[i], len(values))
-    return stage_edges(table), {"rows": batch, "coded": list(values)}
+    return Job(stage_edges(table), {"rows": batch, "coded": list(values)})
 
 
 def _switch(driver: Any, database: str | None, firmware: str, generation: str) -> list[str]:
