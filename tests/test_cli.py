@@ -44,6 +44,7 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
         "providers": ["--param", "symbol=malloc"],
         "images-shipping": ["--param", "library=libc.so.6"],
         "images-using": ["--param", "library=libc.so.6"],
+        "symbol-users": ["--param", "symbol=malloc", "--param", "library=libc.so.6"],
     }
     program = report["link_maps"][0]["executable"]
     for name in ("module", "link-map", "module-unresolved", "module-duplicates"):

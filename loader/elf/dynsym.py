@@ -14,7 +14,7 @@ from array import array
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Literal, overload
 
-from ..model import DynSymbol, ElfFacts
+from ..model import SHN_UNDEF, DynSymbol, ElfFacts
 from .image import Bytes
 
 IntCode = Literal["H", "I", "Q"]  # the unsigned 16, 32 and 64-bit item codes of array and memoryview
@@ -117,6 +117,11 @@ class DynSymbols(Sequence[DynSymbol]):
             self._mips and bool(other & 0x8),
         )
 
+    def defined_at(self, addresses: Container[int]) -> Iterator[str]:
+        """The names of the defined symbols whose value is in ``addresses``, in table order."""
+        sections, name = self._shndx, self.name
+        return (name(i) for i, v in enumerate(self._value) if v in addresses and sections[i] != SHN_UNDEF)
+
     def named(self, wanted: Container[str]) -> Iterator[DynSymbol]:
         """The symbols whose name is in ``wanted``, in table order (the others are never made)."""
         table, far = self._table, self._far
@@ -130,6 +135,14 @@ class DynSymbols(Sequence[DynSymbol]):
         if far:  # their offsets are past the table: their names were read when the file was mapped
             hits = sorted({i for i in hits if i not in far} | {i for i, name in far.items() if name in wanted})
         return map(self._make, hits)
+
+
+def defined_at(symbols: Sequence[DynSymbol], addresses: Container[int]) -> Iterable[str]:
+    """The names of the defined symbols whose value is one of ``addresses``, in table order (for
+    DynSymbols read from the value and section columns; only those symbols are made)."""
+    if isinstance(symbols, DynSymbols):
+        return symbols.defined_at(addresses)
+    return (sym.name for sym in symbols if sym.defined and sym.value in addresses)
 
 
 def symbols_named(symbols: Sequence[DynSymbol], wanted: Container[str]) -> Iterable[DynSymbol]:

@@ -70,10 +70,12 @@ def licence_class(expression: str | None) -> LicenceClass:
     """The class of a normalised SPDX expression (see the module docstring)."""
     if not expression:
         return _C.UNKNOWN
-    from license_expression import ExpressionError, get_spdx_licensing
+    from license_expression import ExpressionError
+
+    from .spdx import spdx_licensing
 
     try:
-        parsed = get_spdx_licensing().parse(expression)
+        parsed = spdx_licensing().parse(expression)
     except ExpressionError:
         return _C.UNKNOWN
     return _classify(parsed) if parsed is not None else _C.UNKNOWN

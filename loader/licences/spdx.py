@@ -64,7 +64,8 @@ def fold(name: str) -> str:
 
 
 @functools.cache
-def _licensing() -> Any:
+def spdx_licensing() -> Any:
+    """license-expression's SPDX licensing, built once (building it reads the whole licence index)."""
     from license_expression import get_spdx_licensing
 
     return get_spdx_licensing()
@@ -74,7 +75,7 @@ def _licensing() -> Any:
 def _known() -> dict[str, tuple[str, bool]]:
     """Folded SPDX key or alias -> (key, is_exception)."""
     out: dict[str, tuple[str, bool]] = {}
-    for key, symbol in _licensing().known_symbols.items():
+    for key, symbol in spdx_licensing().known_symbols.items():
         if key.startswith("LicenseRef-scancode"):
             continue  # ScanCode's own ids: not SPDX
         out.setdefault(fold(key), (key, symbol.is_exception))
@@ -170,7 +171,7 @@ def normalise(text: str) -> Normalised:
         expression = " ".join(_tokens(_OR_LATER.sub(r"\1+", stripped)))
     except _Unknown as exc:
         return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({exc})")
-    licensing = _licensing()
+    licensing = spdx_licensing()
     # LicenseRef- ids are valid SPDX, but the library's index has none: check the rest
     check = re.sub(r"\S*LicenseRef-[A-Za-z0-9.\-]+", "MIT", expression)
     try:

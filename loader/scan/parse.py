@@ -16,7 +16,7 @@ import io
 import mmap
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from ..elf.facts import is_elf, read_elf_facts
@@ -110,10 +110,9 @@ def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
     return _parse_digested(_digest(job))
 
 
-def candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, str]], list[str]]:
-    """Regular files that may be ELF (host path, device path) and the symlinks of the root."""
-    files: list[tuple[str, str]] = []
-    links: list[str] = []
+def candidates(root: RootFS, problems: list[Problem], links: list[str]) -> Iterator[tuple[str, str]]:
+    """Regular files that may be ELF (host path, device path), as the walk finds them; the symlinks
+    of the root go to ``links``."""
     for entry in root.walk(problems):
         shown = display_path(entry.path)
         if shown != entry.path:
@@ -139,14 +138,13 @@ def candidates(root: RootFS, problems: list[Problem]) -> tuple[list[tuple[str, s
                     )
                 )
         elif entry.size >= 52:  # smaller than any ELF header
-            files.append((root.host_path(entry.path), entry.path))  # byte-exact: shown escaped only when stored
+            yield (root.host_path(entry.path), entry.path)  # byte-exact: shown escaped only when stored
         elif looks_like_code(entry.path, entry.mode):
             with open(root.host_path(entry.path), "rb") as fh:
                 if is_elf(fh.read(4)):
                     problems.append(
                         Problem(shown, Severity.ERROR, "unusable ELF file: truncated header", ProblemCode.ELF_UNUSABLE)
                     )
-    return files, links
 
 
 def _elf_only(job: tuple[str, str]) -> bool | Problem:
@@ -163,24 +161,28 @@ def _elf_only(job: tuple[str, str]) -> bool | Problem:
         os.close(fd)
 
 
-def parse_files(jobs: list[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
+def parse_files(jobs: Iterable[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
     """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used).
-    The magic of every candidate is read here first: most are not ELF, and a thread or a process
-    per such file costs more than reading four bytes. The ELF files are then hashed in threads
-    (two: the hashing overlaps the parsing) or, with several workers, hashed and parsed in processes."""
+    The magic of every candidate is read here as the walk yields it: most are not ELF, and a thread
+    or a process per such file costs more than reading four bytes. The ELF files are hashed in two
+    threads while the walk goes on (hashing releases the GIL) and parsed here afterwards; with
+    several workers, they are hashed and parsed in processes."""
     out: list[ElfFacts | Problem | None] = []
     elf_jobs = []
-    for job in jobs:
-        verdict = _elf_only(job)
-        if isinstance(verdict, Problem):
-            out.append(verdict)
-        elif verdict:
-            elf_jobs.append(job)
-    if workers <= 1 or len(elf_jobs) < 64:
-        with ThreadPoolExecutor(max_workers=2) as readers:
-            for i, digested in enumerate(readers.map(_digest, elf_jobs)):
-                out.append(_parse_digested(digested))
-                progress("parse", i + 1, len(elf_jobs))
+    with ThreadPoolExecutor(max_workers=2) as readers:
+        hashed = []
+        for job in jobs:
+            verdict = _elf_only(job)
+            if isinstance(verdict, Problem):
+                out.append(verdict)
+            elif verdict:
+                elf_jobs.append(job)
+                if workers <= 1:
+                    hashed.append(readers.submit(_digest, job))
+        for i, future in enumerate(hashed):
+            out.append(_parse_digested(future.result()))
+            progress("parse", i + 1, len(hashed))
+    if workers <= 1:
         return out
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for i, result in enumerate(pool.map(_parse_one, elf_jobs, chunksize=4)):

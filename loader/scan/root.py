@@ -88,7 +88,8 @@ def _scan_root(
     t0 = time.perf_counter()
     root = RootFS(host_dir, root_name)
     problems: list[Problem] = []
-    jobs, link_paths = candidates(root, problems)
+    link_paths: list[str] = []
+    jobs = candidates(root, problems, link_paths)
     if workers is None:  # sending parsed symbol tables between processes costs about what parsing does
         cpus = os.cpu_count() or 1
         workers = 1 if cpus <= 2 else min(4, cpus)

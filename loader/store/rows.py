@@ -14,7 +14,7 @@ import posixpath
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from ...cypher.schema import (
     EDGES,
@@ -33,10 +33,11 @@ from ...cypher.schema import (
     SymbolRow,
     UnresolvedRow,
 )
+from ..elf.dynsym import defined_at
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
 from ..model import LicenceFact, Module, RelocClass, ScanResult
-from ..rootfs import display_path
+from .printable import make_printable, printable
 
 NODE_TABLES = tuple(t.name for t in NODES)
 REL_TABLES = tuple(t.name for t in EDGES if t.written)
@@ -132,10 +133,10 @@ def build_rows(result: ScanResult) -> GraphRows:
                 [
                     {
                         "rule": rule.value if rule else None,
-                        "directory": _printable(directory),
-                        "via": _printable(via),
-                        "tried": _printable(list(tried)),
-                        "executables": _printable(exes),
+                        "directory": printable(directory),
+                        "via": printable(via),
+                        "tried": printable(list(tried)),
+                        "executables": printable(exes),
                     }
                     for (rule, directory, via, tried), exes in hows.items()
                 ]
@@ -223,35 +224,8 @@ def build_rows(result: ScanResult) -> GraphRows:
         for i, p in enumerate(result.problems)
     ]
     rows.nodes["Problem"] = problems
-    _make_printable(rows)
+    make_printable(rows)
     return rows
-
-
-def _printable(value: object) -> object:
-    if isinstance(value, str):
-        return value if value.isascii() else display_path(value)
-    if isinstance(value, list) and not all(isinstance(v, str) and v.isascii() for v in value):
-        return [_printable(v) for v in value]
-    return value
-
-
-def _make_printable(rows: GraphRows) -> None:
-    """Names from ELF string tables that are not UTF-8 (kept byte-exact while binding) are stored
-    the way paths are shown: undecodable bytes as ``\\xNN``."""
-    for table in (*rows.nodes.values(), *rows.rels.values()):
-        if not table:
-            continue
-        texts = [key for key in table[0] if key not in _MADE_HERE]
-        for row in cast("Sequence[dict[str, Any]]", table):  # built here, as plain dicts
-            for key in texts:
-                value = row[key]
-                if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
-                    row[key] = _printable(value)
-
-
-# columns whose values linkgraph makes itself, ASCII by construction (edge ends and scopes are ids
-# from key_part, hashes, enum values); node ids are checked: a link map's id holds its path
-_MADE_HERE = frozenset({"firmware", "from", "to", "scope", "sha256", "kind", "machine", "endian", "class"})
 
 
 def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> ModuleRow:
@@ -303,5 +277,5 @@ def _copy_relocated(result: ScanResult) -> set[tuple[str, str]]:
             if r.reloc_class == RelocClass.COPY and r.symbol_index < len(syms)
         }
         if addresses:
-            out.update((m.path, s.name) for s in syms if s.defined and s.value in addresses)
+            out.update((m.path, name) for name in defined_at(syms, addresses))
     return out

@@ -1,0 +1,39 @@
+"""Names from ELF string tables that are not UTF-8 (kept byte-exact while binding) are stored the
+way paths are shown: undecodable bytes as ``\\xNN``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from ..rootfs import display_path
+
+if TYPE_CHECKING:
+    from .rows import GraphRows
+
+
+def printable(value: object) -> object:
+    """A string, or list of strings, with undecodable bytes shown escaped (others as they are)."""
+    if isinstance(value, str):
+        return value if value.isascii() else display_path(value)
+    if isinstance(value, list) and not all(isinstance(v, str) and v.isascii() for v in value):
+        return [printable(v) for v in value]
+    return value
+
+
+def make_printable(rows: GraphRows) -> None:
+    """Every row of ``rows`` made printable, in place, in the columns that may hold firmware text."""
+    for table in (*rows.nodes.values(), *rows.rels.values()):
+        if not table:
+            continue
+        texts = [key for key in table[0] if key not in _MADE_HERE]
+        for row in cast("Sequence[dict[str, Any]]", table):  # built here, as plain dicts
+            for key in texts:
+                value = row[key]
+                if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
+                    row[key] = printable(value)
+
+
+# columns whose values linkgraph makes itself, ASCII by construction (edge ends and scopes are ids
+# from key_part, hashes, enum values); node ids are checked: a link map's id holds its path
+_MADE_HERE = frozenset({"firmware", "from", "to", "scope", "sha256", "kind", "machine", "endian", "class"})
