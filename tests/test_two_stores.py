@@ -22,6 +22,7 @@ QUERY_PARAMS = {
     "providers": ["--param", "symbol=util_bar"],
     "images-shipping": ["--param", "library=libc.so.6"],
     "images-using": ["--param", "library=libutility.so"],
+    "symbol-users": ["--param", "symbol=util_bar", "--param", "library=libutility.so"],
     "module": ["--param", "path=/bin/sh"],
     "link-map": ["--param", "path=/bin/busybox"],
     "module-unresolved": ["--param", "path=/lib/libtrapundef.so"],
