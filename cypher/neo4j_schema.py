@@ -70,14 +70,16 @@ def stage_nodes(table: str) -> str:
 
 
 def stage_edges(table: str) -> str:
-    """One batch of an edge table: ``$rows`` holds [element id of from, element id of to, edges],
-    each edge a list in column order; a ``CODED`` column holds a position in ``$coded``."""
+    """One batch of an edge table: ``$rows`` holds, per pair of end nodes, [element id of from,
+    element id of to, number of edges, then each column's values of those edges as a list]; a
+    ``CODED`` column's values are positions in ``$coded``. (Columns, not an edge per list: the
+    driver packs values one by one in Python, and a list per edge costs a fifth more.)"""
     columns = TABLES[table].column_names
     props = ", ".join(
-        f"`{c}`: $coded[e[{i}]]" if c in CODED else f"`{c}`: e[{i}]" for i, c in enumerate(columns)
+        f"`{c}`: $coded[r[{i + 3}][i]]" if c in CODED else f"`{c}`: r[{i + 3}][i]" for i, c in enumerate(columns)
     )  # fmt: skip
     body = f" {{{props}}}" if props else ""
     return (
         "UNWIND $rows AS r MATCH (a) WHERE elementId(a) = r[0] MATCH (b) WHERE elementId(b) = r[1] "
-        f"UNWIND r[2] AS e CREATE (a)-[:{TABLES[table].name}{body}]->(b)"
+        f"UNWIND range(0, r[2] - 1) AS i CREATE (a)-[:{TABLES[table].name}{body}]->(b)"
     )

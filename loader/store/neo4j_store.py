@@ -29,6 +29,7 @@ it is alive by a heartbeat, and the next writer deletes what no writer has claim
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from typing import Any, LiteralString, cast
@@ -41,6 +42,9 @@ from .neo4j_generations import run
 from .rows import GraphRows
 
 MIN_VERSION = (5, 0)
+# the driver warns on stderr of every transaction it retries: deadlocks among the parallel batches
+# are expected and retried, and a failure that stays is reported as one line anyway
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
 RETRY_TIME = 15.0  # seconds the driver retries a transaction on transient errors (default 30)
 
 

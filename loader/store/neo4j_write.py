@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import secrets
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, LiteralString, cast
 
 from ...cypher.neo4j_schema import CODED, stage_edges, stage_nodes
@@ -21,6 +22,7 @@ from .rows import NODE_TABLES, GraphRows
 
 WRITERS = 3  # sessions writing batches at once: the client packs one while the server writes others
 BATCH = 5000  # nodes or edges per transaction
+FIRST = ("Firmware", "Module", "Missing")  # the node tables written before any edge
 SWITCH_TRIES = 3  # a concurrent writer of the same firmware may switch first (its Firmware id is unique)
 
 
@@ -89,19 +91,19 @@ def run_batches(driver: Any, database: str | None, jobs: Iterable[Job]) -> Itera
 
 def _stage(driver: Any, database: str | None, rows: GraphRows, generation: str) -> None:
     """Every node and edge, in three stages so that nodes and edges are written at the same time:
-    the Firmware and Module nodes; the other nodes beside the edges between those; the edges to
-    the other nodes. An edge finds its end nodes by the element ids their batches returned."""
+    the Firmware, Module and Missing nodes; the other nodes beside the edges between those; the
+    edges to the other nodes (symbols). An edge finds its end nodes by the element ids their
+    batches returned. (The classification, run beside the last stage, met its edge batches in
+    deadlocks on the modules' relationship groups: it runs after them.)"""
     node_of: dict[tuple[str, str], str] = {}
     written: set[str] = set()
     started: set[tuple[str, str, str]] = set()
     edges = 0
-    for tables in (("Firmware", "Module"), tuple(t for t in NODE_TABLES if t not in ("Firmware", "Module")), ()):
+    for tables in (FIRST, tuple(t for t in NODE_TABLES if t not in FIRST), ()):
         ready = [key for key in rows.rels if key[1] in written and key[2] in written and key not in started]
         started.update(ready)
-        jobs = _interleave(
-            [_node_jobs(rows, table, generation) for table in tables] + [_edge_jobs(rows, ready, node_of)]
-        )
-        for job, result in run_batches(driver, database, jobs):
+        streams = [_node_jobs(rows, table, generation) for table in tables] + [_edge_jobs(rows, ready, node_of)]
+        for job, result in run_batches(driver, database, _interleave(streams)):
             if job.nodes is None:
                 edges += result
             elif len(result) == len(job.nodes):
@@ -127,11 +129,11 @@ def _interleave(streams: list[Iterator[Job]]) -> Iterator[Job]:
 
 
 def _node_jobs(rows: GraphRows, table: str, generation: str) -> Iterator[Job]:
-    columns = TABLES[table].column_names
+    values = _values(TABLES[table].column_names)
     data = rows.nodes.get(table, [])
     for start in range(0, len(data), BATCH):
         chunk = data[start : start + BATCH]
-        batch = [[row.get(c) for c in columns] for row in chunk]
+        batch = [values(row) for row in chunk]
         names = [(table, row["id"]) for row in chunk]
         yield Job(stage_nodes(table), {"rows": batch, "generation": generation}, names)
 
@@ -139,34 +141,46 @@ def _node_jobs(rows: GraphRows, table: str, generation: str) -> Iterator[Job]:
 def _edge_jobs(
     rows: GraphRows, tables: list[tuple[str, str, str]], node_of: dict[tuple[str, str], str]
 ) -> Iterator[Job]:
-    """Per edge table, batches of [from node, to node, edges]: the edges between one pair of nodes
-    together, each a list in column order, a CODED column's value given by its position in the
-    batch's ``coded`` list."""
+    """Per edge table, batches of the edges between one pair of nodes after another, as
+    ``stage_edges`` takes them."""
     for table, src, dst in tables:
-        columns = TABLES[table].column_names
-        coded = [i for i, c in enumerate(columns) if c in CODED]
-        pairs: dict[tuple[str, str], list[list[Any]]] = {}
+        ends = itemgetter("from", "to")
+        pairs: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
         for row in rows.rels[(table, src, dst)]:
-            pairs.setdefault((row["from"], row["to"]), []).append([row[c] for c in columns])
-        batch: list[list[Any]] = []
+            pairs.setdefault(ends(row), []).append(row)
+        batch: list[tuple[str, str, list[Mapping[str, Any]]]] = []
         size = 0
         for (a, b), edges in pairs.items():
-            batch.append([node_of[(src, a)], node_of[(dst, b)], edges])
+            batch.append((node_of[(src, a)], node_of[(dst, b)], edges))
             size += len(edges)
             if size >= BATCH:
-                yield _edge_job(table, batch, coded)
+                yield _edge_job(table, batch)
                 batch, size = [], 0
         if batch:
-            yield _edge_job(table, batch, coded)
+            yield _edge_job(table, batch)
 
 
-def _edge_job(table: str, batch: list[list[Any]], coded: Sequence[int]) -> Job:
-    values: dict[Any, int] = {}
-    for _a, _b, edges in batch:
-        for edge in edges:
-            for i in coded:
-                edge[i] = values.setdefault(edge[i], len(values))
-    return Job(stage_edges(table), {"rows": batch, "coded": list(values)})
+def _values(columns: Sequence[str]) -> Callable[[Mapping[str, Any]], list[Any]]:
+    """A row's values in column order, as a list (``itemgetter`` does it in C)."""
+    if len(columns) > 1:
+        get = itemgetter(*columns)
+        return lambda row: list(get(row))
+    return lambda row: [row[c] for c in columns]
+
+
+def _edge_job(table: str, batch: list[tuple[str, str, list[Mapping[str, Any]]]]) -> Job:
+    """[from, to, count, column lists...] per pair; a CODED column as positions in ``coded``."""
+    coded: dict[Any, int] = {}
+    out = []
+    for a, b, edges in batch:
+        row: list[Any] = [a, b, len(edges)]
+        for column in TABLES[table].column_names:
+            if column in CODED:
+                row.append([coded.setdefault(edge[column], len(coded)) for edge in edges])
+            else:
+                row.append([edge[column] for edge in edges])
+        out.append(row)
+    return Job(stage_edges(table), {"rows": out, "coded": list(coded)})
 
 
 def _switch(driver: Any, database: str | None, firmware: str, generation: str) -> list[str]:

@@ -1,0 +1,75 @@
+"""The store time of the 1,000-program host root (``python bench/host_root.py``) in Neo4j beside
+LadybugDB's, in the same run: the root is scanned once (its rows cached like the corpus'), then
+each store writes the same rows ``runs`` times, taking turns. Neo4j is timed writing a firmware it
+does not hold yet (the first scan of an image) and writing it again (a re-scan: the old generation
+deleted after the switch); LadybugDB writes a new database file each time. Medians are reported;
+goal: Neo4j's first write at most 2x LadybugDB's (moonshot 1x). One untimed round first: a fresh
+server's JIT needs a few writes to settle (the first one takes three times as long).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import corpus_sources
+from linkgraph.loader.scan.root import paused_gc
+from linkgraph.loader.store.ladybug_store import LadybugStore
+from linkgraph.loader.store.neo4j_store import Neo4jStore
+from linkgraph.loader.store.rows import GraphRows
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from support import hostroot
+
+
+def host_rows() -> GraphRows:
+    """The rows of the whole-/usr/bin host root, scanned once."""
+    root = hostroot.cached_host_root()
+    member = corpus_sources.Member(f"host-all-{root.parent.name}", "host", lambda _work: root)
+    (rows,) = corpus_sources.graphs(member)
+    return rows
+
+
+def timed(write: Any, rows: GraphRows) -> float:
+    started = time.perf_counter()
+    with paused_gc():  # as the scan command writes
+        write(rows)
+    return time.perf_counter() - started
+
+
+def ladybug_once(rows: GraphRows) -> float:
+    with tempfile.TemporaryDirectory(prefix="lg-store-time-") as folder:
+        store = LadybugStore(os.path.join(folder, "fw.lbdb"))
+        try:
+            return timed(store.replace_firmware, rows)
+        finally:
+            store.close()
+
+
+def compare(store: Neo4jStore, runs: int) -> dict[str, Any]:
+    rows = host_rows()
+    figures: dict[str, list[float]] = {"ladybug": [], "neo4j_first": [], "neo4j_again": []}
+    ladybug_once(rows)  # warm-up, untimed: a fresh server's JIT takes several writes to settle
+    for _ in range(2):
+        store.replace_firmware(rows)
+    for _ in range(runs):
+        store.delete_firmware(rows.firmware)
+        figures["ladybug"].append(ladybug_once(rows))
+        figures["neo4j_first"].append(timed(store.replace_firmware, rows))
+        figures["neo4j_again"].append(timed(store.replace_firmware, rows))
+    medians = {k: round(statistics.median(v), 2) for k, v in figures.items()}
+    return {
+        "nodes": sum(len(v) for v in rows.nodes.values()),
+        "edges": sum(len(v) for v in rows.rels.values()),
+        "seconds": {k: [round(x, 2) for x in v] for k, v in figures.items()},
+        "median_seconds": medians,
+        "ratio": round(medians["neo4j_first"] / medians["ladybug"], 2),
+        "ratio_again": round(medians["neo4j_again"] / medians["ladybug"], 2),
+        "load_average": os.getloadavg(),
+    }
