@@ -4,14 +4,14 @@ indexes, and the statements that write a firmware's graph as a *generation*.
 Why generations: a firmware's graph is written in many small transactions, by several sessions at
 once, beside the graph readers use, and switched in by one short transaction
 (``loader/store/neo4j_store.py`` tells the whole story). So the nodes of one write carry its
-generation key in ``firmware`` (``<firmware id>@<token>``), not the firmware id; the ``Firmware``
-node of the live graph maps the id to it (``generation``). Two generations of one firmware hold the
-same node ids, so ``id`` is unique among live nodes only where a query looks nodes up by it:
-``Firmware`` (by ``$firmware``) and ``Scope`` (``MATCH (c:Scope {id: r.scope})``). The ``Firmware``
-and ``Scope`` nodes of a generation that is not live carry a label of their own (``STAGED``:
-being written; ``RETIRED``: replaced, being deleted), which keeps them, and through the
-``Firmware`` node every module of the generation, out of every query. The edges of a write find
-their end nodes by the element ids the node batches returned, not through an index.
+generation key in ``firmware`` (hex: 24 digits of the firmware id, 8 of its own), not the id; the
+``Firmware`` node of the live graph maps the id to it (``generation``). Two generations of one
+firmware hold the same node ids, so ``id`` is unique among live nodes only where a query looks
+nodes up by it: ``Firmware`` (by ``$firmware``) and ``Scope`` (``MATCH (c:Scope {id: r.scope})``).
+The ``Firmware`` and ``Scope`` nodes of a generation that is not live carry a label of their own
+(``STAGED``: being written; ``RETIRED``: replaced, being deleted), which keeps them, and through
+the ``Firmware`` node every module of the generation, out of every query. The edges of a write
+find their end nodes by the element ids the node batches returned, not through an index.
 """
 
 from __future__ import annotations

@@ -2,28 +2,28 @@
 while scanners replace them.
 
 A firmware's graph is written as a *generation* (``loader/store/neo4j_write.py``): its nodes
-carry the generation key (``<firmware id>@<token>``) in ``firmware``, and batches of
-``BATCH`` nodes or edges are written on ``WRITERS`` sessions at once, each batch a transaction
-of its own, so the server never holds the whole graph in one transaction's state (one transaction
-took 37 s and the server's memory for the 1,000-program host root; the batches a fraction, see
-docs/graph.md). Until it is complete no reader sees it: its ``Firmware`` and ``Scope`` nodes
-carry staging labels (``cypher/neo4j_schema.py``), every per-firmware query looks nodes up by
-the *live* generation, and the cross-image queries reach modules through ``Firmware`` nodes
+carry the generation key (24 hex digits of the firmware id, 8 of its own) in ``firmware``, and
+batches of ``BATCH`` nodes or edges are written on ``WRITERS`` sessions at once, each batch a
+transaction of its own, so the server never holds the whole graph in one transaction's state
+(one transaction took 37 s and the server's memory for the 1,000-program host root; the batches
+4 s, see docs/graph.md). Until it is complete no reader sees it: its ``Firmware`` and ``Scope``
+nodes carry staging labels (``cypher/neo4j_schema.py``), every per-firmware query looks nodes up
+by the *live* generation, and the cross-image queries reach modules through ``Firmware`` nodes
 only. The classification runs on it there. Then one short transaction (``stage-switch``)
-relabels a handful of nodes: the live graph's ``Firmware`` and ``Scope`` nodes retired, the
-new ones made live. So a reader sees the old graph or the new one, never half of one; a writer
-that fails or is killed before the switch leaves the old graph as it was. The retired
-generation is deleted afterwards, in small transactions, once the queries that may still read it
-have ended (``neo4j_generations.wait_for_readers``).
+relabels the ``Firmware`` and ``Scope`` nodes (1,249 scopes for the 1,000-program host root: 0.1
+s): the live graph's retired, the new ones made live. So a reader sees the old graph or the new
+one, never half of one; a writer that fails or is killed before the switch leaves the old graph
+as it was. The retired generation is deleted afterwards, in small transactions, once the queries
+that may still read it have ended (``neo4j_generations.wait_for_readers``).
 
 Why not relabel every staged node in the switch (the other way to hide a staged graph): the
-switch would then touch every node of both graphs and every index entry of their labels, one
-big transaction again; and nodes of two generations would share ids under one label, where
-``MATCH (c:Scope {id: r.scope})`` must find one. Translating ``$firmware`` costs one index
-lookup per query instead (``execute``, ``iterate``: the ``Firmware`` node maps id to generation).
+switch would then touch every node of both graphs and every index entry of their labels, one big
+transaction again; and nodes of two generations would share ids under one label, where ``MATCH
+(c:Scope {id: r.scope})`` must find one. Translating ``$firmware`` costs one index lookup per
+query instead (``execute``, ``iterate``: the ``Firmware`` node maps id to generation).
 
-A writer that dies leaves its staged (or retired, not yet deleted) generation behind; it says
-it is alive by a heartbeat, and the next writer deletes what no writer has claimed for
+A writer that dies leaves its staged (or retired, not yet deleted) generation behind; it says it
+is alive by a heartbeat, and the next writer deletes what no writer has claimed for
 ``neo4j_generations.STALE`` seconds.
 """
 
