@@ -15,6 +15,7 @@ members that came out the same would be one firmware: the benchmark counts disti
 from __future__ import annotations
 
 import gzip
+import hashlib
 import pickle
 import random
 import shutil
@@ -26,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from linkgraph.cypher.schema import TABLES
 from linkgraph.loader.scan.firmware import scan_target
 from linkgraph.loader.scan.root import paused_gc
 from linkgraph.loader.store.rows import GraphRows, build_rows
@@ -110,7 +112,10 @@ def members(total: int) -> list[Member]:
 
 
 def cache_file(member: Member) -> Path:
-    return hostroot.cache_dir() / "bench" / "corpus" / f"{member.name}.v{CACHE_VERSION}.pickle.gz"
+    """Where a member's rows are kept: a new schema (another table or column) makes a new file."""
+    columns = repr([(t.name, t.column_names) for t in TABLES.values()])
+    key = hashlib.sha256(f"{CACHE_VERSION}\0{columns}".encode()).hexdigest()[:12]
+    return hostroot.cache_dir() / "bench" / "corpus" / f"{member.name}.{key}.pickle.gz"
 
 
 def graphs(member: Member, rescan: bool = False) -> list[GraphRows]:
