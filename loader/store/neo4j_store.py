@@ -39,6 +39,7 @@ from ..errors import StoreError
 from . import neo4j_write
 from .base import GraphStore
 from .neo4j_generations import run
+from .queries import load_query
 from .rows import GraphRows
 
 MIN_VERSION = (5, 0)
@@ -115,16 +116,21 @@ class Neo4jStore(GraphStore):
         for stmt in neo4j_ddl():
             self._execute(stmt, {})
 
-    def _live(self, params: dict[str, Any] | None) -> dict[str, Any]:
+    @staticmethod
+    def _live(tx: Any, params: dict[str, Any] | None) -> dict[str, Any]:
         """The parameters with ``$firmware`` (a firmware id) turned into the key of its live
         generation, which its nodes carry; unchanged for a firmware the store does not hold. (So a
         statement given to ``execute`` or ``iterate`` matches ``firmware`` with ``$firmware``, never
-        a ``Firmware`` node's ``id``: the named queries do just that.)"""
+        a ``Firmware`` node's ``id``: the named queries do just that.) It is looked up inside the
+        transaction ``tx`` that then runs the statement: a transaction running when a generation is
+        retired holds off its deletion (``neo4j_generations.wait_for_readers``), so the generation
+        a statement reads is never deleted between the look-up and the reading."""
         params = dict(params or {})
         if isinstance(params.get("firmware"), str):
-            found = self._execute_named("generation", {"firmware": params["firmware"]})
-            if found:
-                params["firmware"] = found[0]["generation"]
+            (lookup,) = load_query("generation", "neo4j").statements
+            found = tx.run(cast(LiteralString, lookup), {"firmware": params["firmware"]}).single()
+            if found is not None:
+                params["firmware"] = found["generation"]
         return params
 
     def _execute_named(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -134,7 +140,16 @@ class Neo4jStore(GraphStore):
             raise StoreError(_explain(exc, self.uri)) from exc
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        return self._execute(statement, self._live(params))
+        try:
+            with self._driver.session(database=self.database) as session, session.begin_transaction() as tx:
+                # linkgraph's own Cypher files, their values passed as parameters
+                result = tx.run(cast(LiteralString, statement), self._live(tx, params))
+                keys = result.keys()
+                rows = [dict(zip(keys, rec.values(), strict=True)) for rec in result]
+                tx.commit()
+        except Exception as exc:
+            raise StoreError(_explain(exc, self.uri)) from exc
+        return rows
 
     def _execute(self, statement: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         try:
@@ -146,12 +161,12 @@ class Neo4jStore(GraphStore):
         return [dict(zip(keys, rec.values(), strict=True)) for rec in records]
 
     def iterate(self, statement: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
-        live = self._live(params)
         try:
-            with self._driver.session(database=self.database) as session:
+            with self._driver.session(database=self.database) as session, session.begin_transaction() as tx:
                 # linkgraph's own Cypher files, their values passed as parameters
-                for record in session.run(cast(LiteralString, statement), live):
+                for record in tx.run(cast(LiteralString, statement), self._live(tx, params)):
                     yield tuple(record.values())
+                tx.commit()
         except Exception as exc:
             raise StoreError(_explain(exc, self.uri)) from exc
 
