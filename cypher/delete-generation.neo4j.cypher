@@ -13,7 +13,7 @@ MATCH (n:Duplicate {firmware: $generation})
 CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
 MATCH (n:Problem {firmware: $generation})
 CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
-MATCH (n:StagedScope|RetiredScope {firmware: $generation})
+MATCH (n:Scope {firmware: $generation})
 CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
 MATCH (f:StagedFirmware|RetiredFirmware {generation: $generation})
 DETACH DELETE f;

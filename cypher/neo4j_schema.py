@@ -5,25 +5,26 @@ Why generations: a firmware's graph is written in many small transactions, by se
 once, beside the graph readers use, and switched in by one short transaction
 (``loader/store/neo4j_store.py`` tells the whole story). So the nodes of one write carry its
 generation key in ``firmware`` (hex: 24 digits of the firmware id, 8 of its own), not the id; the
-``Firmware`` node of the live graph maps the id to it (``generation``). Two generations of one
-firmware hold the same node ids, so ``id`` is unique among live nodes only where a query looks
-nodes up by it: ``Firmware`` (by ``$firmware``) and ``Scope`` (``MATCH (c:Scope {id: r.scope})``).
-The ``Firmware`` and ``Scope`` nodes of a generation that is not live carry a label of their own
-(``STAGED``: being written; ``RETIRED``: replaced, being deleted), which keeps them, and through
-the ``Firmware`` node every module of the generation, out of every query. The edges of a write
-find their end nodes by the element ids the node batches returned, not through an index.
+``Firmware`` node of the live graph maps the id to it (``generation``), and the ``Firmware`` node of
+a generation that is not live carries a label of its own (``STAGED``: being written; ``RETIRED``:
+replaced, being deleted), which keeps it, and through it every module of the generation, out of the
+cross-image queries. Every other node is found by its generation key, so the switch relabels the
+``Firmware`` nodes only. Two generations of one firmware hold the same node ids, so ``id`` is unique
+for ``Firmware`` nodes only, and a scope is looked up within its generation (the ``.neo4j.cypher``
+variants of the queries that join bindings to their scopes). The edges of a write find their end
+nodes by the element ids the node batches returned, not through an index.
 """
 
 from __future__ import annotations
 
 from .schema import NODES, TABLES
 
-# labels of the nodes of a generation that readers must not see: written, not yet switched in
-STAGED = {"Firmware": "StagedFirmware", "Scope": "StagedScope"}
-# ... and switched out, waiting to be deleted
-RETIRED = {"Firmware": "RetiredFirmware", "Scope": "RetiredScope"}
-# node tables whose id stays unique among live nodes (queries look them up by it)
-UNIQUE_IDS = ("Firmware", "Scope")
+# the label of a generation's Firmware node while it is written, not yet switched in
+STAGED = {"Firmware": "StagedFirmware"}
+# ... and once switched out, waiting to be deleted
+RETIRED = {"Firmware": "RetiredFirmware"}
+# node tables whose id is unique among live nodes (queries look them up by it)
+UNIQUE_IDS = ("Firmware",)
 # properties only the Neo4j store gives a node of a table (bookkeeping of the generations)
 BOOKKEEPING = {"Firmware": ("generation",)}
 # edge properties the cross-image queries look edges up by (symbol-users: RESOLVES_TO by symbol)

@@ -2,7 +2,7 @@
 MATCH (m:Module)-[r:RESOLVES_TO {symbol: $symbol}]->(lib:Module)
 WHERE lib.soname = $library OR lib.name = $library OR lib.sha256 = $library
 MATCH (f:Firmware)-[:CONTAINS]->(lib)
-MATCH (c:Scope {id: r.scope})
+MATCH (c:Scope {firmware: m.firmware, id: r.scope})
 UNWIND c.executables AS program
 RETURN f.name AS firmware, program, m.path AS module, lib.path AS provider, r.version AS version
 ORDER BY firmware, program, module, provider, version;

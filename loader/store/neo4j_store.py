@@ -6,21 +6,22 @@ carry the generation key (24 hex digits of the firmware id, 8 of its own) in ``f
 batches of ``BATCH`` nodes or edges are written on ``WRITERS`` sessions at once, each batch a
 transaction of its own, so the server never holds the whole graph in one transaction's state
 (one transaction took 37 s and the server's memory for the 1,000-program host root; the batches
-4 s, see docs/graph.md). Until it is complete no reader sees it: its ``Firmware`` and ``Scope``
-nodes carry staging labels (``cypher/neo4j_schema.py``), every per-firmware query looks nodes up
-by the *live* generation, and the cross-image queries reach modules through ``Firmware`` nodes
-only. The classification runs on it there. Then one short transaction (``stage-switch``)
-relabels the ``Firmware`` and ``Scope`` nodes (1,249 scopes for the 1,000-program host root: 0.1
-s): the live graph's retired, the new ones made live. So a reader sees the old graph or the new
-one, never half of one; a writer that fails or is killed before the switch leaves the old graph
-as it was. The retired generation is deleted afterwards, in small transactions, once the queries
-that may still read it have ended (``neo4j_generations.wait_for_readers``).
+4 s, see docs/graph.md). Until it is complete no reader sees it: its ``Firmware`` node carries a
+staging label (``cypher/neo4j_schema.py``), every per-firmware query looks nodes up by the *live*
+generation, and the cross-image queries reach modules through ``Firmware`` nodes only. The
+classification runs on it there. Then one short transaction (``stage-switch``) relabels the two
+``Firmware`` nodes: the live graph's retired, the new one made live. Nothing else changes, so a
+reader reads the generation it looked up whole, the old graph or the new one, never half of one;
+a writer that fails or is killed before the switch leaves the old graph as it was. The retired
+generation is deleted afterwards, in small transactions, once the transactions that may still
+read it have ended (``neo4j_generations.wait_for_readers``).
 
-Why not relabel every staged node in the switch (the other way to hide a staged graph): the
-switch would then touch every node of both graphs and every index entry of their labels, one big
-transaction again; and nodes of two generations would share ids under one label, where ``MATCH
-(c:Scope {id: r.scope})`` must find one. Translating ``$firmware`` costs one index lookup per
-query instead (``execute``, ``iterate``: the ``Firmware`` node maps id to generation).
+Why not relabel every staged node in the switch (the other way to hide a staged graph): the switch
+would then touch every node of both graphs and every index entry of their labels (0.3 to 0.5 s per
+33,000 nodes, twice), a reader could see labels change between its look-up and its reading, and
+nodes of two generations would share ids under one label anyway. Translating ``$firmware`` costs
+one index lookup per query instead (``execute``, ``iterate``: the ``Firmware`` node maps id to
+generation); scopes are looked up within their generation (``*.neo4j.cypher`` variants).
 
 A writer that dies leaves its staged (or retired, not yet deleted) generation behind; it says it
 is alive by a heartbeat, and the next writer deletes what no writer has claimed for
