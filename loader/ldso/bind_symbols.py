@@ -28,23 +28,21 @@ from ..model import (
 )
 from . import prelink
 from .flavours import LoaderFlavour
+from .holdings import GroupHoldings, Resolved
 from .symbol_lookup import Lookup, SymbolTable, references_of
 
 
-class _Resolved:
-    """One lookup of one object with its providers below the executable, and the keys it adds."""
+class _Group:
+    """A library's lookups in one scope below the executable, shared by the link maps with that
+    scope: the group's number, its entries, and the ones recorded per executable anyway
+    (STB_GNU_UNIQUE definitions, where the flavour has their table)."""
 
-    __slots__ = ("binding", "duplicate", "lookup", "module", "providers", "unique", "unresolved")
+    __slots__ = ("entries", "gid", "special")
 
-    def __init__(self, obj: str, lookup: Lookup, providers: tuple[str, ...], unique: bool) -> None:
-        self.module = obj
-        self.lookup = lookup
-        self.providers = providers
-        name, version = lookup.name, lookup.version
-        self.binding = BindingKey(obj, name, version, providers[0]) if providers else None
-        self.unresolved = None if providers else UnresolvedKey(obj, name, version, lookup.weak)
-        self.duplicate = DuplicateKey(name, providers, providers[0]) if len(providers) > 1 else None
-        self.unique = unique
+    def __init__(self, gid: int, entries: list[Resolved], special: list[int]) -> None:
+        self.gid = gid
+        self.entries = entries
+        self.special = special
 
 
 class SymbolBinder:
@@ -54,13 +52,16 @@ class SymbolBinder:
         self.flavours = flavour_of_map
         self._tables: dict[str, SymbolTable] = {}
         self._lookups: dict[tuple[str, str], list[Lookup]] = {}
-        self._scope_cache: dict[tuple, list[_Resolved]] = {}
+        self._scope_cache: dict[tuple, _Group] = {}
+        self._definers_of: dict[tuple[str, str], frozenset[str]] = {}
+        self._interposable: dict[tuple[str, str], dict[str, list[int]]] = {}
+        self.holdings = GroupHoldings()
         self._by_name: dict[str, list[SymbolTable]] = {}  # every object of the root defining a name
         self._obj_definers: dict[tuple[str, str], list[tuple[str, ...]]] = {}
         self._definer_cache: dict[tuple, tuple[str, ...]] = {}
-        # per (object, flavour), per lookup: providers -> the one _Resolved for them, shared by every
+        # per (object, flavour), per lookup: providers -> the one Resolved for them, shared by every
         # scope in which the lookup finds the same providers (most do: libc binds alike everywhere)
-        self._variants: dict[tuple[str, str], list[dict[tuple[str, ...], _Resolved]]] = {}
+        self._variants: dict[tuple[str, str], list[dict[tuple[str, ...], Resolved]]] = {}
         self._uniques: set[tuple[str, str]] = set()  # (provider, name) of STB_GNU_UNIQUE definitions
         self._wanted = referenced_names(modules)
         for facts in modules:
@@ -101,7 +102,7 @@ class SymbolBinder:
                 found.append(definers)
         return found
 
-    def _resolve_all(self, obj: ElfFacts, scope: dict[str, int], flavour: LoaderFlavour) -> list[_Resolved]:
+    def _resolve_all(self, obj: ElfFacts, scope: dict[str, int], flavour: LoaderFlavour) -> list[Resolved]:
         """Providers of every lookup of ``obj`` in ``scope`` (path -> search position)."""
         out = []
         uniques = self._uniques
@@ -121,37 +122,72 @@ class SymbolBinder:
             resolved = known.get(providers)
             if resolved is None:
                 unique = bool(providers) and (providers[0], lookup.name) in uniques
-                resolved = known[providers] = _Resolved(obj.path, lookup, providers, unique)
+                resolved = known[providers] = Resolved(obj.path, lookup, providers, unique)
             out.append(resolved)
         return out
 
-    def _below_exe(
-        self, obj: ElfFacts, rest: dict[str, int], rest_key: tuple[str, ...], flavour: LoaderFlavour
-    ) -> list[_Resolved]:
-        """Providers of each lookup of ``obj`` among the objects after the executable."""
+    def _below_exe(self, obj: ElfFacts, rest_key: tuple[str, ...], flavour: LoaderFlavour) -> _Group:
+        """Providers of each lookup of ``obj`` among the objects after the executable. They depend
+        only on the order of the objects that define something ``obj`` looks up, so link maps
+        whose scopes differ elsewhere share the group."""
         symbolic = flavour.honours_symbolic and obj.symbolic
-        key = (obj.path, rest_key, symbolic, flavour.flavour.value)
-        cached = self._scope_cache.get(key)
-        if cached is None:
-            cached = self._resolve_all(obj, {**rest, obj.path: -1} if symbolic else rest, flavour)
-            self._scope_cache[key] = cached
-        return cached
+        relevant = self._relevant(obj, flavour)
+        tail = tuple([p for p in rest_key if p in relevant])
+        key = (obj.path, tail, symbolic, flavour.flavour.value)
+        group = self._scope_cache.get(key)
+        if group is None:
+            scope = {p: i for i, p in enumerate(tail, 1)}
+            if symbolic:
+                scope[obj.path] = -1
+            entries = self._resolve_all(obj, scope, flavour)
+            special = [i for i, e in enumerate(entries) if e.unique] if flavour.unique_symbols else []
+            held = [e for i, e in enumerate(entries) if i not in special] if special else entries
+            group = self._scope_cache[key] = _Group(self.holdings.new_group(held), entries, special)
+        return group
+
+    def _relevant(self, obj: ElfFacts, flavour: LoaderFlavour) -> frozenset[str]:
+        """Every object of the root that defines something ``obj`` looks up."""
+        key = (obj.path, flavour.flavour.value)
+        found = self._definers_of.get(key)
+        if found is None:
+            found = self._definers_of[key] = frozenset().union(*self._definers(obj, flavour))
+        return found
+
+    def _overridable(self, obj: ElfFacts, flavour: LoaderFlavour) -> dict[str, list[int]]:
+        """The lookups of ``obj`` an executable's own definition can satisfy first, by name."""
+        key = (obj.path, flavour.flavour.value)
+        found = self._interposable.get(key)
+        if found is None:
+            found = self._interposable[key] = {}
+            for i, lookup in enumerate(self.lookups(obj, flavour)):
+                if not lookup.copy and not lookup.self_bound:
+                    found.setdefault(lookup.name, []).append(i)
+        return found
 
     def bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
         """Add the bindings, unresolved references and duplicates of one link map to ``out``
-        (for a program glibc starts prelinked, the slots' prelinked values: loader/ldso/prelink.py)."""
+        (for a program glibc starts prelinked, the slots' prelinked values: loader/ldso/prelink.py).
+        What every link map of a group holds reaches ``out`` when ``finish`` is called."""
+        self.holdings.enter(link_map.executable)
         if self.flavours[link_map.executable].applies_prelink and prelink.check(link_map, objects):
             looked_up = Resolution()
-            self._bind(link_map, objects, looked_up)
+            self._bind(link_map, objects, looked_up, explicit=True)
             prelink.apply(link_map, objects, looked_up, out, self._defines_name)
         else:
-            self._bind(link_map, objects, out)
+            self._bind(link_map, objects, out, explicit=False)
+
+    def finish(self, out: Resolution) -> None:
+        """Add what the groups of link maps hold to ``out``, after the last ``bind``."""
+        self.holdings.finish(out)
 
     def _defines_name(self, path: str, name: str) -> bool:
         table = self._tables.get(path)
         return table is not None and name in table.by_name
 
-    def _bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
+    def _bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution, explicit: bool) -> None:
+        """One link map: the executable's own lookups, and for each library only the lookups the
+        executable interposes (or STB_GNU_UNIQUE ones) are recorded here; the rest hold through the
+        library's group. ``explicit``: record every fact under this executable (for prelink)."""
         flavour = self.flavours[link_map.executable]
         exe_path = link_map.executable
         exe = objects[0]
@@ -159,20 +195,32 @@ class SymbolBinder:
         rest = {path: i for i, path in enumerate(rest_key, 1)}
         exe_table = self.table(exe)
         exe_names = exe_table.by_name
-        bindings, unresolved, duplicates = out.bindings, out.unresolved, out.duplicates
         unique_table = flavour.unique_symbols
         unique: dict[str, str] = {}  # the table of STB_GNU_UNIQUE symbols: name -> first provider
+        holdings = self.holdings
         for obj in relocation_order(link_map, objects):
             if obj is exe:
                 for entry in self._resolve_all(exe, {**rest, exe_path: 0}, flavour):
                     if entry.lookup.copy:  # a copy relocation never binds to the executable itself
-                        entry = _Resolved(
+                        entry = Resolved(
                             exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path), entry.unique
                         )
                     self._record(entry, entry.providers, exe_path, unique_table, unique, out)
                 continue
+            group = self._below_exe(obj, rest_key, flavour)
+            entries = group.entries
+            if explicit:
+                picked: list[int] | range = range(len(entries))
+            else:
+                holdings.join(group.gid, exe_path)
+                interposable = self._overridable(obj, flavour)
+                hits = interposable.keys() & exe_names.keys() if exe_names else ()
+                if not hits and not group.special:
+                    continue
+                picked = sorted({i for name in hits for i in interposable[name]}.union(group.special))
             symbolic = flavour.honours_symbolic and obj.symbolic
-            for entry in self._below_exe(obj, rest, rest_key, flavour):
+            for i in picked:
+                entry = entries[i]
                 lookup = entry.lookup
                 if (
                     lookup.name in exe_names
@@ -186,25 +234,16 @@ class SymbolBinder:
                     else:
                         providers = (exe_path, *providers)
                     self._record(
-                        _Resolved(obj.path, lookup, providers, False), providers, exe_path, unique_table, unique, out
+                        Resolved(obj.path, lookup, providers, False), providers, exe_path, unique_table, unique, out
                     )
-                elif unique_table and entry.unique:
+                    if not explicit:
+                        holdings.exclude(entry, group.gid, exe_path)
+                elif (unique_table and entry.unique) or explicit:
                     self._record(entry, entry.providers, exe_path, unique_table, unique, out)
-                elif (key := entry.binding) is not None:  # the common case, inlined: as under every other executable
-                    lst = bindings.get(key)
-                    if lst is None:
-                        bindings[key] = [exe_path]
-                    elif lst[-1] != exe_path:
-                        lst.append(exe_path)
-                    if entry.duplicate is not None:
-                        add_holding(duplicates, entry.duplicate, exe_path)
-                else:  # no provider (so no duplicate either)
-                    assert entry.unresolved is not None  # set exactly when binding is not
-                    add_holding(unresolved, entry.unresolved, exe_path)
 
     def _record(
         self,
-        entry: _Resolved,
+        entry: Resolved,
         providers: tuple[str, ...],
         exe_path: str,
         unique_table: bool,

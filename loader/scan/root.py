@@ -155,6 +155,7 @@ def _scan_root(
             flavours[lib.path] = default
             resolution.link_maps.append(link_map)
             binder.bind(link_map, objects, resolution)
+    binder.finish(resolution)
     timings["resolve"] = time.perf_counter() - t1
 
     mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]

@@ -159,13 +159,17 @@ def build_rows(result: ScanResult) -> GraphRows:
     rows.nodes["LinkMap"] = link_maps
 
     scopes: dict[tuple[str, ...], str] = {}
+    by_list: dict[int, str] = {}  # the resolution shares one list between facts of the same link maps
 
     def scope_of(executables: list[str]) -> str:
         """Bindings hold in the same sets of link maps again and again: each set is stored once."""
-        key = tuple(executables)
-        sid = scopes.get(key)
+        sid = by_list.get(id(executables))
         if sid is None:
-            sid = scopes[key] = f"{fw}:scope:{len(scopes)}"
+            key = tuple(executables)
+            sid = scopes.get(key)
+            if sid is None:
+                sid = scopes[key] = f"{fw}:scope:{len(scopes)}"
+            by_list[id(executables)] = sid
         return sid
 
     copied = _copy_relocated(result)
