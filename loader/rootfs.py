@@ -33,12 +33,13 @@ def display_path(path: str) -> str:
 
 @dataclass(slots=True)
 class Entry:
-    """One file or symlink found while walking the root (device path, not yet resolved)."""
+    """One file or symlink found while walking the root (device path, not yet resolved): its type
+    as the directory lists it (no ``stat`` per file; a file's size and mode are read when it is
+    opened)."""
 
     path: str
     is_symlink: bool
-    size: int
-    mode: int
+    is_regular: bool  # False for a FIFO, a device or a socket
 
 
 class RootFS:
@@ -175,28 +176,23 @@ class RootFS:
         stack: list[tuple[str, str, int]] = [(self.host_dir, "/", 0)]  # host path, device path, depth
         while stack:
             host, rel, depth = stack.pop()
-            names: list[str] = []
+            names: dict[str, tuple[bool, bool]] = {}  # name -> (symlink, regular file)
             subdirs: list[str] = []
             try:
                 with os.scandir(host) as it:
                     for entry in it:
-                        try:
-                            is_dir = not entry.is_symlink() and entry.is_dir(follow_symlinks=False)
-                        except OSError:
-                            is_dir = False
-                        (subdirs if is_dir else names).append(entry.name)
+                        try:  # the type the directory gives (an lstat only where it gives none)
+                            link = entry.is_symlink()
+                            if not link and entry.is_dir(follow_symlinks=False):
+                                subdirs.append(entry.name)
+                            else:
+                                names[entry.name] = (link, not link and entry.is_file(follow_symlinks=False))
+                        except OSError:  # gone since it was listed
+                            continue
             except OSError:  # as os.walk: an unreadable directory is left out
                 continue
             for name in sorted(names):
-                device = posixpath.join(rel, name)
-                try:
-                    st = os.lstat(os.path.join(host, name))
-                except OSError:
-                    continue
-                if stat.S_ISLNK(st.st_mode):
-                    yield Entry(device, True, 0, st.st_mode)
-                else:
-                    yield Entry(device, False, st.st_size, st.st_mode)
+                yield Entry(posixpath.join(rel, name), *names[name])
             below: list[tuple[str, str, int]] = []
             for name in sorted(subdirs):
                 device = posixpath.join(rel, name)

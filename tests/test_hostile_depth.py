@@ -169,7 +169,7 @@ def libs_in_root(count: int) -> list[str]:
     return [f"/lib/{_name(i)}" for i in range(count)]
 
 
-def _os_walk_entries(top: str) -> list[tuple[str, bool, int, int]]:
+def _os_walk_entries(top: str) -> list[tuple[str, bool, bool]]:
     """The walk as it was (os.walk, recursive): the reference for order and content."""
     out = []
     for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
@@ -177,8 +177,7 @@ def _os_walk_entries(top: str) -> list[tuple[str, bool, int, int]]:
         rel = dirpath[len(top) :] or "/"
         for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
             st = os.lstat(os.path.join(dirpath, name))
-            link = stat.S_ISLNK(st.st_mode)
-            out.append((posixpath.join(rel, name), link, 0 if link else st.st_size, st.st_mode))
+            out.append((posixpath.join(rel, name), stat.S_ISLNK(st.st_mode), stat.S_ISREG(st.st_mode)))
     return out
 
 
@@ -192,5 +191,5 @@ def test_walk_keeps_the_os_walk_order(tmp_path: Path) -> None:
     os.symlink("nowhere", top / "a" / "dangling")
     os.symlink("/etc", top / "m" / "abs")
     os.mkfifo(top / "a" / "fifo")
-    ours = [(e.path, e.is_symlink, e.size, e.mode) for e in RootFS(str(top)).walk([])]
+    ours = [(e.path, e.is_symlink, e.is_regular) for e in RootFS(str(top)).walk([])]
     assert ours == _os_walk_entries(os.path.realpath(top))

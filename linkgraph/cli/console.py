@@ -38,7 +38,7 @@ class ProgressBar:
         if self._bar is None:
             return
         if stage not in self._tasks:
-            self._tasks[stage] = self._bar.add_task(stage, total=total)
+            self._tasks[stage] = self._bar.add_task(stage, total=total or None)  # 0: not known yet
         self._bar.update(self._tasks[stage], completed=done)
 
     def __exit__(self, *exc: object) -> None:

@@ -10,6 +10,7 @@ enough files, each is hashed, mapped and parsed in a worker process and only its
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import io
@@ -17,7 +18,7 @@ import mmap
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 from ..elf.facts import is_elf, read_elf_facts
 from ..elf.image import Buffer
@@ -27,6 +28,9 @@ from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 
 MAX_ELF_SIZE = 512 * 1024 * 1024
+MIN_ELF_SIZE = 52  # the smallest ELF header
+READERS = 3  # threads reading magics and hashing: system calls and hashing release the GIL
+BATCH = 64  # candidates per reader task
 
 Progress = Callable[[str, int, int], None]
 
@@ -40,6 +44,22 @@ def _too_large(device: str) -> Problem:
     return Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB", ProblemCode.TOO_LARGE)
 
 
+def _empty(device: str, mode: int) -> Problem | None:
+    if not looks_like_code(device, mode):
+        return None
+    return Problem(
+        display_path(device), Severity.WARNING, "empty file (0 bytes) where code was expected", ProblemCode.EMPTY_FILE
+    )
+
+
+def _truncated(device: str, mode: int) -> Problem | None:
+    if not looks_like_code(device, mode):
+        return None
+    return Problem(
+        display_path(device), Severity.ERROR, "unusable ELF file: truncated header", ProblemCode.ELF_UNUSABLE
+    )
+
+
 def _read_failed(device: str, exc: OSError) -> Problem:
     return Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED)
 
@@ -48,27 +68,44 @@ def _digest(job: tuple[str, str]) -> tuple[tuple[str, str], str | Problem | None
     """The sha256 of one candidate file if it is an ELF file within the size limit (runs in
     threads: hashing releases the GIL). Most candidates are not ELF: their magic is read with
     plain system calls (a Python file object costs ten times as much per file); an ELF file is
-    hashed through a read-only map, without copying it."""
+    then hashed by reading it in chunks into one buffer (a third cheaper than through a map,
+    whose page faults cost more than the copy)."""
     host, device = job
     try:
-        fd = os.open(host, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(host, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)  # never waits on a FIFO
     except OSError as exc:
         return job, _read_failed(device, exc)
     try:
-        if not is_elf(os.pread(fd, 4, 0)):
+        magic = os.pread(fd, 4, 0)
+        if not magic or is_elf(magic):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):  # replaced since the walk listed it
+                return job, None
+            if not magic:
+                return job, _empty(device, st.st_mode)
+            if st.st_size < MIN_ELF_SIZE:
+                return job, _truncated(device, st.st_mode)
+            if st.st_size > MAX_ELF_SIZE:  # checked before anything is read
+                return job, _too_large(device)
+        else:
             return job, None
-        if os.fstat(fd).st_size > MAX_ELF_SIZE:  # checked before anything is read
-            return job, _too_large(device)
-        try:
-            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
-                return job, hashlib.sha256(data).hexdigest()
-        except (OSError, ValueError):  # a file system that cannot map files (FUSE with direct I/O)
-            with io.FileIO(fd, closefd=False) as fh:
-                return job, hashlib.file_digest(fh, "sha256").hexdigest()
+        with io.FileIO(fd, closefd=False) as fh:
+            return job, hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         return job, _read_failed(device, exc)
     finally:
         os.close(fd)
+
+
+def _digest_batch(jobs: list[tuple[str, str]]) -> list[tuple[tuple[str, str], str | Problem]]:
+    """``_digest`` of a batch of candidates (one task per file would cost more than most checks),
+    keeping the ELF files and the problems."""
+    out = []
+    for job in jobs:
+        done = _digest(job)
+        if done[1] is not None:
+            out.append(done)
+    return out  # type: ignore[return-value]
 
 
 @contextlib.contextmanager
@@ -123,65 +160,56 @@ def candidates(root: RootFS, problems: list[Problem], links: list[str]) -> Itera
             )
         if entry.is_symlink:
             links.append(entry.path)
-        elif not stat.S_ISREG(entry.mode):
-            if looks_like_code(entry.path, 0):
-                problems.append(
-                    Problem(
-                        shown, Severity.WARNING, "not a regular file (FIFO, device or socket)", ProblemCode.NOT_REGULAR
-                    )
-                )
-        elif entry.size == 0:
-            if looks_like_code(entry.path, entry.mode):
-                problems.append(
-                    Problem(
-                        shown, Severity.WARNING, "empty file (0 bytes) where code was expected", ProblemCode.EMPTY_FILE
-                    )
-                )
-        elif entry.size >= 52:  # smaller than any ELF header
+        elif entry.is_regular:
             yield (root.host_path(entry.path), entry.path)  # byte-exact: shown escaped only when stored
-        elif looks_like_code(entry.path, entry.mode):
-            with open(root.host_path(entry.path), "rb") as fh:
-                if is_elf(fh.read(4)):
-                    problems.append(
-                        Problem(shown, Severity.ERROR, "unusable ELF file: truncated header", ProblemCode.ELF_UNUSABLE)
-                    )
+        elif looks_like_code(entry.path, 0):
+            problems.append(
+                Problem(shown, Severity.WARNING, "not a regular file (FIFO, device or socket)", ProblemCode.NOT_REGULAR)
+            )
 
 
-def _elf_only(job: tuple[str, str]) -> bool | Problem:
-    """Whether a candidate starts with the ELF magic (two system calls), or why it cannot be read."""
-    try:
-        fd = os.open(job[0], os.O_RDONLY | os.O_CLOEXEC)
-    except OSError as exc:
-        return _read_failed(job[1], exc)
-    try:
-        return is_elf(os.pread(fd, 4, 0))
-    except OSError as exc:
-        return _read_failed(job[1], exc)
-    finally:
-        os.close(fd)
+def _batches(jobs: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    batch: list[tuple[str, str]] = []
+    for job in jobs:
+        batch.append(job)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def parse_files(jobs: Iterable[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
     """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used).
-    The magic of every candidate is read here as the walk yields it: most are not ELF, and a thread
-    or a process per such file costs more than reading four bytes. The ELF files are hashed in two
-    threads while the walk goes on (hashing releases the GIL) and parsed here afterwards; with
-    several workers, they are hashed and parsed in processes."""
+
+    Candidates go to reader threads in batches as the walk yields them: each thread reads every
+    candidate's magic (most are not ELF) and hashes the ELF files (both release the GIL). With one
+    worker, each batch's ELF files are parsed here as soon as the batch is done, while the walk and
+    the readers go on; with several, they are hashed again and parsed in worker processes."""
     out: list[ElfFacts | Problem | None] = []
-    elf_jobs = []
-    with ThreadPoolExecutor(max_workers=2) as readers:
-        hashed = []
-        for job in jobs:
-            verdict = _elf_only(job)
-            if isinstance(verdict, Problem):
-                out.append(verdict)
-            elif verdict:
-                elf_jobs.append(job)
-                if workers <= 1:
-                    hashed.append(readers.submit(_digest, job))
-        for i, future in enumerate(hashed):
-            out.append(_parse_digested(future.result()))
-            progress("parse", i + 1, len(hashed))
+    elf_jobs: list[tuple[str, str]] = []
+    parsed = 0
+
+    def take(batch: list[tuple[tuple[str, str], str | Problem]]) -> None:
+        nonlocal parsed
+        for digested in batch:
+            if isinstance(digested[1], Problem):
+                out.append(digested[1])
+            elif workers > 1:
+                elf_jobs.append(digested[0])
+            else:
+                out.append(_parse_digested(digested))
+                parsed += 1
+                progress("parse", parsed, 0)  # how many there are is known at the end
+
+    with ThreadPoolExecutor(max_workers=READERS) as readers:
+        pending: collections.deque[Future[list[tuple[tuple[str, str], str | Problem]]]] = collections.deque()
+        for batch in _batches(jobs, BATCH):
+            pending.append(readers.submit(_digest_batch, batch))
+            while pending and pending[0].done():
+                take(pending.popleft().result())
+        while pending:
+            take(pending.popleft().result())
     if workers <= 1:
         return out
     with ProcessPoolExecutor(max_workers=workers) as pool:
