@@ -13,7 +13,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
-import io
 import mmap
 import os
 import stat
@@ -31,6 +30,7 @@ MAX_ELF_SIZE = 512 * 1024 * 1024
 MIN_ELF_SIZE = 52  # the smallest ELF header
 READERS = 3  # threads reading magics and hashing: system calls and hashing release the GIL
 BATCH = 64  # candidates per reader task
+DIGEST_LATER = "sha256 not read yet"  # ElfReader.digests sets each one
 
 Progress = Callable[[str, int, int], None]
 
@@ -64,48 +64,56 @@ def _read_failed(device: str, exc: OSError) -> Problem:
     return Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED)
 
 
-def _digest(job: tuple[str, str]) -> tuple[tuple[str, str], str | Problem | None]:
-    """The sha256 of one candidate file if it is an ELF file within the size limit (runs in
-    threads: hashing releases the GIL). Most candidates are not ELF: their magic is read with
-    plain system calls (a Python file object costs ten times as much per file); an ELF file is
-    then hashed by reading it in chunks into one buffer (a third cheaper than through a map,
-    whose page faults cost more than the copy)."""
+def _check(job: tuple[str, str]) -> bool | Problem | None:
+    """Whether a candidate is an ELF file to parse (True), a problem, or neither (None). Most
+    candidates are not ELF: their magic is read with plain system calls (a Python file object
+    costs ten times as much per file); the size is looked at only for ELF and empty files."""
     host, device = job
     try:
         fd = os.open(host, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)  # never waits on a FIFO
     except OSError as exc:
-        return job, _read_failed(device, exc)
+        return _read_failed(device, exc)
     try:
         magic = os.pread(fd, 4, 0)
-        if not magic or is_elf(magic):
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):  # replaced since the walk listed it
-                return job, None
-            if not magic:
-                return job, _empty(device, st.st_mode)
-            if st.st_size < MIN_ELF_SIZE:
-                return job, _truncated(device, st.st_mode)
-            if st.st_size > MAX_ELF_SIZE:  # checked before anything is read
-                return job, _too_large(device)
-        else:
-            return job, None
-        with io.FileIO(fd, closefd=False) as fh:
-            return job, hashlib.file_digest(fh, "sha256").hexdigest()
+        if magic and not is_elf(magic):
+            return None
+        st = os.fstat(fd)
     except OSError as exc:
-        return job, _read_failed(device, exc)
+        return _read_failed(device, exc)
     finally:
         os.close(fd)
+    if not stat.S_ISREG(st.st_mode):  # replaced since the walk listed it
+        return None
+    if not magic:
+        return _empty(device, st.st_mode)
+    if st.st_size < MIN_ELF_SIZE:
+        return _truncated(device, st.st_mode)
+    if st.st_size > MAX_ELF_SIZE:  # checked before anything is read
+        return _too_large(device)
+    return True
 
 
-def _digest_batch(jobs: list[tuple[str, str]]) -> list[tuple[tuple[str, str], str | Problem]]:
-    """``_digest`` of a batch of candidates (one task per file would cost more than most checks),
-    keeping the ELF files and the problems."""
-    out = []
+def _hash(job: tuple[str, str]) -> str | Problem:
+    """The sha256 of a file, read in chunks into one buffer (a third cheaper than through a map,
+    whose page faults cost more than the copy); runs in threads, as hashing releases the GIL."""
+    try:
+        with open(job[0], "rb", buffering=0) as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        return _read_failed(job[1], exc)
+
+
+def _check_batch(jobs: list[tuple[str, str]]) -> list[tuple[tuple[str, str], Problem | None]]:
+    """``_check`` of a batch of candidates (one task per file would cost more than most checks):
+    the ELF files to parse (with None) and the problems."""
+    out: list[tuple[tuple[str, str], Problem | None]] = []
     for job in jobs:
-        done = _digest(job)
-        if done[1] is not None:
-            out.append(done)
-    return out  # type: ignore[return-value]
+        verdict = _check(job)
+        if verdict is True:
+            out.append((job, None))
+        elif isinstance(verdict, Problem):
+            out.append((job, verdict))
+    return out
 
 
 @contextlib.contextmanager
@@ -125,14 +133,12 @@ def _contents(host: str) -> Iterator[Buffer]:
             data.close()
 
 
-def _parse_digested(digested: tuple[tuple[str, str], str | Problem | None]) -> ElfFacts | Problem | None:
-    """Parse one hashed ELF file (the facts keep no reference to its map)."""
-    (host, device), digest = digested
-    if not isinstance(digest, str):
-        return digest
+def _parse(job: tuple[str, str], digest: str) -> ElfFacts | Problem:
+    """Parse one ELF file (the facts keep no reference to its map)."""
+    host, device = job
     try:
         with _contents(host) as data:
-            if len(data) > MAX_ELF_SIZE:  # grew since it was hashed
+            if len(data) > MAX_ELF_SIZE:  # grew since it was checked
                 return _too_large(device)
             return read_elf_facts(data, device, digest)
     except OSError as exc:
@@ -142,9 +148,10 @@ def _parse_digested(digested: tuple[tuple[str, str], str | Problem | None]) -> E
         return Problem(device, Severity.ERROR, message, ProblemCode.ELF_UNUSABLE)
 
 
-def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem | None:
+def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem:
     """Hash, map and parse one file in a worker process: only the parsed facts travel back."""
-    return _parse_digested(_digest(job))
+    digest = _hash(job)
+    return digest if isinstance(digest, Problem) else _parse(job, digest)
 
 
 def candidates(root: RootFS, problems: list[Problem], links: list[str]) -> Iterator[tuple[str, str]]:
@@ -179,41 +186,68 @@ def _batches(jobs: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
         yield batch
 
 
-def parse_files(jobs: Iterable[tuple[str, str]], workers: int, progress: Progress) -> list[ElfFacts | Problem | None]:
-    """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used).
+class ElfReader:
+    """Finds, hashes and parses the ELF files among a walk's candidates.
 
     Candidates go to reader threads in batches as the walk yields them: each thread reads every
-    candidate's magic (most are not ELF) and hashes the ELF files (both release the GIL). With one
-    worker, each batch's ELF files are parsed here as soon as the batch is done, while the walk and
-    the readers go on; with several, they are hashed again and parsed in worker processes."""
-    out: list[ElfFacts | Problem | None] = []
-    elf_jobs: list[tuple[str, str]] = []
-    parsed = 0
+    candidate's magic (most are not ELF). With one worker, each batch's ELF files are parsed here as
+    soon as the batch is done, while the walk and the readers go on, and hashed in the reader
+    threads (hashing releases the GIL) while the link maps are worked out: ``digests`` waits for
+    them. With several workers, the ELF files are hashed and parsed in worker processes."""
 
-    def take(batch: list[tuple[tuple[str, str], str | Problem]]) -> None:
-        nonlocal parsed
-        for digested in batch:
-            if isinstance(digested[1], Problem):
-                out.append(digested[1])
-            elif workers > 1:
-                elf_jobs.append(digested[0])
-            else:
-                out.append(_parse_digested(digested))
-                parsed += 1
-                progress("parse", parsed, 0)  # how many there are is known at the end
+    def __init__(self, workers: int, progress: Progress) -> None:
+        self.workers = workers
+        self.progress = progress
+        self._threads = ThreadPoolExecutor(max_workers=READERS)
+        self._hashes: list[tuple[ElfFacts, Future[str | Problem]]] = []
 
-    with ThreadPoolExecutor(max_workers=READERS) as readers:
-        pending: collections.deque[Future[list[tuple[tuple[str, str], str | Problem]]]] = collections.deque()
+    def __enter__(self) -> ElfReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._threads.shutdown(wait=True, cancel_futures=True)
+
+    def parse(self, jobs: Iterable[tuple[str, str]]) -> list[ElfFacts | Problem]:
+        """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used)."""
+        out: list[ElfFacts | Problem] = []
+        elf_jobs: list[tuple[str, str]] = []
+
+        def take(batch: list[tuple[tuple[str, str], Problem | None]]) -> None:
+            for job, problem in batch:
+                if problem is not None:
+                    out.append(problem)
+                elif self.workers > 1:
+                    elf_jobs.append(job)
+                else:
+                    facts = _parse(job, DIGEST_LATER)
+                    out.append(facts)
+                    if isinstance(facts, ElfFacts):
+                        self._hashes.append((facts, self._threads.submit(_hash, job)))
+                    self.progress("parse", len(out), 0)  # how many there are is known at the end
+
+        pending: collections.deque[Future[list[tuple[tuple[str, str], Problem | None]]]] = collections.deque()
         for batch in _batches(jobs, BATCH):
-            pending.append(readers.submit(_digest_batch, batch))
+            pending.append(self._threads.submit(_check_batch, batch))
             while pending and pending[0].done():
                 take(pending.popleft().result())
         while pending:
             take(pending.popleft().result())
-    if workers <= 1:
+        if elf_jobs:
+            with ProcessPoolExecutor(max_workers=self.workers) as pool:
+                for i, result in enumerate(pool.map(_parse_one, elf_jobs, chunksize=4)):
+                    out.append(result)
+                    self.progress("parse", i + 1, len(elf_jobs))
         return out
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for i, result in enumerate(pool.map(_parse_one, elf_jobs, chunksize=4)):
-            out.append(result)
-            progress("parse", i + 1, len(elf_jobs))
-    return out
+
+    def digests(self) -> list[Problem]:
+        """Wait for the sha256 of every file parsed here and set it in its facts; a file that could
+        not be read again keeps an empty sha256, and a problem says so."""
+        problems = []
+        for facts, future in self._hashes:
+            digest = future.result()
+            if isinstance(digest, Problem):
+                problems.append(digest)
+                digest = ""
+            facts.sha256 = digest
+        self._hashes.clear()
+        return problems

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from ..errors import RootfsError
 from ..ldso.bind_symbols import SymbolBinder
-from ..ldso.flavours import flavour_of
+from ..ldso.flavours import LoaderFlavour, flavour_of
 from ..ldso.link_map import World, build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
 from ..ldso.risky_paths import risky_search_paths
@@ -23,7 +23,7 @@ from ..licences import Overrides, licence_facts
 from ..model import ElfFacts, Kind, Module, Resolution, ScanResult
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .parse import Progress, candidates, looks_like_code, parse_files
+from .parse import ElfReader, Progress, candidates, looks_like_code
 
 LOADER_CONFIG = ("/etc/ld.so.cache", "/etc/ld.so.conf")
 
@@ -93,18 +93,46 @@ def _scan_root(
     if workers is None:  # sending parsed symbol tables between processes costs about what parsing does
         cpus = os.cpu_count() or 1
         workers = 1 if cpus <= 2 else min(4, cpus)
-    modules: dict[str, ElfFacts] = {}
-    for result in parse_files(jobs, workers, progress):
-        if isinstance(result, Problem):
-            problems.append(result)
-        elif result is not None:
-            modules[result.path] = result
-            problems += [
-                Problem(display_path(result.path), Severity.WARNING, message, code)
-                for code, message in result.anomalies
-            ]
-    timings["parse"] = time.perf_counter() - t0
+    with ElfReader(workers, progress) as reader:
+        modules: dict[str, ElfFacts] = {}
+        for result in reader.parse(jobs):
+            if isinstance(result, Problem):
+                problems.append(result)
+            else:
+                modules[result.path] = result
+                problems += [
+                    Problem(display_path(result.path), Severity.WARNING, message, code)
+                    for code, message in result.anomalies
+                ]
+        timings["parse"] = time.perf_counter() - t0
+        aliases, link_targets = _links(root, link_paths, modules, problems)
+        t1 = time.perf_counter()
+        world = World(root, modules, problems, cpu)
+        resolution, default = _resolve(world, modules, progress)
+        timings["resolve"] = time.perf_counter() - t1
+        problems += reader.digests()  # hashed while the link maps were worked out
 
+    mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
+    t2 = time.perf_counter()
+    libc = default.flavour if any(f.interpreter for f in modules.values()) else None
+    licences = licence_facts(root, mods, problems, overrides, libc)
+    timings["licences"] = time.perf_counter() - t2
+    return ScanResult(
+        firmware_name=name or os.path.basename(os.path.abspath(host_dir)),
+        firmware_sha256=firmware_hash(modules, link_targets, root),
+        modules=mods,
+        resolution=resolution,
+        problems=problems,
+        elapsed=timings,
+        licences=licences,
+        loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
+    )
+
+
+def _links(
+    root: RootFS, link_paths: list[str], modules: dict[str, ElfFacts], problems: list[Problem]
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The root's symlinks: the aliases of each ELF file, and every link's target as written."""
     aliases: dict[str, list[str]] = {}
     link_targets: dict[str, str] = {}
     for link in link_paths:
@@ -132,10 +160,13 @@ def _scan_root(
             continue
         if target in modules:
             aliases.setdefault(target, []).append(link)
-
     problems += risky_search_paths(root, modules.values())
-    t1 = time.perf_counter()
-    world = World(root, modules, problems, cpu)
+    return aliases, link_targets
+
+
+def _resolve(world: World, modules: dict[str, ElfFacts], progress: Progress) -> tuple[Resolution, LoaderFlavour]:
+    """Every link map (each executable's, then each library's that no executable loads) and its
+    bindings; and the root's default flavour."""
     resolution = Resolution()
     flavours = {}
     binder = SymbolBinder(flavours, list(modules.values()))
@@ -156,20 +187,4 @@ def _scan_root(
             resolution.link_maps.append(link_map)
             binder.bind(link_map, objects, resolution)
     binder.finish(resolution)
-    timings["resolve"] = time.perf_counter() - t1
-
-    mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
-    t2 = time.perf_counter()
-    libc = default.flavour if any(f.interpreter for f in modules.values()) else None
-    licences = licence_facts(root, mods, problems, overrides, libc)
-    timings["licences"] = time.perf_counter() - t2
-    return ScanResult(
-        firmware_name=name or os.path.basename(os.path.abspath(host_dir)),
-        firmware_sha256=firmware_hash(modules, link_targets, root),
-        modules=mods,
-        resolution=resolution,
-        problems=problems,
-        elapsed=timings,
-        licences=licences,
-        loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
-    )
+    return resolution, default
