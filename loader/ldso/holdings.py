@@ -77,10 +77,9 @@ class GroupHoldings:
         position = self.order.__getitem__
         members = self.members
         by_groups: dict[tuple[int, ...], list[str]] = {}
-        parts: dict[tuple, list[list[str]]] = {}
-        for table in (out.bindings, out.unresolved, out.duplicates):
-            for key, exes in table.items():
-                parts[key] = [exes]
+        bindings: dict[BindingKey, list[list[str]]] = {}
+        unresolved: dict[UnresolvedKey, list[list[str]]] = {}
+        duplicates: dict[DuplicateKey, list[list[str]]] = {}
         for entry in self._held:
             gids = tuple(entry.groups)
             if entry.excluded is None:
@@ -92,17 +91,26 @@ class GroupHoldings:
                 exes = _union([[e for e in members[g] if e not in excluded.get(g, ())] for g in gids], position)
             if not exes:
                 continue
-            for key in (entry.binding, entry.unresolved, entry.duplicate):
-                if key is not None:
-                    got = parts.get(key)
-                    if got is None:
-                        parts[key] = [exes]
-                    else:
-                        got.append(exes)
-        tables: list[dict] = [out.bindings, out.unresolved, out.duplicates]
-        for key, lists in parts.items():
-            table = tables[0] if type(key) is BindingKey else tables[1] if type(key) is UnresolvedKey else tables[2]
-            table[key] = lists[0] if len(lists) == 1 else _union(lists, position)
+            if entry.binding is not None:
+                _add(bindings, entry.binding, exes)
+                if entry.duplicate is not None:
+                    _add(duplicates, entry.duplicate, exes)
+            elif entry.unresolved is not None:
+                _add(unresolved, entry.unresolved, exes)
+        for table, pending in ((out.bindings, bindings), (out.unresolved, unresolved), (out.duplicates, duplicates)):
+            for key, lists in pending.items():
+                recorded = table.get(key)  # under some executables, recorded one by one
+                if recorded is not None:
+                    lists.append(recorded)
+                table[key] = lists[0] if len(lists) == 1 else _union(lists, position)
+
+
+def _add(pending: dict, key: tuple, exes: list[str]) -> None:
+    got = pending.get(key)
+    if got is None:
+        pending[key] = [exes]
+    else:
+        got.append(exes)
 
 
 def _union(lists: list[list[str]], position: Callable[[str], int]) -> list[str]:
