@@ -3,14 +3,16 @@
 Nothing here looks at section headers: addresses from ``PT_DYNAMIC`` are translated to file offsets
 through the ``PT_LOAD`` segments, as the loader sees the image in memory. Memory follows what the
 file holds, never what a header claims: the symbol table is kept as columns (``dynsym``, a few
-bytes per symbol), relocations are folded per symbol as they are decoded, and every count is
+bytes per symbol), relocations are decoded as arrays and folded per symbol, and every count is
 bounded by the bytes present. The symbol version tables are read by ``versions``.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+
+import numpy as np
 
 from ..errors import ElfError
 from ..model import DynSymbol, Reference, RelocClass
@@ -168,24 +170,31 @@ def read_symbols(
     return DynSymbols(strings.table, far, name, info, other, shndx, value, versym, versions, machine in MIPS_MACHINES)
 
 
-def _reloc_pairs(img: Image, addr: int, size: int, _ent: int, rela: bool, mips64: bool) -> Iterator[tuple[int, int]]:
-    """(symbol index, relocation type) for each entry of one relocation table naming a symbol.
+def _reloc_columns(img: Image, addr: int, size: int, rela: bool, mips64: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The symbol index and relocation type of each entry of one relocation table that names a
+    symbol, as two arrays (decoded by numpy: a big library has hundreds of thousands).
 
     The entries are ElfW(Rel) or ElfW(Rela), as the loaders step through them; DT_RELENT and
     DT_RELAENT are not used for that (``elf_anomalies.check_entry_sizes`` reports odd values)."""
     is64, e = img.is64, img.e
     ent = (24 if rela else 16) if is64 else (12 if rela else 8)
     pos = img.offset(addr, size, "relocation table")
-    chunk = img.data[pos : pos + size - size % ent]
-    pad = "x" * (ent - (16 if is64 else 8))
+    count = size // ent
     if mips64:  # Elf64_Mips_Rel: r_sym (32 bits), r_ssym, r_type3, r_type2, r_type (bytes)
-        return ((sym, typ) for sym, typ in struct.iter_unpack(e + "8xI3xB" + pad, chunk) if sym)
-    if is64:  # r_info = sym << 32 | type, read as two 32-bit halves
-        pairs = struct.iter_unpack(e + "8xII" + pad, chunk)
-        if e == "<":
-            return ((sym, typ) for typ, sym in pairs if sym)
-        return ((sym, typ) for sym, typ in pairs if sym)
-    return ((info >> 8, info & 0xFF) for (info,) in struct.iter_unpack(e + "4xI" + pad, chunk) if info > 0xFF)
+        fields = {"names": ["sym", "type"], "formats": [e + "u4", "u1"], "offsets": [8, 15], "itemsize": ent}
+    elif is64:  # r_info = sym << 32 | type
+        fields = {"names": ["info"], "formats": [e + "u8"], "offsets": [8], "itemsize": ent}
+    else:  # r_info = sym << 8 | type
+        fields = {"names": ["info"], "formats": [e + "u4"], "offsets": [4], "itemsize": ent}
+    entries = np.frombuffer(bytes(img.data[pos : pos + count * ent]), dtype=np.dtype(fields))  # type: ignore[call-overload]
+    if mips64:
+        sym, rtype = entries["sym"].astype(np.int64), entries["type"].astype(np.int64)
+    else:
+        info = entries["info"].astype(np.uint64)
+        shift, mask = (32, 0xFFFFFFFF) if is64 else (8, 0xFF)
+        sym, rtype = (info >> np.uint64(shift)).astype(np.int64), (info & np.uint64(mask)).astype(np.int64)
+    named = sym != 0
+    return sym[named], rtype[named]
 
 
 def relocation_tables(tags: dict[int, int], is64: bool) -> list[tuple[int, int, int, bool]]:
@@ -215,15 +224,22 @@ def read_references(
     tables = relocation_tables(tags, img.is64)
     flags = reloc_flags(machine, elf_class)
     mips64 = machine in MIPS_MACHINES and img.is64
-    folded: dict[int, int] = {}
     nsyms = len(symbols)
-    all_pairs = [_reloc_pairs(img, start, size, ent, rela, mips64) for start, size, ent, rela in tables]
-    for pairs in all_pairs:  # folded as they are decoded: memory follows the symbols named, not the relocations
-        for sym, rtype in pairs:
-            folded[sym] = folded.get(sym, 0) | flags.get(rtype, _NORMAL)
-    highest = max(folded, default=0)
-    if highest >= nsyms:
-        raise SymbolsBeyondCount(highest + 1, nsyms)
+    columns = [_reloc_columns(img, start, size, rela, mips64) for start, size, _ent, rela in tables]
+    syms = np.concatenate([c[0] for c in columns]) if columns else np.zeros(0, np.int64)
+    rtypes = np.concatenate([c[1] for c in columns]) if columns else np.zeros(0, np.int64)
+    if len(syms) and int(syms.max()) >= nsyms:
+        raise SymbolsBeyondCount(int(syms.max()) + 1, nsyms)
+    bits = np.full(len(syms), _NORMAL, dtype=np.uint8)
+    for rtype, flag in flags.items():
+        bits[rtypes == rtype] = flag
+    # folded per symbol, in order of first appearance: glibc looks each name up when it first needs it
+    named, first, which = np.unique(syms, return_index=True, return_inverse=True)
+    folded_bits = np.zeros(len(named), dtype=np.uint8)
+    for bit in (_NORMAL, _PLT, _COPY):
+        folded_bits[which[(bits & bit) != 0]] |= bit
+    order = np.argsort(first, kind="stable")
+    folded = dict(zip(named[order].tolist(), folded_bits[order].tolist(), strict=True))
     if machine in MIPS_MACHINES and DT_MIPS_GOTSYM in tags:
         # The global GOT entries gotsym..symtabno-1 are relocated by the loader without relocations.
         end = min(tags.get(DT_MIPS_SYMTABNO, nsyms), nsyms)
