@@ -14,9 +14,12 @@ facts that hold in the same link maps.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from ..model import BindingKey, DuplicateKey, Resolution, UnresolvedKey
 from .symbol_lookup import Lookup
+
+K = TypeVar("K", BindingKey, UnresolvedKey, DuplicateKey)
 
 
 class Resolved:
@@ -97,15 +100,21 @@ class GroupHoldings:
                     _add(duplicates, entry.duplicate, exes)
             elif entry.unresolved is not None:
                 _add(unresolved, entry.unresolved, exes)
-        for table, pending in ((out.bindings, bindings), (out.unresolved, unresolved), (out.duplicates, duplicates)):
-            for key, lists in pending.items():
-                recorded = table.get(key)  # under some executables, recorded one by one
-                if recorded is not None:
-                    lists.append(recorded)
-                table[key] = lists[0] if len(lists) == 1 else _union(lists, position)
+        _merge(out.bindings, bindings, position)
+        _merge(out.unresolved, unresolved, position)
+        _merge(out.duplicates, duplicates, position)
 
 
-def _add(pending: dict, key: tuple, exes: list[str]) -> None:
+def _merge(table: dict[K, list[str]], pending: dict[K, list[list[str]]], position: Callable[[str], int]) -> None:
+    """Each key's executables from the groups, with those recorded one by one in ``table``."""
+    for key, lists in pending.items():
+        recorded = table.get(key)
+        if recorded is not None:
+            lists.append(recorded)
+        table[key] = lists[0] if len(lists) == 1 else _union(lists, position)
+
+
+def _add(pending: dict[K, list[list[str]]], key: K, exes: list[str]) -> None:
     got = pending.get(key)
     if got is None:
         pending[key] = [exes]
