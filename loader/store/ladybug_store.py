@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pyarrow as pa
@@ -145,10 +146,7 @@ class LadybugStore(GraphStore):
             self._create_schema()
             if others:
                 self.run_query(load_query("delete-firmware"), {"firmware": rows.firmware})
-            for table in NODE_TABLES:
-                self._copy(table, rows.nodes.get(table, []), None)
-            for (table, src, dst), data in rows.rels.items():
-                self._copy(table, data, (src, dst))
+            self._copy_all(rows)
             self.run_query(load_query("classify", self.engine), {"firmware": rows.firmware})
             self._disconnect()  # LadybugDB checkpoints on close: the staging file is then complete
             switch_in(self.path)
@@ -160,13 +158,24 @@ class LadybugStore(GraphStore):
             raise
         self._open_live()
 
-    def _copy(self, table: str, data: Rows, pair: tuple[str, str] | None) -> None:
-        if not data:
-            return
-        types = {name: ARROW[kind] for name, kind in TABLES[table].columns}
-        if pair:
-            types = {"from": pa.string(), "to": pa.string(), **types}
-        arrow = pa.table({c: pa.array([r.get(c) for r in data], type=t) for c, t in types.items()})
+    def _copy_all(self, rows: GraphRows) -> None:
+        """COPY every table, the nodes first. LadybugDB copies without the GIL, so each table's Arrow
+        form is made here while a writer thread copies the one before (one at a time, in order)."""
+        tables = [(t, rows.nodes.get(t, []), None) for t in NODE_TABLES]
+        tables += [(t, data, (src, dst)) for (t, src, dst), data in rows.rels.items()]
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ladybug-copy") as writer:
+            copying: Future[None] | None = None
+            for table, data, pair in tables:
+                if not data:
+                    continue
+                arrow = _arrow(table, data, pair)
+                if copying is not None:
+                    copying.result()
+                copying = writer.submit(self._copy, table, pair, arrow)
+            if copying is not None:
+                copying.result()
+
+    def _copy(self, table: str, pair: tuple[str, str] | None, arrow: pa.Table) -> None:
         try:
             self._conn.execute(ladybug_copy(table, pair), {"arrow": arrow})
         except RuntimeError as exc:
@@ -177,3 +186,11 @@ class LadybugStore(GraphStore):
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+
+def _arrow(table: str, data: Rows, pair: tuple[str, str] | None) -> pa.Table:
+    """The rows of one table as the Arrow table its COPY reads (the ends' ids first for an edge)."""
+    types = {name: ARROW[kind] for name, kind in TABLES[table].columns}
+    if pair:
+        types = {"from": pa.string(), "to": pa.string(), **types}
+    return pa.table({c: pa.array([r.get(c) for r in data], type=t) for c, t in types.items()})
