@@ -159,7 +159,7 @@ class LadybugStore(GraphStore):
         self._open_live()
 
     def _copy_all(self, rows: GraphRows) -> None:
-        """COPY every table, the nodes first. LadybugDB copies without the GIL, so each table's Arrow
+        """Copies every table in, the nodes first. LadybugDB copies without the GIL, so each table's Arrow
         form is made here while a writer thread copies the one before (one at a time, in order)."""
         tables = [(t, rows.nodes.get(t, []), None) for t in NODE_TABLES]
         tables += [(t, data, (src, dst)) for (t, src, dst), data in rows.rels.items()]
