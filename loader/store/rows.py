@@ -177,6 +177,7 @@ def build_rows(result: ScanResult) -> GraphRows:
     provides: set[tuple[str, str]] = set()
     resolves: list[ResolvesToRow] = []
     rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves
+    sid_of: dict[tuple[str, str | None], str] = {}
     for (module, name, version, provider), exes in res.bindings.items():
         resolves.append(
             {
@@ -184,13 +185,14 @@ def build_rows(result: ScanResult) -> GraphRows:
                 "to": mid[provider],
                 "symbol": name,
                 "version": version,
-                "copy": (provider, name) in copied and module != provider,
-                "scope": scope_of(exes),
+                "copy": module != provider and (provider, name) in copied,
+                "scope": by_list.get(id(exes)) or scope_of(exes),
             }
         )
         if module != provider:  # PROVIDES: what an object offers others (self-use is no dependency)
-            sid = symbol_id(fw, name, version)
-            if sid not in symbols:
+            sid = sid_of.get((name, version))
+            if sid is None:
+                sid = sid_of[name, version] = symbol_id(fw, name, version)
                 symbols[sid] = {"id": sid, "firmware": fw, "name": name, "version": version}
             provides.add((mid[provider], sid))
     provided: list[ProvidesRow] = [{"from": f, "to": t} for f, t in sorted(provides)]
