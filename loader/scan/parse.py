@@ -25,6 +25,7 @@ from ..errors import ElfError
 from ..model import ElfFacts
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
+from .hashing import BackgroundHashes
 
 MAX_ELF_SIZE = 512 * 1024 * 1024
 MIN_ELF_SIZE = 52  # the smallest ELF header
@@ -191,21 +192,23 @@ class ElfReader:
 
     Candidates go to reader threads in batches as the walk yields them: each thread reads every
     candidate's magic (most are not ELF). With one worker, each batch's ELF files are parsed here as
-    soon as the batch is done, while the walk and the readers go on, and hashed in the reader
-    threads (hashing releases the GIL) while the link maps are worked out: ``digests`` waits for
-    them. With several workers, the ELF files are hashed and parsed in worker processes."""
+    soon as the batch is done, while the walk and the readers go on. They are hashed afterwards by a
+    child process (``hashing``) started by ``hash_in_background``, while the link maps are worked
+    out here; ``digests`` waits for it. With several workers, the ELF files are hashed and parsed in
+    worker processes."""
 
     def __init__(self, workers: int, progress: Progress) -> None:
         self.workers = workers
         self.progress = progress
-        self._threads = ThreadPoolExecutor(max_workers=READERS)
-        self._hashes: list[tuple[ElfFacts, Future[str | Problem]]] = []
+        self._readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="elf-reader")
+        self._to_hash: list[tuple[ElfFacts, tuple[str, str]]] = []
+        self._hashing: tuple[list[tuple[ElfFacts, tuple[str, str]]], BackgroundHashes] | None = None
 
     def __enter__(self) -> ElfReader:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._threads.shutdown(wait=True, cancel_futures=True)
+        self._readers.shutdown(wait=True, cancel_futures=True)
 
     def parse(self, jobs: Iterable[tuple[str, str]]) -> list[ElfFacts | Problem]:
         """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used)."""
@@ -222,12 +225,12 @@ class ElfReader:
                     facts = _parse(job, DIGEST_LATER)
                     out.append(facts)
                     if isinstance(facts, ElfFacts):
-                        self._hashes.append((facts, self._threads.submit(_hash, job)))
+                        self._to_hash.append((facts, job))
                     self.progress("parse", len(out), 0)  # how many there are is known at the end
 
         pending: collections.deque[Future[list[tuple[tuple[str, str], Problem | None]]]] = collections.deque()
         for batch in _batches(jobs, BATCH):
-            pending.append(self._threads.submit(_check_batch, batch))
+            pending.append(self._readers.submit(_check_batch, batch))
             while pending and pending[0].done():
                 take(pending.popleft().result())
         while pending:
@@ -239,15 +242,25 @@ class ElfReader:
                     self.progress("parse", i + 1, len(elf_jobs))
         return out
 
+    def hash_in_background(self) -> None:
+        """Start hashing the files parsed here, in a child process (``hashing``)."""
+        if self._to_hash and self._hashing is None:
+            hashes = BackgroundHashes()
+            hashes.start([job[0] for _facts, job in self._to_hash])
+            self._hashing, self._to_hash = (self._to_hash, hashes), []
+
     def digests(self) -> list[Problem]:
         """Wait for the sha256 of every file parsed here and set it in its facts; a file that could
         not be read again keeps an empty sha256, and a problem says so."""
+        self.hash_in_background()
+        if self._hashing is None:
+            return []
+        files, hashes = self._hashing
+        self._hashing = None
         problems = []
-        for facts, future in self._hashes:
-            digest = future.result()
-            if isinstance(digest, Problem):
-                problems.append(digest)
+        for (facts, (_host, device)), digest in zip(files, hashes.results(), strict=True):
+            if isinstance(digest, OSError):
+                problems.append(_read_failed(device, digest))
                 digest = ""
             facts.sha256 = digest
-        self._hashes.clear()
         return problems

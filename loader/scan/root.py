@@ -108,6 +108,7 @@ def _scan_root(
         aliases, link_targets = _links(root, link_paths, modules, problems)
         t1 = time.perf_counter()
         world = World(root, modules, problems, cpu)
+        reader.hash_in_background()
         resolution, default = _resolve(world, modules, progress)
         timings["resolve"] = time.perf_counter() - t1
         problems += reader.digests()  # hashed while the link maps were worked out
