@@ -3,34 +3,33 @@ for an ELF header checked for the magic, hashed and parsed into ``ElfFacts``; a 
 used becomes a ``Problem`` (too large, unreadable, a truncated or unusable ELF file, a FIFO or an
 empty file where code was expected).
 
-Files are hashed in threads (the GIL is released) and parsed from a read-only map, so a large
-file costs address space rather than memory; with several workers and
-enough files, each is hashed, mapped and parsed in a worker process and only its facts travel back.
+Whether a file is ELF is read by a child process as the walk goes on (``magic_check``); each ELF
+file is parsed from a read-only map, so a large file costs address space rather than memory, and
+hashed by another child while the link maps are worked out (``hashing``). With several workers,
+each ELF file is hashed, mapped and parsed in a worker process and only its facts travel back.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import hashlib
 import mmap
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
-from ..elf.facts import is_elf, read_elf_facts
+from ..elf.facts import read_elf_facts
 from ..elf.image import Buffer
 from ..errors import ElfError
 from ..model import ElfFacts
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 from .hashing import BackgroundHashes
+from .magic_check import Answer, answers
 
 MAX_ELF_SIZE = 512 * 1024 * 1024
 MIN_ELF_SIZE = 52  # the smallest ELF header
-READERS = 3  # threads reading magics and hashing: system calls and hashing release the GIL
-BATCH = 64  # candidates per reader task
 DIGEST_LATER = "sha256 not read yet"  # ElfReader.digests sets each one
 
 Progress = Callable[[str, int, int], None]
@@ -65,31 +64,19 @@ def _read_failed(device: str, exc: OSError) -> Problem:
     return Problem(device, Severity.ERROR, f"cannot read: {exc.strerror}", ProblemCode.READ_FAILED)
 
 
-def _check(job: tuple[str, str]) -> bool | Problem | None:
-    """Whether a candidate is an ELF file to parse (True), a problem, or neither (None). Most
-    candidates are not ELF: their magic is read with plain system calls (a Python file object
-    costs ten times as much per file); the size is looked at only for ELF and empty files."""
-    host, device = job
-    try:
-        fd = os.open(host, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)  # never waits on a FIFO
-    except OSError as exc:
-        return _read_failed(device, exc)
-    try:
-        magic = os.pread(fd, 4, 0)
-        if magic and not is_elf(magic):
-            return None
-        st = os.fstat(fd)
-    except OSError as exc:
-        return _read_failed(device, exc)
-    finally:
-        os.close(fd)
-    if not stat.S_ISREG(st.st_mode):  # replaced since the walk listed it
+def _verdict(device: str, answer: Answer) -> bool | Problem | None:
+    """What a candidate's first bytes, size and mode (``magic_check``) make of it: an ELF file to
+    parse (True), a problem, or neither."""
+    if isinstance(answer, OSError):
+        return _read_failed(device, answer)
+    kind, size, mode = answer
+    if not stat.S_ISREG(mode):  # replaced since the walk listed it
         return None
-    if not magic:
-        return _empty(device, st.st_mode)
-    if st.st_size < MIN_ELF_SIZE:
-        return _truncated(device, st.st_mode)
-    if st.st_size > MAX_ELF_SIZE:  # checked before anything is read
+    if kind == "Z":
+        return _empty(device, mode)
+    if size < MIN_ELF_SIZE:
+        return _truncated(device, mode)
+    if size > MAX_ELF_SIZE:  # checked before anything is read
         return _too_large(device)
     return True
 
@@ -102,19 +89,6 @@ def _hash(job: tuple[str, str]) -> str | Problem:
             return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         return _read_failed(job[1], exc)
-
-
-def _check_batch(jobs: list[tuple[str, str]]) -> list[tuple[tuple[str, str], Problem | None]]:
-    """``_check`` of a batch of candidates (one task per file would cost more than most checks):
-    the ELF files to parse (with None) and the problems."""
-    out: list[tuple[tuple[str, str], Problem | None]] = []
-    for job in jobs:
-        verdict = _check(job)
-        if verdict is True:
-            out.append((job, None))
-        elif isinstance(verdict, Problem):
-            out.append((job, verdict))
-    return out
 
 
 @contextlib.contextmanager
@@ -176,17 +150,6 @@ def candidates(root: RootFS, problems: list[Problem], links: list[str]) -> Itera
             )
 
 
-def _batches(jobs: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
-    batch: list[tuple[str, str]] = []
-    for job in jobs:
-        batch.append(job)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 class ElfReader:
     """Finds, hashes and parses the ELF files among a walk's candidates.
 
@@ -200,7 +163,6 @@ class ElfReader:
     def __init__(self, workers: int, progress: Progress) -> None:
         self.workers = workers
         self.progress = progress
-        self._readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="elf-reader")
         self._to_hash: list[tuple[ElfFacts, tuple[str, str]]] = []
         self._hashing: tuple[list[tuple[ElfFacts, tuple[str, str]]], BackgroundHashes] | None = None
 
@@ -208,33 +170,27 @@ class ElfReader:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._readers.shutdown(wait=True, cancel_futures=True)
+        return None
 
     def parse(self, jobs: Iterable[tuple[str, str]]) -> list[ElfFacts | Problem]:
         """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used)."""
         out: list[ElfFacts | Problem] = []
         elf_jobs: list[tuple[str, str]] = []
 
-        def take(batch: list[tuple[tuple[str, str], Problem | None]]) -> None:
-            for job, problem in batch:
-                if problem is not None:
-                    out.append(problem)
-                elif self.workers > 1:
-                    elf_jobs.append(job)
-                else:
-                    facts = _parse(job, DIGEST_LATER)
-                    out.append(facts)
-                    if isinstance(facts, ElfFacts):
-                        self._to_hash.append((facts, job))
-                    self.progress("parse", len(out), 0)  # how many there are is known at the end
-
-        pending: collections.deque[Future[list[tuple[tuple[str, str], Problem | None]]]] = collections.deque()
-        for batch in _batches(jobs, BATCH):
-            pending.append(self._readers.submit(_check_batch, batch))
-            while pending and pending[0].done():
-                take(pending.popleft().result())
-        while pending:
-            take(pending.popleft().result())
+        for job, answer in answers(jobs):
+            verdict = _verdict(job[1], answer)
+            if isinstance(verdict, Problem):
+                out.append(verdict)
+            elif verdict is None:
+                continue
+            elif self.workers > 1:
+                elf_jobs.append(job)
+            else:
+                facts = _parse(job, DIGEST_LATER)
+                out.append(facts)
+                if isinstance(facts, ElfFacts):
+                    self._to_hash.append((facts, job))
+                self.progress("parse", len(out), 0)  # how many there are is known at the end
         if elf_jobs:
             with ProcessPoolExecutor(max_workers=self.workers) as pool:
                 for i, result in enumerate(pool.map(_parse_one, elf_jobs, chunksize=4)):
