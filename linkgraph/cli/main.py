@@ -59,8 +59,9 @@ def main() -> None:
     type=click.IntRange(1, 64),
     default=None,
     help="Worker processes that hash and parse the ELF files (default: 1 on machines with up to 2 CPUs, "
-    "where two threads overlap hashing and parsing instead; else up to 4). Link maps and bindings are "
-    "then worked out in this process, with lookups shared between link maps.",
+    "else up to 4). With 1, this process parses while one child process finds the ELF files as the walk "
+    "goes on and another hashes them while the link maps are worked out. Link maps and bindings are "
+    "always worked out in this process, with lookups shared between link maps.",
 )
 @click.option(
     "--licences",
