@@ -1,5 +1,5 @@
 """Where ``linkgraph scan`` spends its time: a py-spy profile of one scan, its top entries written to
-``bench/out/scan-profile-ROOT.txt``.
+``bench/profiles/scan-ROOT.txt`` (kept in the repository).
 
 py-spy samples the scan's threads while they hold the GIL (``--gil``): a thread waiting for the GIL,
 or in a system call or a hash that released it, is not counted, so the entries are the Python work
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import usr_opt_root
 from support import hostroot
 
-OUT = Path(__file__).resolve().parent / "out"
+OUT = Path(__file__).resolve().parent / "profiles"  # kept in the repository: the published profile
 
 
 def frame_name(frame: str) -> str:
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = header + table("Self (where the samples were taken)", own, total, args.top)
     lines += table("Inclusive (on the stack)", inclusive, total, args.top)
     OUT.mkdir(exist_ok=True)
-    out = OUT / f"scan-profile-{args.root}.txt"
+    out = OUT / f"scan-{args.root}.txt"
     out.write_text("\n".join(lines))
     print("\n".join(lines))
     print(f"written to {out}")
