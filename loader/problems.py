@@ -53,6 +53,9 @@ class ProblemCode(enum.StrEnum):
     RPATH_EMPTY = "rpath-empty"
     RPATH_WORLD_WRITABLE = "rpath-world-writable"
     RPATH_BUILD_HOST = "rpath-build-host"
+    # kernel modules (loader/kmod)
+    KMOD_UNREADABLE = "kmod-unreadable"  # a module file whose tables cannot be read
+    KERNEL_EXPORTS_UNKNOWN = "kernel-exports-unknown"  # no Module.symvers, vmlinux or readable image
 
 
 @dataclass(slots=True)

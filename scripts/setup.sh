@@ -21,9 +21,10 @@ done < scripts/debian-packages.txt
 if [[ $want_tests -eq 1 ]]; then
     # compilers for the fixtures, musl for its loader, Java and Maven for the Neo4j test server,
     # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders,
-    # Chromium for the viewer's browser tests, poppler-utils to look at rendered PDF pages
+    # Chromium for the viewer's browser tests, poppler-utils to look at rendered PDF pages;
+    # kmod's depmod and make judge the kernel-module graph (Debian's kbuild builds a test module)
     debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose qemu-user qemu-user-static
-           chromium poppler-utils gdb-multiarch)
+           chromium poppler-utils gdb-multiarch kmod make)
 fi
 missing=()
 for pkg in "${debs[@]}"; do

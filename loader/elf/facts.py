@@ -218,13 +218,13 @@ def _kind(facts: ElfFacts, e_type: int, entry: int, sections: SectionHeaders, pa
     if e_type == ET_REL:
         modinfo = sections.find(".modinfo")
         if modinfo is not None:
-            facts.modinfo = _parse_modinfo(sections.contents(modinfo))
+            facts.modinfo = parse_modinfo(sections.contents(modinfo))
         if modinfo is not None or path.endswith(".ko"):
             return Kind.KERNEL_MODULE
     return Kind.OTHER_ELF
 
 
-def _parse_modinfo(raw: Bytes) -> dict[str, str]:
+def parse_modinfo(raw: Bytes) -> dict[str, str]:
     """``key=value`` strings separated by NULs; repeated keys (alias, parm) are joined by newlines."""
     info: dict[str, str] = {}
     for item in raw.split(b"\0"):

@@ -1,0 +1,194 @@
+"""The kernel's own exports, from what the firmware carries, tried in this order:
+
+1. a ``Module.symvers`` (the build's own list, with each export's type);
+2. a ``vmlinux`` ELF: its ``__ksymtab*`` sections (``__kflagstab`` in the newer layout);
+3. a raw kernel image: the tables located through kallsyms, which ``vmlinux-to-elf`` recovers
+   (an optional library: GPL-3.0-or-later, so linkgraph does not depend on it; when it is not
+   installed, or finds no kallsyms, the reason is recorded).
+
+Each returns a :class:`KernelExports` whose ``detail`` says what was found or why nothing was.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+from pathlib import Path
+from typing import Any
+
+from elftools.common.exceptions import ELFError, ELFParseError
+from elftools.construct import ConstructError
+from elftools.elf.elffile import ELFFile
+
+from ..elf.facts import is_elf
+from .ksymtab import FLAGS, KSYM_FLAG_GPL_ONLY, STRINGS, TABLES
+from .ksymtab_image import Reader, Strings, decode_table
+from .model import ExportKind, KernelExports, KernelSource
+from .symvers import kernel_exports, read_symvers
+
+MAX_KERNEL_BYTES = 512 << 20  # a decompressed allyesconfig vmlinux is a few hundred MiB
+
+
+def from_symvers(path: Path, shown: str) -> KernelExports:
+    try:
+        entries, bad = read_symvers(path)
+    except (OSError, ValueError) as exc:
+        return KernelExports(KernelSource.NONE, path=shown, detail=f"Module.symvers unreadable: {exc}")
+    exports = kernel_exports(entries)
+    detail = f"{len(exports)} vmlinux exports of {len(entries)} entries"
+    if bad:
+        detail += f"; {len(bad)} lines not understood"
+    return KernelExports(KernelSource.SYMVERS, exports, shown, detail)
+
+
+def _tables(read: Reader, bounds: dict[str, tuple[int, int]], little: bool, word: int) -> dict[str, ExportKind]:
+    """Decode the tables whose [start, stop) addresses are in ``bounds`` (keyed by section name)."""
+    if STRINGS not in bounds:
+        raise ValueError(f"no {STRINGS}")
+    s_start, s_stop = bounds[STRINGS]
+    raw = read(s_start, s_stop - s_start)
+    if raw is None:
+        raise ValueError(f"{STRINGS} is not in the image")
+    strings = Strings(s_start, raw)
+    exports: dict[str, ExportKind] = {}
+    flagged = FLAGS in bounds
+    for name, kind in TABLES.items():
+        if name not in bounds:
+            continue
+        start, stop = bounds[name]
+        table = read(start, stop - start)
+        if table is None:
+            raise ValueError(f"{name} is not in the image")
+        names = decode_table(table, start, strings, little, word) if table else []
+        if flagged and name == "__ksymtab":
+            f_start, f_stop = bounds[FLAGS]
+            flags = read(f_start, f_stop - f_start)
+            if flags is None or len(flags) != len(names):
+                raise ValueError(f"{FLAGS} does not match __ksymtab")
+            for sym, flag in zip(names, flags, strict=True):
+                exports.setdefault(sym, ExportKind.GPL if flag & KSYM_FLAG_GPL_ONLY else ExportKind.PLAIN)
+        else:
+            for sym in names:
+                exports.setdefault(sym, kind)
+    return exports
+
+
+def _elf_exports(data: bytes) -> dict[str, ExportKind]:
+    elf = ELFFile(io.BytesIO(data))
+    bounds: dict[str, tuple[int, int]] = {}
+    spans: list[tuple[int, int, int]] = []  # address, size, file offset
+    for sec in elf.iter_sections():
+        h = sec.header
+        if h["sh_type"] == "SHT_PROGBITS" and h["sh_addr"] and h["sh_offset"] + h["sh_size"] <= len(data):
+            spans.append((h["sh_addr"], h["sh_size"], h["sh_offset"]))
+            if sec.name in TABLES or sec.name in (STRINGS, FLAGS):
+                bounds[sec.name] = (h["sh_addr"], h["sh_addr"] + h["sh_size"])
+
+    def read(address: int, size: int) -> bytes | None:
+        for start, length, offset in spans:
+            if start <= address and address + size <= start + length:
+                return data[offset + address - start : offset + address - start + size]
+        return None
+
+    return _tables(read, bounds, elf.little_endian, elf.elfclass // 8)
+
+
+def from_vmlinux_bytes(data: bytes, shown: str, source: KernelSource = KernelSource.VMLINUX) -> KernelExports:
+    try:
+        exports = _elf_exports(data)
+    except (ELFError, ELFParseError, ConstructError, ValueError, KeyError, IndexError) as exc:
+        return KernelExports(KernelSource.NONE, path=shown, detail=f"vmlinux export tables unreadable: {exc}")
+    return KernelExports(source, exports, shown, f"{len(exports)} exports from its __ksymtab sections")
+
+
+def _vmlinux_to_elf() -> tuple[Any, Any] | None:
+    try:
+        kallsyms = importlib.import_module("vmlinux_to_elf.core.kallsyms")
+        unpack = importlib.import_module("vmlinux_to_elf.core.auto_unpack")
+    except ImportError:
+        return None
+    return kallsyms, unpack
+
+
+def from_image(data: bytes, shown: str) -> KernelExports:
+    """A raw (possibly self-decompressing) kernel image."""
+    lib = _vmlinux_to_elf()
+    if lib is None:
+        return KernelExports(KernelSource.NONE, path=shown, detail="vmlinux-to-elf is not installed")
+    kallsyms, unpack = lib
+    try:
+        raw = unpack.VmlinuzDecompressor(data).decompressed or data
+    except Exception as exc:
+        raw = data
+        _ = exc
+    if is_elf(raw):
+        return from_vmlinux_bytes(raw, shown, KernelSource.IMAGE)
+    try:
+        finder = kallsyms.KallsymsFinder(raw)
+        symbols = {s.name: s.virtual_address for s in finder.symbols}
+        base = finder.kernel_text_candidate
+    except Exception as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return KernelExports(
+            KernelSource.NONE, path=shown, detail=f"no kallsyms recovered by vmlinux-to-elf ({reason})"
+        )
+    bounds = {
+        name: (symbols[f"__start_{name}"], symbols[f"__stop_{name}"])
+        for name in (*TABLES, FLAGS)
+        if f"__start_{name}" in symbols and f"__stop_{name}" in symbols
+    }
+    start = symbols.get("__start___ksymtab_strings") or symbols.get("__start___kstrtab")
+    stop = symbols.get("__stop___ksymtab_strings") or symbols.get("__stop___kstrtab")
+    if start is not None and stop is not None:
+        bounds[STRINGS] = (start, stop)
+
+    def read(address: int, size: int) -> bytes | None:
+        at = address - base
+        return raw[at : at + size] if at >= 0 and at + size <= len(raw) and size >= 0 else None
+
+    word = 8 if finder.is_64_bits else 4
+    little = not getattr(finder, "is_big_endian", False)
+    try:
+        exports = _tables(read, bounds, little, word)
+    except ValueError as exc:
+        return KernelExports(KernelSource.NONE, path=shown, detail=f"kallsyms recovered, export tables not: {exc}")
+    return KernelExports(
+        KernelSource.IMAGE, exports, shown, f"{len(exports)} exports via kallsyms ({len(symbols)} symbols)"
+    )
+
+
+def find_kernel_exports(root: Path, images: list[Path] | None = None) -> KernelExports:
+    """The kernel's exports for the modules of ``root``, from the first source that has them."""
+    reasons: list[str] = []
+    for path in sorted(root.rglob("Module.symvers")):
+        found = from_symvers(path, "/" + path.relative_to(root).as_posix())
+        if found.source is not KernelSource.NONE:
+            return found
+        reasons.append(found.detail)
+    for path in sorted(p for p in root.rglob("vmlinux*") if p.is_file() and not p.is_symlink()):
+        data = _read_bounded(path)
+        if data is None or not is_elf(data):
+            continue
+        found = from_vmlinux_bytes(data, "/" + path.relative_to(root).as_posix())
+        if found.source is not KernelSource.NONE:
+            return found
+        reasons.append(found.detail)
+    for path in images or []:
+        data = _read_bounded(path)
+        if data is None:
+            continue
+        found = from_image(data, path.name)
+        if found.source is not KernelSource.NONE:
+            return found
+        reasons.append(found.detail)
+    detail = "; ".join(reasons) or "no Module.symvers, vmlinux or kernel image in the firmware"
+    return KernelExports(KernelSource.NONE, detail=detail)
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_KERNEL_BYTES + 1)
+    except OSError:
+        return None
+    return data if len(data) <= MAX_KERNEL_BYTES else None
