@@ -6,4 +6,5 @@ MATCH (l:LinkMap {firmware: $firmware}) DETACH DELETE l;
 MATCH (c:Scope {firmware: $firmware}) DETACH DELETE c;
 MATCH (d:Duplicate {firmware: $firmware}) DETACH DELETE d;
 MATCH (p:Problem {firmware: $firmware}) DETACH DELETE p;
+MATCH (k:Kernel {firmware: $firmware}) DETACH DELETE k;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

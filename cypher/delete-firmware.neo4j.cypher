@@ -13,4 +13,6 @@ MATCH (f:Firmware {id: $firmware})
 MATCH (d:Duplicate {firmware: coalesce(f.generation, f.id)}) DETACH DELETE d;
 MATCH (f:Firmware {id: $firmware})
 MATCH (p:Problem {firmware: coalesce(f.generation, f.id)}) DETACH DELETE p;
+MATCH (f:Firmware {id: $firmware})
+MATCH (k:Kernel {firmware: coalesce(f.generation, f.id)}) DETACH DELETE k;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

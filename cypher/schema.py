@@ -161,6 +161,27 @@ class UnresolvedRow(Ends):
     scope: str
 
 
+class KernelRow(TypedDict):
+    """The kernel a group of kernel modules is loaded into (docs/kernel.md)."""
+
+    id: str
+    firmware: str
+    version: str  # the /lib/modules/VERSION folder of its modules ("" for modules elsewhere)
+    source: str  # KernelSource: where its exports were read from, "none" when they were not
+    exports_from: str | None  # the file its exports were read from
+    detail: str  # what was found, or why nothing was
+    exports: int
+
+
+class KernelLinkRow(Ends):
+    """A kernel module's symbols bound to another module or to the kernel (docs/kernel.md)."""
+
+    state: str  # Status: used / declared-unused / hidden / missing
+    bound: list[str]  # the symbols bound through it
+    gpl_only: list[str]  # those of them that are exported GPL-only
+    licence: str | None  # the binding module's .modinfo license=, as the kernel reads it
+
+
 def _columns(row: type) -> tuple[tuple[str, ColumnType], ...]:
     """The columns of a row type, in its order (the end-node ids of an edge row are not columns)."""
     out = []
@@ -201,6 +222,7 @@ NODES: tuple[Table, ...] = (
     Table("LinkMap", LinkMapRow, indexed=("firmware",)),
     Table("Duplicate", DuplicateRow, indexed=("firmware",)),
     Table("Problem", ProblemRow, indexed=("firmware",)),
+    Table("Kernel", KernelRow, indexed=("firmware",)),
 )
 EDGES: tuple[Table, ...] = (
     Table("CONTAINS", ContainsRow, ends=(("Firmware", "Module"),)),
@@ -209,6 +231,7 @@ EDGES: tuple[Table, ...] = (
     Table("RESOLVES_TO", ResolvesToRow, ends=(("Module", "Module"),)),
     Table("PROVIDES", ProvidesRow, ends=(("Module", "Symbol"),)),
     Table("UNRESOLVED", UnresolvedRow, ends=(("Module", "Symbol"),)),
+    Table("KERNEL_LINK", KernelLinkRow, ends=(("Module", "Module"), ("Module", "Kernel"), ("Module", "Missing"))),
 )
 TABLES: dict[str, Table] = {t.name: t for t in (*NODES, *EDGES)}
 # filled in by the classification, not by the writers (an edge read back leaves them out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .problems import Problem, ProblemCode
 
@@ -297,3 +297,4 @@ class ScanResult:
     licences: dict[str, LicenceFact] = field(default_factory=dict)  # by module path
     # "flavour interpreter" -> the default directories used and where they came from
     loader_defaults: dict[str, dict] = field(default_factory=dict)
+    kernel: list[Any] = field(default_factory=list)  # loader.kmod KernelGraph per kernel (no cycle)

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import json
 import lzma
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pyzstd
+from conftest import linkgraph
 from linkgraph.loader.kmod.decompress import ModuleReadError, read_module_bytes
 from linkgraph.loader.kmod.kernel_exports import from_image
 from linkgraph.loader.kmod.ko import read_module
@@ -172,6 +175,46 @@ def test_proprietary_module_uses_gpl_only(debs: KernelDebs, tmp_path: Path) -> N
     plain = [s.name for s in edge.symbols if not s.gpl_only]
     assert "kmalloc_trace" in plain and edge.gpl_only == [GPL_ONLY_USED]
     assert graph.modules[0].licence == "Proprietary"
+
+
+def _json(proc: subprocess.CompletedProcess) -> list[dict]:
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow
+def test_both_stores_give_the_same_kernel_answers(
+    debs: KernelDebs, tmp_path: Path, neo4j_server: Any, neo4j_env: dict[str, str]
+) -> None:
+    """The crypto modules (one stored as .ko.xz) and the proprietary module, with Module.symvers,
+    scanned into LadybugDB and into Neo4j: kernel-links, kernel-gpl-only-used and the report's
+    kernel_links are the same in both, and what loader.kmod resolved without a store."""
+    ko, _ = build_proprietary_module(debs, tmp_path / "build")
+    crypto = sorted((debs.modules / "kernel" / "crypto").glob("*.ko"))
+    modules = {f"kernel/crypto/{f.name}": f for f in crypto} | {"extra/prop.ko": ko}
+    root = _root_with(debs, tmp_path / "root", modules)
+    cryptd = root / "lib" / "modules" / debs.release / "kernel" / "crypto" / "cryptd.ko"
+    (cryptd.parent / "cryptd.ko.xz").write_bytes(lzma.compress(cryptd.read_bytes()))
+    cryptd.unlink()
+    graph = only_graph(root)
+    embedded = ["--db", str(tmp_path / "graph.lbdb")]
+    server = ["--neo4j", neo4j_server.uri]
+    answers = []
+    for store in (embedded, server):
+        assert linkgraph("scan", str(root), *store, "--quiet", env=neo4j_env).returncode == 0
+        links = _json(linkgraph("query", "kernel-links", *store, "--json", env=neo4j_env))
+        gpl = _json(linkgraph("query", "kernel-gpl-only-used", *store, "--json", env=neo4j_env))
+        report = json.loads(linkgraph("report", *store, env=neo4j_env).stdout)
+        answers.append((sorted(links, key=json.dumps), gpl, report["kernel_links"]))
+    assert answers[0] == answers[1]
+    links, gpl, report_links = answers[0]
+    path = f"/lib/modules/{debs.release}/extra/prop.ko"
+    assert gpl == [{"module": path, "licence": "Proprietary", "provider": KERNEL, "symbols": [GPL_ONLY_USED]}]
+    assert {r["module"]: r["symbols"] for r in gpl} == gpl_only_used(graph)
+    ours = sorted((e.source, e.target, e.status.value, [s.name for s in e.symbols], e.gpl_only) for e in graph.edges)
+    stored = sorted((r["module"], r["target"], r["state"], r["symbols"], r["gpl_only"]) for r in links)
+    assert stored == ours
+    assert len(report_links) == len(graph.edges) > 100
+    assert any(r["target"].endswith("cryptd.ko.xz") for r in links)
 
 
 COMPRESSORS = {".xz": lzma.compress, ".zst": pyzstd.compress, ".gz": gzip.compress}

@@ -157,19 +157,23 @@ def from_image(data: bytes, shown: str) -> KernelExports:
     )
 
 
-def find_kernel_exports(root: Path, images: list[Path] | None = None) -> KernelExports:
-    """The kernel's exports for the modules of ``root``, from the first source that has them."""
+def find_kernel_exports(
+    root: Path, symvers: list[str], vmlinux: list[str], images: list[Path] | None = None
+) -> KernelExports:
+    """The kernel's exports for the modules of ``root``, from the first source that has them:
+    ``symvers`` and ``vmlinux`` are device paths of candidate files in the root, ``images`` host
+    paths of kernel images found beside it."""
     reasons: list[str] = []
-    for path in sorted(root.rglob("Module.symvers")):
-        found = from_symvers(path, "/" + path.relative_to(root).as_posix())
+    for device in symvers:
+        found = from_symvers(root / device.lstrip("/"), device)
         if found.source is not KernelSource.NONE:
             return found
         reasons.append(found.detail)
-    for path in sorted(p for p in root.rglob("vmlinux*") if p.is_file() and not p.is_symlink()):
-        data = _read_bounded(path)
+    for device in vmlinux:
+        data = _read_bounded(root / device.lstrip("/"))
         if data is None or not is_elf(data):
             continue
-        found = from_vmlinux_bytes(data, "/" + path.relative_to(root).as_posix())
+        found = from_vmlinux_bytes(data, device)
         if found.source is not KernelSource.NONE:
             return found
         reasons.append(found.detail)

@@ -110,3 +110,12 @@ class KernelGraph:
     kernel: KernelExports
     edges: list[ModuleEdge] = field(default_factory=list)
     unresolved: dict[str, list[str]] = field(default_factory=dict)  # module path -> symbols
+
+
+def version_of(path: str) -> str:
+    """``/lib/modules/6.1.0/kernel/x.ko`` -> ``6.1.0``; "" outside /lib/modules."""
+    parts = path.split("/")
+    for i in range(len(parts) - 2):
+        if parts[i : i + 2] == ["lib", "modules"] and i + 3 < len(parts):
+            return parts[i + 2]
+    return ""

@@ -5,15 +5,20 @@ on one version at a time); others, as on firmware that keeps them elsewhere, as 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..elf.facts import read_elf_facts
+from ..errors import ElfError
+from ..model import ElfFacts
 from ..problems import Problem, ProblemCode, Severity
-from .decompress import SUFFIXES, ModuleReadError, is_module_name
+from ..rootfs import RootFS
+from .decompress import SUFFIXES, ModuleReadError, is_module_name, read_module_bytes
 from .kernel_exports import find_kernel_exports
-from .ko import read_module
-from .model import KernelGraph, KernelModule, KernelSource
+from .ko import parse_module
+from .model import KernelGraph, KernelModule, KernelSource, version_of
 from .resolve import resolve
 
 MAX_ORDER_BYTES = 16 << 20
@@ -24,46 +29,52 @@ MAX_IMAGE_BYTES = 256 << 20
 @dataclass(slots=True)
 class KernelResult:
     graphs: list[KernelGraph] = field(default_factory=list)  # one per kernel version found
+    # the ELF facts of compressed modules (the ELF scan reads plain files only), by device path
+    facts: dict[str, ElfFacts] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
 
-def module_files(root: Path) -> list[str]:
-    """Device paths of the regular module files in ``root`` (symlinks are not followed)."""
-    out: list[str] = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            full = Path(folder, name)
-            if is_module_name(name) and full.is_file() and not full.is_symlink():
-                out.append("/" + full.relative_to(root).as_posix())
-    return out
+@dataclass(slots=True)
+class Found:
+    """What the stage reads in a root: device paths of module files and kernel export sources."""
+
+    modules: list[str] = field(default_factory=list)
+    symvers: list[str] = field(default_factory=list)
+    vmlinux: list[str] = field(default_factory=list)
+
+
+def find_files(root: RootFS) -> Found:
+    """One walk of the root (iterative and bounded: ``RootFS.walk``); symlinks are not followed."""
+    found = Found()
+    for entry in root.walk():
+        if entry.is_symlink or not stat.S_ISREG(entry.mode):
+            continue
+        name = entry.path.rsplit("/", 1)[-1]
+        if is_module_name(name):
+            found.modules.append(entry.path)
+        elif name == "Module.symvers":
+            found.symvers.append(entry.path)
+        elif name.startswith("vmlinux"):
+            found.vmlinux.append(entry.path)
+    return found
 
 
 def kernel_images(workdir: Path, roots: Sequence[Path]) -> list[Path]:
     """Files an image unpacked to outside its root filesystems that hold the kernel's version
     banner: the decompressed kernel of a firmware image (its size bounded)."""
-    inside = [r.resolve() for r in roots]
+    inside = {os.path.realpath(r) for r in roots}
+    tree = RootFS(str(workdir))
     found: list[Path] = []
-    for folder, dirs, files in os.walk(workdir, followlinks=False):
-        here = Path(folder).resolve()
-        dirs[:] = sorted(d for d in dirs if (here / d) not in inside)
-        for name in sorted(files):
-            path = here / name
-            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_IMAGE_BYTES:
-                continue
-            with open(path, "rb") as f:
-                if LINUX_BANNER in f.read(MAX_IMAGE_BYTES):
-                    found.append(path)
+    for entry in tree.walk():
+        host = tree.host_path(entry.path)
+        if entry.is_symlink or not stat.S_ISREG(entry.mode) or entry.size > MAX_IMAGE_BYTES:
+            continue
+        if any(host.startswith(r + os.sep) for r in inside):
+            continue
+        with open(host, "rb") as f:
+            if LINUX_BANNER in f.read(MAX_IMAGE_BYTES):
+                found.append(Path(host))
     return found
-
-
-def version_of(path: str) -> str:
-    """``/lib/modules/6.1.0/kernel/x.ko`` -> ``6.1.0``; "" outside /lib/modules."""
-    parts = path.split("/")
-    for i in range(len(parts) - 2):
-        if parts[i : i + 2] == ["lib", "modules"] and i + 3 < len(parts):
-            return parts[i + 2]
-    return ""
 
 
 def _uncompressed(path: str) -> str:
@@ -89,16 +100,20 @@ def scan_kernel_modules(root: Path, images: Sequence[Path] = ()) -> KernelResult
     the root (an unpacked firmware's kernel), tried when the root has no better source."""
     result = KernelResult()
     groups: dict[str, list[KernelModule]] = {}
-    for path in module_files(root):
+    found = find_files(RootFS(str(root)))
+    for path in found.modules:
         try:
-            module = read_module(root / path.lstrip("/"), path)
-        except ModuleReadError as exc:
+            data, compression = read_module_bytes(root / path.lstrip("/"))
+            module = parse_module(data, path, compression)
+            if compression is not None:
+                result.facts[path] = read_elf_facts(data, path)
+        except (ModuleReadError, ElfError) as exc:
             result.problems.append(Problem(path, Severity.WARNING, str(exc), ProblemCode.KMOD_UNREADABLE))
             continue
         groups.setdefault(version_of(path), []).append(module)
     if not groups:
         return result
-    kernel = find_kernel_exports(root, list(images))
+    kernel = find_kernel_exports(root, found.symvers, found.vmlinux, list(images))
     if kernel.source is KernelSource.NONE:
         shown = kernel.path or "/"
         message = f"kernel exports not found: {kernel.detail}"

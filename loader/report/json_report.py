@@ -25,6 +25,7 @@ RECORD_TYPES = {
     "unresolved": "unresolved",
     "duplicates": "duplicate",
     "problems": "problem",
+    "kernel_links": "kernel_link",
 }
 _ENCODE: Any = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C, as json.dumps uses it
 _FLUSH_BYTES = 1 << 16

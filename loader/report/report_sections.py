@@ -21,7 +21,7 @@ from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
 
 SCHEMA = "linkgraph-report/1"
-SECTIONS = ("modules", "dependencies", "link_maps", "bindings", "unresolved", "duplicates", "problems")
+SECTIONS = ("modules", "dependencies", "link_maps", "bindings", "unresolved", "duplicates", "problems", "kernel_links")
 Entry = dict[str, Any]
 
 
@@ -186,6 +186,18 @@ def _problems(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
         yield {"path": path, "severity": severity, "code": code, "message": message}
 
 
+def _kernel_links(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    """Kernel modules' links (docs/kernel.md): module -> module, or -> "vmlinux", the kernel."""
+    for module, target, state, symbols, gpl_only in store.stream("kernel-links", p):
+        yield {
+            "module": module,
+            "target": target,
+            "state": state,
+            "symbols": sorted(symbols or []),
+            "gpl_only": sorted(gpl_only or []),
+        }
+
+
 _MAKERS: dict[str, Callable[[GraphStore, dict[str, Any]], Iterator[Entry]]] = {
     "modules": _modules,
     "dependencies": _dependencies,
@@ -194,5 +206,6 @@ _MAKERS: dict[str, Callable[[GraphStore, dict[str, Any]], Iterator[Entry]]] = {
     "unresolved": _entries(_unresolved),
     "duplicates": _entries(_duplicates),
     "problems": _problems,
+    "kernel_links": _kernel_links,
 }
 _SCOPED = {"bindings": _bindings, "unresolved": _unresolved, "duplicates": _duplicates}

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import LinkgraphError
+from ..kmod.stage import kernel_images
 from ..licences import Overrides
 from ..model import ScanResult
 from ..unpack import Unpacked, unpack
@@ -68,6 +69,7 @@ def scan_target(
     base = name or target.name
     target_sha = None if unpacked.kind == "directory" else file_sha256(target)
     results = []
+    images = [] if unpacked.kind == "directory" else kernel_images(workdir, [r.path for r in unpacked.roots])
     for index, root in enumerate(unpacked.roots):
         label = base if len(unpacked.roots) == 1 else f"{base} [{root.name}]"
         result = scan_root(
@@ -78,6 +80,7 @@ def scan_target(
             root_name=root.name if unpacked.kind != "directory" else "/",
             overrides=overrides,
             cpu=cpu,
+            kernel_images=images,
         )
         if target_sha is not None:  # the same image gives the same ids, root by root
             result.firmware_sha256 = hashlib.sha256(f"{target_sha}\0{root.name}".encode()).hexdigest()

@@ -11,9 +11,11 @@ import gc
 import hashlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from ..errors import RootfsError
+from ..kmod.stage import scan_kernel_modules
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour, flavour_of
 from ..ldso.link_map import World, build_link_map
@@ -67,12 +69,14 @@ def scan_root(
     root_name: str = "/",
     overrides: Overrides | None = None,
     cpu: tuple[str, ...] = (),
+    kernel_images: Sequence[Path] = (),
 ) -> ScanResult:
     """Scan one root filesystem folder: every ELF file, every link map, every binding, and the
     licence facts of every module (``overrides``: the user's, see ``licences.overrides``;
-    ``cpu``: the glibc-hwcaps levels the device's CPU is assumed to support)."""
+    ``cpu``: the glibc-hwcaps levels the device's CPU is assumed to support; ``kernel_images``:
+    kernel images unpacked beside the root, for the kernel modules' links, see ``loader.kmod``)."""
     with paused_gc():
-        return _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu)
+        return _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu, kernel_images)
 
 
 def _scan_root(
@@ -83,6 +87,7 @@ def _scan_root(
     root_name: str,
     overrides: Overrides | None,
     cpu: tuple[str, ...],
+    kernel_images: Sequence[Path] = (),
 ) -> ScanResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -113,6 +118,13 @@ def _scan_root(
         timings["resolve"] = time.perf_counter() - t1
         problems += reader.digests()  # hashed while the link maps were worked out
 
+    t_kmod = time.perf_counter()
+    kernel = scan_kernel_modules(Path(host_dir), kernel_images)
+    problems += kernel.problems
+    for path, facts in kernel.facts.items():  # compressed modules: not ELF files to the scan
+        modules.setdefault(path, facts)
+    timings["kernel-modules"] = time.perf_counter() - t_kmod
+
     mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
     t2 = time.perf_counter()
     libc = default.flavour if any(f.interpreter for f in modules.values()) else None
@@ -127,6 +139,7 @@ def _scan_root(
         elapsed=timings,
         licences=licences,
         loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
+        kernel=kernel.graphs,
     )
 
 

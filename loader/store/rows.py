@@ -37,6 +37,7 @@ from ..elf.dynsym import defined_at
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
 from ..model import LicenceFact, Module, RelocClass, ScanResult
+from .kernel_rows import kernel_rows
 from .printable import make_printable, printable
 
 NODE_TABLES = tuple(t.name for t in NODES)
@@ -230,6 +231,10 @@ def build_rows(result: ScanResult) -> GraphRows:
         for i, p in enumerate(result.problems)
     ]
     rows.nodes["Problem"] = problems
+    nodes, rels = kernel_rows(result, fw, mid, set(missing), key_part)
+    rows.nodes["Kernel"] = nodes["Kernel"]
+    rows.nodes["Missing"] = [*rows.nodes["Missing"], *nodes["Missing"]]
+    rows.rels.update(rels)
     make_printable(rows)
     return rows
 
