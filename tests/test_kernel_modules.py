@@ -177,6 +177,44 @@ def test_proprietary_module_uses_gpl_only(debs: KernelDebs, tmp_path: Path) -> N
     assert graph.modules[0].licence == "Proprietary"
 
 
+PROBE_SOURCE = """\
+extern void *cryptd_alloc_aead(const char *, unsigned int, unsigned int);
+void *probe(void) { return cryptd_alloc_aead("x", 0, 0); }
+static const char l[] __attribute__((section(".modinfo"), used)) = "license=GPL";
+static const char d[] __attribute__((section(".modinfo"), used)) = "depends=twofish_common,no-such-module";
+"""
+
+
+@pytest.mark.slow
+def test_hidden_declared_unused_and_missing(debs: KernelDebs, tmp_path: Path) -> None:
+    """A module (gcc-built) binding to cryptd without naming it, and naming twofish_common (which
+    it does not use) and a module that does not exist, among Debian's crypto modules: depmod
+    lists cryptd (and what cryptd needs) as its dependencies, modinfo reads its depends=; the
+    edges are hidden, declared-unused and missing."""
+    (tmp_path / "probe.c").write_text(PROBE_SOURCE)
+    obj = tmp_path / "probe.ko"
+    subprocess.run(["gcc", "-c", "-O1", "-fno-pic", "-o", str(obj), str(tmp_path / "probe.c")], check=True)
+    crypto = debs.modules / "kernel" / "crypto"
+    modules = {f"kernel/crypto/{f.name}": f for f in crypto.glob("*.ko")} | {"extra/probe.ko": obj}
+    root = _root_with(debs, tmp_path / "root", modules)
+    graph = only_graph(root)
+    base = f"/lib/modules/{debs.release}/"
+    probe = base + "extra/probe.ko"
+    assert (
+        run(["modinfo", "-F", "depends", str(root / probe.lstrip("/"))]).stdout.strip()
+        == "twofish_common,no-such-module"
+    )
+    theirs = depmod_deps(root, debs.release)
+    assert base + "kernel/crypto/cryptd.ko" in theirs[probe]
+    assert closure(module_dependencies(graph)) == theirs
+    edges = {(e.target, e.status) for e in graph.edges if e.source == probe}
+    assert edges == {
+        (base + "kernel/crypto/cryptd.ko", Status.HIDDEN),
+        (base + "kernel/crypto/twofish_common.ko", Status.DECLARED_UNUSED),
+        ("no_such_module", Status.MISSING),
+    }
+
+
 def _json(proc: subprocess.CompletedProcess) -> list[dict]:
     return json.loads(proc.stdout)
 
@@ -215,6 +253,10 @@ def test_both_stores_give_the_same_kernel_answers(
     assert stored == ours
     assert len(report_links) == len(graph.edges) > 100
     assert any(r["target"].endswith("cryptd.ko.xz") for r in links)
+    html = linkgraph("report", *embedded, "--format", "html").stdout
+    section = html.split('<section id="kernel-gpl-only"', 1)[1].split("<section", 1)[0]
+    assert path in section and f"<code>{GPL_ONLY_USED}</code>" in section
+    assert section.count("<tr>") == 2  # the header and the one module
 
 
 COMPRESSORS = {".xz": lzma.compress, ".zst": pyzstd.compress, ".gz": gzip.compress}
@@ -314,3 +356,61 @@ def test_decompression_bomb_is_refused(tmp_path: Path) -> None:
         read_module_bytes(bomb, limit=1 << 20)
     result = scan_kernel_modules(tmp_path)
     assert [p.code for p in result.problems] == [ProblemCode.KMOD_UNREADABLE]
+
+
+# --------------------------------------------------------------------------- export table layouts
+# Modules built with gcc whose export entries are written the way each kernel generation writes
+# them (include/linux/export.h, export-internal.h; the __kflagstab series), then linked with
+# ``ld -r`` and the module linker script's rules for these sections (scripts/module.lds.S). No
+# packaged kernel has the flags table, so these check the reader against the declared kinds.
+
+
+def _entry(name: str, table: str, relative: bool, namespace: bool) -> str:
+    word = ".long" if relative else ".quad"
+    minus = " - ." if relative else ""
+    fields = [f"{word} {name}{minus}", f"{word} __kstrtab_{name}{minus}"]
+    if namespace:
+        fields.append(f"{word} __kstrtabns_{name}{minus}")
+    body = "\\n".join(fields)
+    strings = f'__kstrtab_{name}: .asciz \\"{name}\\"\\n__kstrtabns_{name}: .asciz \\"\\"'
+    return (
+        f'asm(".section \\"{table}+{name}\\",\\"a\\"\\n.balign 4\\n{body}\\n.previous\\n");\n'
+        f'asm(".section \\"__ksymtab_strings\\",\\"aMS\\",@progbits,1\\n{strings}\\n.previous\\n");\n'
+    )
+
+
+LAYOUT_SCRIPT = """\
+SECTIONS {
+  __ksymtab 0 : ALIGN(8) { *(SORT(___ksymtab+*)) }
+  __ksymtab_gpl 0 : ALIGN(8) { *(SORT(___ksymtab_gpl+*)) }
+  __kflagstab 0 : ALIGN(1) { *(SORT(___kflagstab+*)) }
+}
+"""
+EXPORTS = {"zeta_plain": False, "alpha_gpl": True, "mid_gpl": True, "beta_plain": False}
+
+
+@pytest.mark.parametrize(
+    ("layout", "relative", "namespace"),
+    [("flags", True, True), ("sections", True, True), ("sections", True, False), ("sections", False, False)],
+)
+def test_export_table_layouts(tmp_path: Path, layout: str, relative: bool, namespace: bool) -> None:
+    source = "".join(f"int {name}(void) {{ return {i}; }}\n" for i, name in enumerate(EXPORTS))
+    for name, gpl in EXPORTS.items():
+        if layout == "flags":
+            source += _entry(name, "___ksymtab", relative, namespace)
+            flag = "0x01" if gpl else "0x00"
+            source += f'asm(".section \\"___kflagstab+{name}\\",\\"a\\"\\n.byte {flag}\\n.previous\\n");\n'
+        else:
+            source += _entry(name, "___ksymtab_gpl" if gpl else "___ksymtab", relative, namespace)
+    source += 'static const char l[] __attribute__((section(".modinfo"), used)) = "license=GPL";\n'
+    (tmp_path / "e.c").write_text(source)
+    (tmp_path / "module.lds").write_text(LAYOUT_SCRIPT)
+    obj, ko = tmp_path / "e.o", tmp_path / "e.ko"
+    subprocess.run(["gcc", "-c", "-O1", "-fno-pic", "-o", str(obj), str(tmp_path / "e.c")], check=True)
+    subprocess.run(["ld", "-r", "-T", str(tmp_path / "module.lds"), "-o", str(ko), str(obj)], check=True)
+    module = read_module(ko, "/e.ko")
+    assert module.layout.value == layout
+    kinds = {e.name: e.kind.gpl_only for e in module.exports}
+    assert kinds == EXPORTS
+    if layout == "flags":  # one table sorted by name, the flags in the same order
+        assert [e.name for e in module.exports] == sorted(EXPORTS)

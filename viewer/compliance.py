@@ -256,6 +256,10 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         "gpl_used_by": _gpl_used_by(store, firmware_id, found["gpl_used_by"], image),
         "declared_only": _declared_only(store, firmware_id, found["declared_only"], image),
         "lgpl_used": _lgpl_used(found["lgpl_used"]),
+        "kernel_gpl_only": [  # (e) docs/kernel.md: what the kernel itself refuses such a module
+            {**r, "symbols": cut(r["symbols"], SYMBOL_LIMIT), "modules": [r["module"]]}
+            for r in store.query("kernel-gpl-only-used", {"firmware": firmware_id})
+        ],
     }
     facts = {
         r["path"]: {
@@ -269,7 +273,8 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         }
         for r in store.query("licences", {"firmware": firmware_id})
     }
-    for letter, section in (("b", "gpl_uses"), ("a", "gpl_used_by"), ("c", "declared_only"), ("d", "lgpl_used")):
+    sections = (("b", "gpl_uses"), ("a", "gpl_used_by"), ("c", "declared_only"), ("d", "lgpl_used"))
+    for letter, section in (*sections, ("e", "kernel_gpl_only")):
         for group in data[section]:
             group["facts"] = [facts[p] for p in dict.fromkeys(group["modules"]) if p in facts]
             for path in dict.fromkeys(group["modules"]):
