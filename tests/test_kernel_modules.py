@@ -9,8 +9,8 @@
   exactly that GPL-only symbol;
 * modules compressed with xz, gzip and zstd read as the plain ones, and depmod agrees on the
   dependencies of the xz and zstd ones (Debian's kmod is built without zlib);
-* on the LEDE image (MIPS, LZMA kernel in the image) what could be recovered, and the module edges,
-  judged by depmod as well.
+* on the LEDE image (MIPS, LZMA kernel in the image, no kallsyms) the kernel's exports found by
+  shape, and the module edges, judged by depmod as well.
 
 Hostile input (truncated modules, decompression bombs) is checked on small gcc-built objects.
 """
@@ -21,6 +21,7 @@ import contextlib
 import gzip
 import json
 import lzma
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,7 +33,8 @@ from conftest import linkgraph
 from linkgraph.loader.kmod.decompress import ModuleReadError, read_module_bytes
 from linkgraph.loader.kmod.kernel_exports import from_image
 from linkgraph.loader.kmod.ko import read_module
-from linkgraph.loader.kmod.model import KERNEL, KernelGraph, KernelSource
+from linkgraph.loader.kmod.ksymtab_scan import recover
+from linkgraph.loader.kmod.model import KERNEL, ExportKind, KernelGraph, KernelSource
 from linkgraph.loader.kmod.resolve import gpl_only_used, module_dependencies
 from linkgraph.loader.kmod.stage import kernel_images, scan_kernel_modules
 from linkgraph.loader.kmod.symvers import kernel_exports, read_symvers
@@ -293,12 +295,24 @@ def test_compressed_modules(debs: KernelDebs, debian_graph: KernelGraph, tmp_pat
             assert closure(module_dependencies(graph)) == depmod_deps(root, debs.release)
 
 
+def _depmod_unknown(root: Path, release: str, exports: dict[str, ExportKind], tmp: Path) -> str:
+    """depmod's -e report of symbols neither the kernel (``exports``, as a Module.symvers) nor a
+    module supplies."""
+    symvers = tmp / "kernel.symvers"
+    symvers.write_text("".join(f"0x00000000\t{n}\tvmlinux\t{k.value}\t\n" for n, k in sorted(exports.items())))
+    proc = run(["depmod", "-n", "-e", "-E", str(symvers), "-b", str(root), release])
+    return "\n".join(line for line in proc.stderr.splitlines() if "modules.order" not in line)
+
+
 @pytest.mark.slow
 def test_lede_image(tmp_path: Path) -> None:
     """LEDE 17.01.4 (Linux 4.4.92, MIPS big-endian, 54 modules in /lib/modules/4.4.92): no
     Module.symvers, no vmlinux; the kernel is LZMA in the image, and its decompressed image has
-    no kallsyms (CONFIG_KALLSYMS is off in the "tiny" target), so its exports cannot be
-    recovered: that reason is recorded. The module -> module edges still equal depmod's."""
+    no kallsyms (CONFIG_KALLSYMS is off in the "tiny" target: vmlinux-to-elf finds none, and that
+    is recorded), so the export tables are found by their shape. Judged by depmod: the module ->
+    module edges equal modules.dep, and with the recovered exports as the kernel's
+    (``depmod -e -E``) no module needs a symbol nothing supplies; one export taken out, depmod
+    names it."""
     unpacked = unpack(LEDE, tmp_path / "work")
     (root,) = unpacked.roots
     images = kernel_images(tmp_path / "work", [root.path])
@@ -306,14 +320,21 @@ def test_lede_image(tmp_path: Path) -> None:
     result = scan_kernel_modules(root.path, images)
     (graph,) = result.graphs
     assert len(graph.modules) == 54
-    assert graph.kernel.source is KernelSource.NONE
-    assert "kallsyms" in graph.kernel.detail
-    assert [p.code for p in result.problems] == [ProblemCode.KERNEL_EXPORTS_UNKNOWN]
+    assert graph.kernel.source is KernelSource.IMAGE
+    assert "no kallsyms" in graph.kernel.detail and "by shape" in graph.kernel.detail
+    print(graph.kernel.detail)
+    assert result.problems == []
+    assert not graph.unresolved
     ours = closure(module_dependencies(graph))
     assert ours == depmod_deps(root.path, "4.4.92")
     assert sum(len(d) for d in ours.values()) > 20
-    # every depends= is bound, every binding is declared
-    assert {e.status for e in graph.edges if e.target != KERNEL} == {Status.USED}
+    assert {e.status for e in graph.edges} == {Status.USED}
+    kernel_edges = [e for e in graph.edges if e.target == KERNEL]
+    assert len(kernel_edges) > 40
+    assert _depmod_unknown(root.path, "4.4.92", graph.kernel.exports, tmp_path) == ""
+    used = kernel_edges[0].symbols[0].name
+    fewer = {n: k for n, k in graph.kernel.exports.items() if n != used}
+    assert used in _depmod_unknown(root.path, "4.4.92", fewer, tmp_path)
 
 
 # --------------------------------------------------------------------------- hostile input
@@ -347,6 +368,15 @@ def test_truncated_module_is_a_record(tmp_path: Path) -> None:
         cut.write_bytes(data[:size])
         with contextlib.suppress(ModuleReadError):
             read_module(cut, "/cut.ko")
+
+
+def test_search_by_shape_on_noise() -> None:
+    """Random bytes, a run of names nothing points at, and nothing: no table, no exception."""
+    rng = random.Random(14)
+    noise = bytes(rng.getrandbits(8) for _ in range(1 << 16))
+    names = b"".join(b"sym_%d\0" % i for i in range(500))
+    for data in (b"", noise, noise + names + noise):
+        assert recover(data) is None
 
 
 def test_decompression_bomb_is_refused(tmp_path: Path) -> None:

@@ -3,8 +3,9 @@
 1. a ``Module.symvers`` (the build's own list, with each export's type);
 2. a ``vmlinux`` ELF: its ``__ksymtab*`` sections (``__kflagstab`` in the newer layout);
 3. a raw kernel image: the tables located through kallsyms, which ``vmlinux-to-elf`` recovers
-   (an optional library: GPL-3.0-or-later, so linkgraph does not depend on it; when it is not
-   installed, or finds no kallsyms, the reason is recorded).
+   (an optional library: GPL-3.0-or-later, so linkgraph does not depend on it); without it, or
+   without kallsyms in the image, the tables found by their shape (``ksymtab_scan``); the
+   reasons are recorded.
 
 Each returns a :class:`KernelExports` whose ``detail`` says what was found or why nothing was.
 """
@@ -23,10 +24,14 @@ from elftools.elf.elffile import ELFFile
 from ..elf.facts import is_elf
 from .ksymtab import FLAGS, KSYM_FLAG_GPL_ONLY, STRINGS, TABLES
 from .ksymtab_image import Reader, Strings, decode_table
+from .ksymtab_scan import recover
 from .model import ExportKind, KernelExports, KernelSource
 from .symvers import kernel_exports, read_symvers
 
-MAX_KERNEL_BYTES = 512 << 20  # a decompressed allyesconfig vmlinux is a few hundred MiB
+MAX_KERNEL_BYTES = 512 << 20
+# The search by shape reads every word of the image (about 2 s for 4 MiB); kernels this large
+# are built with kallsyms in practice.
+MAX_SHAPE_BYTES = 32 << 20  # a decompressed allyesconfig vmlinux is a few hundred MiB
 
 
 def from_symvers(path: Path, shown: str) -> KernelExports:
@@ -114,7 +119,7 @@ def from_image(data: bytes, shown: str) -> KernelExports:
     """A raw (possibly self-decompressing) kernel image."""
     lib = _vmlinux_to_elf()
     if lib is None:
-        return KernelExports(KernelSource.NONE, path=shown, detail="vmlinux-to-elf is not installed")
+        return _by_shape(data, shown, "vmlinux-to-elf is not installed")
     kallsyms, unpack = lib
     try:
         raw = unpack.VmlinuzDecompressor(data).decompressed or data
@@ -129,9 +134,7 @@ def from_image(data: bytes, shown: str) -> KernelExports:
         base = finder.kernel_text_candidate
     except Exception as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return KernelExports(
-            KernelSource.NONE, path=shown, detail=f"no kallsyms recovered by vmlinux-to-elf ({reason})"
-        )
+        return _by_shape(raw, shown, f"no kallsyms recovered by vmlinux-to-elf ({reason})")
     bounds = {
         name: (symbols[f"__start_{name}"], symbols[f"__stop_{name}"])
         for name in (*TABLES, FLAGS)
@@ -155,6 +158,16 @@ def from_image(data: bytes, shown: str) -> KernelExports:
     return KernelExports(
         KernelSource.IMAGE, exports, shown, f"{len(exports)} exports via kallsyms ({len(symbols)} symbols)"
     )
+
+
+def _by_shape(raw: bytes, shown: str, why: str) -> KernelExports:
+    """The tables found by their shape (``ksymtab_scan``), in an image small enough to search."""
+    if len(raw) > MAX_SHAPE_BYTES:
+        return KernelExports(KernelSource.NONE, path=shown, detail=f"{why}; too large to search by shape")
+    found = recover(raw)
+    if found is None:
+        return KernelExports(KernelSource.NONE, path=shown, detail=f"{why}; no export table found by shape")
+    return KernelExports(KernelSource.IMAGE, found.exports, shown, f"{why}; {found.detail}")
 
 
 def find_kernel_exports(
