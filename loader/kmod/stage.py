@@ -5,7 +5,6 @@ on one version at a time); others, as on firmware that keeps them elsewhere, as 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,7 @@ def find_files(root: RootFS) -> Found:
     """One walk of the root (iterative and bounded: ``RootFS.walk``); symlinks are not followed."""
     found = Found()
     for entry in root.walk():
-        if entry.is_symlink or not stat.S_ISREG(entry.mode):
+        if entry.is_symlink or not entry.is_regular:
             continue
         name = entry.path.rsplit("/", 1)[-1]
         if is_module_name(name):
@@ -67,7 +66,7 @@ def kernel_images(workdir: Path, roots: Sequence[Path]) -> list[Path]:
     found: list[Path] = []
     for entry in tree.walk():
         host = tree.host_path(entry.path)
-        if entry.is_symlink or not stat.S_ISREG(entry.mode) or entry.size > MAX_IMAGE_BYTES:
+        if entry.is_symlink or not entry.is_regular or os.path.getsize(host) > MAX_IMAGE_BYTES:
             continue
         if any(host.startswith(r + os.sep) for r in inside):
             continue
