@@ -23,6 +23,7 @@ import json
 import lzma
 import random
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -444,3 +445,34 @@ def test_export_table_layouts(tmp_path: Path, layout: str, relative: bool, names
     assert kinds == EXPORTS
     if layout == "flags":  # one table sorted by name, the flags in the same order
         assert [e.name for e in module.exports] == sorted(EXPORTS)
+
+
+def test_corrupt_section_headers_are_a_record(tmp_path: Path) -> None:
+    """Every field of every section header of a module with exports and relocations set to 0, to
+    a value past the file, and to the largest value: each read gives a module or a
+    ModuleReadError, nothing else."""
+    test_export_table_layouts(tmp_path, "sections", True, True)
+    data = bytearray((tmp_path / "e.ko").read_bytes())
+    shoff, shentsize, shnum = struct.unpack_from("<Q", data, 0x28)[0], *struct.unpack_from("<HH", data, 0x3A)
+    fields = [
+        (4, "I"),
+        (0x18, "Q"),
+        (0x20, "Q"),
+        (0x28, "I"),
+        (0x2C, "I"),
+        (0x38, "Q"),
+    ]  # type offset size link info entsize
+    cut = tmp_path / "cut.ko"
+    outcomes = set()
+    for index in range(shnum):
+        for at, fmt in fields:
+            for value in (0, len(data) + 1, (1 << (8 * struct.calcsize(fmt))) - 1):
+                bad = bytearray(data)
+                struct.pack_into("<" + fmt, bad, shoff + index * shentsize + at, value)
+                cut.write_bytes(bad)
+                try:
+                    read_module(cut, "/cut.ko")
+                    outcomes.add("read")
+                except ModuleReadError:
+                    outcomes.add("refused")
+    assert outcomes == {"read", "refused"}

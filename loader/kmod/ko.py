@@ -75,7 +75,7 @@ def parse_module(data: bytes, path: str, compression: str | None = None) -> Kern
         undefined = _undefined(elf, len(data))
     except (ELFError, ELFParseError, ConstructError, ExportTableError, struct.error) as exc:
         raise ModuleReadError(f"{path}: {exc}") from None
-    except (ValueError, IndexError, KeyError, OverflowError, AttributeError, TypeError) as exc:
+    except (ValueError, IndexError, KeyError, OverflowError, AttributeError, TypeError, ZeroDivisionError) as exc:
         raise ModuleReadError(f"{path}: corrupt module ({type(exc).__name__}: {exc})") from None
     layout = Layout.FLAGS if flagged else Layout.SECTIONS if exports else Layout.NONE
     name = _first(info, "name")
