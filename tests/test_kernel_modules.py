@@ -237,6 +237,7 @@ def test_both_stores_give_the_same_kernel_answers(
     (cryptd.parent / "cryptd.ko.xz").write_bytes(lzma.compress(cryptd.read_bytes()))
     cryptd.unlink()
     graph = only_graph(root)
+    vmlinux = kernel_exports(read_symvers(debs.symvers)[0])
     embedded = ["--db", str(tmp_path / "graph.lbdb")]
     server = ["--neo4j", neo4j_server.uri]
     answers = []
@@ -245,9 +246,11 @@ def test_both_stores_give_the_same_kernel_answers(
         links = _json(linkgraph("query", "kernel-links", *store, "--json", env=neo4j_env))
         gpl = _json(linkgraph("query", "kernel-gpl-only-used", *store, "--json", env=neo4j_env))
         report = json.loads(linkgraph("report", *store, env=neo4j_env).stdout)
-        answers.append((sorted(links, key=json.dumps), gpl, report["kernel_links"]))
+        kernels = _json(linkgraph("query", "kernel-exports", *store, "--json", env=neo4j_env))
+        assert [(k["source"], k["exports"]) for k in kernels] == [("Module.symvers", len(vmlinux))]
+        answers.append((sorted(links, key=json.dumps), gpl, report["kernel_links"], kernels))
     assert answers[0] == answers[1]
-    links, gpl, report_links = answers[0]
+    links, gpl, report_links, _kernels = answers[0]
     path = f"/lib/modules/{debs.release}/extra/prop.ko"
     assert gpl == [{"module": path, "licence": "Proprietary", "provider": KERNEL, "symbols": [GPL_ONLY_USED]}]
     assert {r["module"]: r["symbols"] for r in gpl} == gpl_only_used(graph)
