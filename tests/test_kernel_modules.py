@@ -51,6 +51,7 @@ from support.kernel_debs import (
     kernel_root,
     run,
 )
+from vmlinux_to_elf.core.auto_unpack import VmlinuzDecompressor
 
 
 def depmod_deps(root: Path, release: str) -> dict[str, set[str]]:
@@ -151,6 +152,22 @@ def test_kernel_image_exports_equal_module_symvers(debs: KernelDebs) -> None:
     assert found.source is KernelSource.IMAGE, found.detail
     assert found.exports == kernel_exports(entries)
     assert len(found.exports) > 10000
+
+
+@pytest.mark.slow
+def test_raw_kernel_exports_through_kallsyms(debs: KernelDebs, tmp_path: Path) -> None:
+    """The same kernel as a raw image without ELF headers (``objcopy -O binary`` of the ELF inside
+    vmlinuz): vmlinux-to-elf recovers kallsyms, whose table bounds locate the export tables;
+    they equal Module.symvers' vmlinux lines."""
+    entries, _ = read_symvers(debs.symvers)
+    image = debs.root / "boot" / f"vmlinuz-{debs.release}"
+    elf = tmp_path / "vmlinux"
+    elf.write_bytes(VmlinuzDecompressor(image.read_bytes()).decompressed)
+    raw = tmp_path / "Image"
+    run(["objcopy", "-O", "binary", str(elf), str(raw)])
+    found = from_image(raw.read_bytes(), raw.name)
+    assert found.source is KernelSource.IMAGE and "via kallsyms" in found.detail, found.detail
+    assert found.exports == kernel_exports(entries)
 
 
 def _root_with(debs: KernelDebs, root: Path, modules: dict[str, Path]) -> Path:

@@ -28,10 +28,11 @@ from .ksymtab_scan import recover
 from .model import ExportKind, KernelExports, KernelSource
 from .symvers import kernel_exports, read_symvers
 
-MAX_KERNEL_BYTES = 512 << 20
+MAX_KERNEL_BYTES = 512 << 20  # a decompressed allyesconfig vmlinux is a few hundred MiB
 # The search by shape reads every word of the image (about 2 s for 4 MiB); kernels this large
 # are built with kallsyms in practice.
-MAX_SHAPE_BYTES = 32 << 20  # a decompressed allyesconfig vmlinux is a few hundred MiB
+MAX_SHAPE_BYTES = 32 << 20
+STRINGS_SEARCH = 4 << 20  # bytes after the tables where the names are looked for (Debian's: 200 KiB)
 
 
 def from_symvers(path: Path, shown: str) -> KernelExports:
@@ -123,9 +124,8 @@ def from_image(data: bytes, shown: str) -> KernelExports:
     kallsyms, unpack = lib
     try:
         raw = unpack.VmlinuzDecompressor(data).decompressed or data
-    except Exception as exc:
+    except Exception:  # a third-party parser of hostile input: the bytes are then taken as they are
         raw = data
-        _ = exc
     if is_elf(raw):
         return from_vmlinux_bytes(raw, shown, KernelSource.IMAGE)
     try:
@@ -140,21 +140,22 @@ def from_image(data: bytes, shown: str) -> KernelExports:
         for name in (*TABLES, FLAGS)
         if f"__start_{name}" in symbols and f"__stop_{name}" in symbols
     }
-    start = symbols.get("__start___ksymtab_strings") or symbols.get("__start___kstrtab")
-    stop = symbols.get("__stop___ksymtab_strings") or symbols.get("__stop___kstrtab")
-    if start is not None and stop is not None:
-        bounds[STRINGS] = (start, stop)
+    # __ksymtab_strings has no symbols of its own (include/asm-generic/vmlinux.lds.h): it follows
+    # the last of the export and CRC tables; the names are looked for in the bytes after it
+    ends = [symbols[f"__stop_{n}"] for n in (*TABLES, FLAGS, "__kcrctab", "__kcrctab_gpl") if f"__stop_{n}" in symbols]
+    if ends:
+        bounds[STRINGS] = (max(ends), max(ends) + STRINGS_SEARCH)
 
     def read(address: int, size: int) -> bytes | None:
         at = address - base
-        return raw[at : at + size] if at >= 0 and at + size <= len(raw) and size >= 0 else None
+        return raw[at : at + size] if 0 <= at <= len(raw) and size >= 0 else None
 
     word = 8 if finder.is_64_bits else 4
     little = not getattr(finder, "is_big_endian", False)
     try:
         exports = _tables(read, bounds, little, word)
     except ValueError as exc:
-        return KernelExports(KernelSource.NONE, path=shown, detail=f"kallsyms recovered, export tables not: {exc}")
+        return _by_shape(raw, shown, f"kallsyms recovered, export tables not read through it ({exc})")
     return KernelExports(
         KernelSource.IMAGE, exports, shown, f"{len(exports)} exports via kallsyms ({len(symbols)} symbols)"
     )
