@@ -295,6 +295,6 @@ class ScanResult:
     # where the root came from: {"kind", "target", "target_sha256", "root", "carved": [...]}
     source: dict = field(default_factory=dict)
     licences: dict[str, LicenceFact] = field(default_factory=dict)  # by module path
-    # "flavour interpreter" -> the default directories used and where they came from
-    loader_defaults: dict[str, dict] = field(default_factory=dict)
+    loader_defaults: dict[str, dict] = field(default_factory=dict)  # "flavour interp" -> default dirs used, whence
     kernel: list[Any] = field(default_factory=list)  # loader.kmod KernelGraph per kernel (no cycle)
+    dlopen: list[Any] = field(default_factory=list)  # loader.dlopen.DlopenEdge: what may be loaded later

@@ -56,6 +56,8 @@ class ProblemCode(enum.StrEnum):
     # kernel modules (loader/kmod)
     KMOD_UNREADABLE = "kmod-unreadable"  # a module file whose tables cannot be read
     KERNEL_EXPORTS_UNKNOWN = "kernel-exports-unknown"  # no Module.symvers, vmlinux or readable image
+    # dlopen edges (loader/dlopen)
+    DLOPEN_HINTS_UNREADABLE = "dlopen-hints-unreadable"
 
 
 @dataclass(slots=True)

@@ -180,6 +180,11 @@ class SymbolBinder:
         """Add what the groups of link maps hold to ``out``, after the last ``bind``."""
         self.holdings.finish(out)
 
+    def bind_apart(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
+        """Every fact of one link map straight into ``out``, in no group (a dlopen's: loader/dlopen)."""
+        self.holdings.enter(link_map.executable)
+        self._bind(link_map, objects, out, explicit=True)
+
     def _defines_name(self, path: str, name: str) -> bool:
         table = self._tables.get(path)
         return table is not None and name in table.by_name

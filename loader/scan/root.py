@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from ..dlopen import dlopen_edges
 from ..errors import RootfsError
 from ..kmod.stage import scan_kernel_modules
 from ..ldso.bind_symbols import SymbolBinder
@@ -114,9 +115,12 @@ def _scan_root(
         t1 = time.perf_counter()
         world = World(root, modules, problems, cpu)
         reader.hash_in_background()
-        resolution, default = _resolve(world, modules, progress)
+        resolution, default, binder, flavours = _resolve(world, modules, progress)
         timings["resolve"] = time.perf_counter() - t1
         problems += reader.digests()  # hashed while the link maps were worked out
+    t3 = time.perf_counter()
+    dlopen = dlopen_edges(world, binder, resolution, flavours, problems)
+    timings["dlopen"] = time.perf_counter() - t3
 
     t_kmod = time.perf_counter()
     kernel = scan_kernel_modules(Path(host_dir), kernel_images)
@@ -140,6 +144,7 @@ def _scan_root(
         licences=licences,
         loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
         kernel=kernel.graphs,
+        dlopen=dlopen,
     )
 
 
@@ -178,11 +183,13 @@ def _links(
     return aliases, link_targets
 
 
-def _resolve(world: World, modules: dict[str, ElfFacts], progress: Progress) -> tuple[Resolution, LoaderFlavour]:
+def _resolve(
+    world: World, modules: dict[str, ElfFacts], progress: Progress
+) -> tuple[Resolution, LoaderFlavour, SymbolBinder, dict[str, LoaderFlavour]]:
     """Every link map (each executable's, then each library's that no executable loads) and its
-    bindings; and the root's default flavour."""
+    bindings; the root's default flavour; the binder and each link map's flavour (for dlopen)."""
     resolution = Resolution()
-    flavours = {}
+    flavours: dict[str, LoaderFlavour] = {}
     binder = SymbolBinder(flavours, list(modules.values()))
     loaded: set[str] = set()
     roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE]
@@ -201,4 +208,4 @@ def _resolve(world: World, modules: dict[str, ElfFacts], progress: Progress) -> 
             resolution.link_maps.append(link_map)
             binder.bind(link_map, objects, resolution)
     binder.finish(resolution)
-    return resolution, default
+    return resolution, default, binder, flavours

@@ -1,0 +1,169 @@
+"""The dlopen edges of one root (docs/dlopen.md), found after the start-up link maps are built.
+
+A module that imports ``dlopen`` (or ``dlmopen``, GLib's ``g_module_open``, libltdl's
+``lt_dlopen``/``lt_dlopenext``) gets an edge to each library its ``.note.dlopen`` note declares
+(``declared``), each library its read-only strings name exactly (``named``) and each one a printf
+pattern among those strings matches (``pattern``). Every module whose DT_RPATH or DT_RUNPATH names
+a folder off the default search path (a plugin folder) gets a ``pattern`` edge to each library in
+it: loading from such a folder needs no dlopen in the module itself (a library of its link map
+may do it, or it names the libraries as DT_NEEDED entries, as OpenWrt's ebtables does), so the
+edge says whether the library is already loaded at start-up.
+
+One edge per (module, library), with the strongest certainty found. The edges are not part of the
+start-up classification (used, declared-unused, hidden): they are what may happen later.
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from collections.abc import Iterator
+
+from ..elf.dynsym import symbols_named
+from ..errors import ElfError
+from ..ldso.bind_symbols import SymbolBinder
+from ..ldso.flavours import LoaderFlavour
+from ..ldso.link_map import World
+from ..model import ElfFacts, FoundBy, Resolution
+from ..problems import Problem, ProblemCode, Severity
+from ..rootfs import display_path
+from .candidates import files_in, is_library_name, pattern_matches
+from .edges import STRENGTH, DlopenCertainty, DlopenEdge, FoundIn
+from .host_map import HostLoader
+from .rodata import DlopenHints, read_hints
+
+DLOPEN_FUNCTIONS = frozenset({"dlopen", "dlmopen", "g_module_open", "lt_dlopen", "lt_dlopenext"})
+_FOLDER_RULES = {FoundBy.RPATH: FoundIn.RPATH, FoundBy.RUNPATH: FoundIn.RUNPATH}
+
+# (certainty, where, evidence, the name dlopen is given)
+Candidate = tuple[DlopenCertainty, FoundIn, str, str]
+
+
+def imports_dlopen(facts: ElfFacts) -> bool:
+    """Whether the module references one of the dlopen functions (an undefined symbol)."""
+    return any(not sym.defined for sym in symbols_named(facts.symbols, DLOPEN_FUNCTIONS))
+
+
+def dlopen_edges(
+    world: World,
+    binder: SymbolBinder,
+    resolution: Resolution,
+    flavours: dict[str, LoaderFlavour],
+    problems: list[Problem],
+) -> list[DlopenEdge]:
+    """Every dlopen edge of the root, sorted by (module, library)."""
+    host_of: dict[str, str] = {}
+    for link_map in resolution.link_maps:
+        for obj in link_map.objects:
+            host_of.setdefault(obj, link_map.executable)
+    edges: dict[tuple[str, str], DlopenEdge] = {}
+    hosts: dict[str, HostLoader] = {}
+
+    def host_loader(path: str) -> HostLoader:
+        if path not in hosts:
+            hosts[path] = HostLoader(world.modules[path], world, flavours[path])
+        return hosts[path]
+
+    for facts in sorted(world.modules.values(), key=lambda f: f.path):
+        if not facts.dynamic:
+            continue
+        dynamic_loader = imports_dlopen(facts)
+        if not dynamic_loader and not (facts.rpath or facts.runpath):
+            continue
+        host_path = host_of.get(facts.path, facts.path)
+        if host_path not in flavours:
+            continue
+        host = host_loader(host_path)
+        found: list[Candidate] = []
+        if dynamic_loader:  # strongest first: a weaker edge to the same library is then not opened twice
+            found += _hint_candidates(world, facts, host, _hints(world, facts, problems))
+        found += _folder_candidates(facts, host)
+        for certainty, where, evidence, name in found:
+            _add(edges, facts, host, binder, certainty, where, evidence, name)
+    return [edges[key] for key in sorted(edges)]
+
+
+def _hints(world: World, facts: ElfFacts, problems: list[Problem]) -> DlopenHints:
+    try:
+        with (
+            open(world.root.host_path(facts.path), "rb") as fh,
+            mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m,
+        ):
+            return read_hints(m)
+    except (OSError, ValueError, ElfError, struct.error, IndexError) as exc:
+        problems.append(
+            Problem(
+                display_path(facts.path),
+                Severity.WARNING,
+                f"its strings and notes could not be read for dlopen edges: {exc}",
+                ProblemCode.DLOPEN_HINTS_UNREADABLE,
+            )
+        )
+        return DlopenHints()
+
+
+def _folder_candidates(facts: ElfFacts, host: HostLoader) -> Iterator[Candidate]:
+    if not (facts.rpath or facts.runpath):
+        return
+    dirs = host.search_dirs(facts.path)
+    system = {d for d, rule, _via in dirs if rule not in _FOLDER_RULES}
+    for folder, rule, via in dirs:
+        if rule not in _FOLDER_RULES or via != facts.path or folder in system:
+            continue
+        names = host.world.root.listdir(folder)
+        if not host.on_default_path(folder, names):  # a plugin folder: only DT_RPATH / DT_RUNPATH lead there
+            for path in files_in(host.world, folder, facts, _any_name):
+                yield DlopenCertainty.PATTERN, _FOLDER_RULES[rule], folder, path
+
+
+def _any_name(_name: str) -> bool:
+    return True
+
+
+def _hint_candidates(world: World, facts: ElfFacts, host: HostLoader, hints: DlopenHints) -> Iterator[Candidate]:
+    for soname in hints.declared:
+        yield DlopenCertainty.DECLARED, FoundIn.NOTE, soname, soname
+    search: list[str] | None = None
+    for text in hints.strings:
+        if is_library_name(text):
+            yield DlopenCertainty.NAMED, FoundIn.STRING, text, text
+        elif "%" in text:
+            if search is None:
+                search = [folder for folder, _rule, _via in host.search_dirs(facts.path)]
+            for path in pattern_matches(world, facts, text, search):
+                yield DlopenCertainty.PATTERN, FoundIn.STRING, text, path
+
+
+def _add(
+    edges: dict[tuple[str, str], DlopenEdge],
+    facts: ElfFacts,
+    host: HostLoader,
+    binder: SymbolBinder,
+    certainty: DlopenCertainty,
+    where: FoundIn,
+    evidence: str,
+    name: str,
+) -> None:
+    """The edge of one candidate, unless the module has a stronger (or as strong) one to the same library."""
+    opened = host.open(facts.path, name, None)
+    target = opened.target
+    if target is None or target == facts.path:
+        return
+    known = edges.get((facts.path, target))
+    if known is not None and STRENGTH[known.certainty] <= STRENGTH[certainty]:
+        return
+    at_start = target in opened.at_start
+    if not at_start:
+        opened = host.open(facts.path, name, binder)
+    local = set(opened.local)
+    edges[(facts.path, target)] = DlopenEdge(
+        facts.path,
+        target,
+        certainty,
+        where,
+        evidence,
+        opened.host,
+        at_start,
+        opened.bindings,
+        sorted({b.provider for b in opened.bindings if b.provider not in local}),
+    )
