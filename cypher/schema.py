@@ -182,6 +182,18 @@ class KernelLinkRow(Ends):
     licence: str | None  # the binding module's .modinfo license=, as the kernel reads it
 
 
+class DlopenRow(Ends):
+    """A library the module may load with dlopen (docs/dlopen.md); not part of the classification."""
+
+    certainty: str  # DlopenCertainty: declared, named, pattern
+    found_in: str  # FoundIn: note, string, rpath, runpath
+    evidence: str  # the soname, string, pattern or folder
+    host: str  # the program whose link map it is opened in
+    loaded_at_start: bool
+    bindings: str | None  # JSON [[module, symbol, version, provider], ...] in the host's link map
+    hidden: list[str]  # what those bind to outside the library's own dependencies
+
+
 def _columns(row: type) -> tuple[tuple[str, ColumnType], ...]:
     """The columns of a row type, in its order (the end-node ids of an edge row are not columns)."""
     out = []
@@ -232,6 +244,7 @@ EDGES: tuple[Table, ...] = (
     Table("PROVIDES", ProvidesRow, ends=(("Module", "Symbol"),)),
     Table("UNRESOLVED", UnresolvedRow, ends=(("Module", "Symbol"),)),
     Table("KERNEL_LINK", KernelLinkRow, ends=(("Module", "Module"), ("Module", "Kernel"), ("Module", "Missing"))),
+    Table("DLOPEN", DlopenRow, ends=(("Module", "Module"),)),
 )
 TABLES: dict[str, Table] = {t.name: t for t in (*NODES, *EDGES)}
 # filled in by the classification, not by the writers (an edge read back leaves them out)

@@ -13,15 +13,21 @@ pyelftools' reading of ebtables' DT_RPATH and DT_NEEDED.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
+from conftest import REPO, linkgraph
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 from linkgraph.loader.dlopen import DlopenEdge
 from linkgraph.loader.scan.root import scan_root
+from linkgraph.viewer import drawing_style
 from support import strace_oracle as so
 from support.fixture_root import Root, real_loader, run_in_root, sstrip
 from support.oracle import parse_bindings
@@ -35,6 +41,7 @@ PLUGS, FOLDER_HOST = "/opt/plugs", "/usr/bin/folder_host"
 P1, P2 = f"{PLUGS}/libp1.so", f"{PLUGS}/libp2.so"
 RUN_ENV = {"LD_BIND_NOW": "1", "LD_DEBUG": "bindings", "LC_ALL": "C", "PATH": "/usr/bin:/bin"}
 Binding = tuple[str, str, str | None, str]
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +181,68 @@ def test_freifunk_ebtables_gets_its_extension_libraries() -> None:
     for target, edge in found.items():
         assert (edge.certainty.value, edge.found_in.value, edge.evidence) == ("pattern", "rpath", "/usr/lib/ebtables")
         assert edge.loaded_at_start == (target.rsplit("/", 1)[1] in needed)  # this build names them all as DT_NEEDED
+
+
+# --------------------------------------------------------------------------- stores and report
+
+
+def _report_entries(edges: dict[tuple[str, str], DlopenEdge]) -> list[dict[str, Any]]:
+    """The report's dlopen section as docs/report.md describes it, made from the scan's edges."""
+    return [
+        {
+            "from": e.source,
+            "to": e.target,
+            "certainty": e.certainty.value,
+            "found_in": e.found_in.value,
+            "evidence": e.evidence,
+            "host": e.host,
+            "loaded_at_start": e.loaded_at_start,
+            "bindings": [dict(zip(("module", "symbol", "version", "provider"), b, strict=True)) for b in e.bindings],
+            "hidden": e.hidden,
+        }
+        for _key, e in sorted(edges.items())
+    ]
+
+
+@pytest.mark.slow
+def test_both_stores_and_the_report_agree(
+    root: Root,
+    edges: dict[tuple[str, str], DlopenEdge],
+    neo4j_server: Any,
+    neo4j_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    stores = {"ladybug": ["--db", str(tmp_path / "graph.lbdb")], "neo4j": ["--neo4j", neo4j_server.uri]}
+    reports, answers = {}, {}
+    for name, store in stores.items():
+        proc = linkgraph("scan", str(root.path), *store, "--name", "dlopen-fixture", "--quiet", env=neo4j_env)
+        assert proc.returncode in (0, 1), proc.stderr
+        chosen = [*store, "--firmware", "dlopen-fixture"]
+        reports[name] = json.loads(linkgraph("report", *chosen, env=neo4j_env).stdout)
+        answers[name] = json.loads(linkgraph("query", "dlopen-edges", *chosen, "--json", env=neo4j_env).stdout)
+    assert reports["ladybug"] == reports["neo4j"]
+    assert answers["ladybug"] == answers["neo4j"]
+    report = reports["ladybug"]
+    jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
+    assert report["dlopen"] == _report_entries(edges)
+    assert len(answers["ladybug"]) == len(EXPECTED)
+    # not dependencies: the start-up classification does not know them
+    plugins = {target for _source, target in EXPECTED}
+    assert not [d for d in report["dependencies"] if d["to"] in plugins and d["from"] in (HOST, NOTED, FOLDER_HOST)]
+
+
+def test_the_diagram_draws_dlopen_edges_in_their_own_style(root: Root, tmp_path: Path) -> None:
+    db = tmp_path / "graph.lbdb"
+    linkgraph("scan", str(root.path), "--db", str(db), "--quiet")
+    out = tmp_path / "host.svg"
+    linkgraph("diagram", HOST, "--db", str(db), "-o", str(out))
+    svg = ET.fromstring(out.read_text())
+    look = drawing_style.DLOPEN_LOOK
+    drawn = {}
+    for group in svg.iter(f"{SVG}g"):
+        if {"edge", "dlopen"} <= set((group.get("class") or "").split()):
+            tail, _, head = (group.find(f"{SVG}title").text or "").partition("->")
+            path = next(group.iter(f"{SVG}path"))
+            drawn[(tail, head)] = (path.get("stroke"), bool(path.get("stroke-dasharray")))
+    assert len(drawn) == 3 and set(drawn.values()) == {(look.colour, True)}, drawn  # alpha, beta, gamma
+    assert svg.find(f".//{SVG}g[@id='legend_dlopen']") is not None

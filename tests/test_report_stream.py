@@ -12,8 +12,18 @@ import pytest
 from conftest import REPO, linkgraph
 from support.host_programs import HOST_PROGRAM, copy_with_libraries
 
-SECTIONS = ["modules", "dependencies", "link_maps", "bindings", "unresolved", "duplicates", "problems", "kernel_links"]
-TYPES = ["module", "dependency", "link_map", "binding", "unresolved", "duplicate", "problem", "kernel_link"]
+SECTIONS = [
+    "modules",
+    "dependencies",
+    "dlopen",
+    "link_maps",
+    "bindings",
+    "unresolved",
+    "duplicates",
+    "problems",
+    "kernel_links",
+]
+TYPES = ["module", "dependency", "dlopen", "link_map", "binding", "unresolved", "duplicate", "problem", "kernel_link"]
 
 
 @pytest.fixture(scope="module")

@@ -57,7 +57,7 @@ def test_every_word_has_a_look() -> None:
     assert list(drawing_style.STATUS_LOOKS) == list(Status)
     assert list(drawing_style.LICENCE_LOOKS) == list(LicenceClass)
     assert set(Kind) <= set(drawing_style.KIND_LOOKS)
-    assert [s for s, _ in drawing_style.LEGEND] == list(Status)
+    assert [s for s, _ in drawing_style.LEGEND] == [*Status, drawing_style.DLOPEN_EDGE]  # and dlopen edges
 
 
 def test_the_scripts_get_the_vocabulary_from_the_viewer(client: Any) -> None:

@@ -1,6 +1,7 @@
 """The drawing conventions of every diagram (the viewer's, the exports', the compliance report's):
 node shapes per kind, edge styles per status (used solid black with the symbol count,
-declared-unused dashed blue, hidden solid red, missing dotted grey), the legend, and the outline
+declared-unused dashed blue, hidden solid red, missing dotted grey; a dlopen edge dashed teal with an
+open arrowhead), the legend, and the outline
 and fill of each licence class, sober enough to print; what an exported diagram's title block says."""
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class StatusLook:
     legend: str  # the text beside the legend's sample line in a diagram
     counted: bool = False  # labelled with its symbol count
     penwidth: str = "1"
+    arrowhead: str = "normal"
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,16 @@ LICENCE_LOOKS: dict[LicenceClass, LicenceLook] = {
         "no licence fact, or one linkgraph does not classify",
     ),
 }
+# a dlopen edge (docs/dlopen.md): what a module may load later, beside the start-up statuses
+DLOPEN_EDGE = "dlopen"
+DLOPEN_LOOK = StatusLook(
+    "#00838f",
+    "dashed",
+    "may be loaded later with dlopen (declared by a note, named, or matched by a pattern): no start-up dependency",
+    "dlopen",
+    penwidth="1.4",
+    arrowhead="empty",
+)
 KIND_LOOKS: dict[str, KindLook] = {
     Kind.EXECUTABLE: KindLook("box", "#00695c", "exe"),
     Kind.LIBRARY: KindLook("ellipse", "#37474f", "lib"),
@@ -110,15 +122,17 @@ KIND_LOOKS: dict[str, KindLook] = {
 
 # the Graphviz attributes derived from the looks above
 KINDS = {kind.value: KIND_LOOKS[kind].shape for kind in Kind}
+EDGE_LOOKS: dict[str, StatusLook] = {**{s.value: look for s, look in STATUS_LOOKS.items()}, DLOPEN_EDGE: DLOPEN_LOOK}
 EDGE_STYLES: dict[str, dict[str, str]] = {
-    status.value: {"color": look.colour, "style": look.line, "fontcolor": look.colour}
+    status: {"color": look.colour, "style": look.line, "fontcolor": look.colour}
     | ({"penwidth": look.penwidth} if look.penwidth != "1" else {})
-    for status, look in STATUS_LOOKS.items()
+    | ({"arrowhead": look.arrowhead} if look.arrowhead != "normal" else {})
+    for status, look in EDGE_LOOKS.items()
 }
 MISSING_NODE = {"shape": "ellipse", "style": "dashed", "color": GREY, "fontcolor": GREY}
 UNKNOWN_STYLE = {"color": GREY, "style": "solid", "fontcolor": GREY}
 COUNTED = tuple(status.value for status, look in STATUS_LOOKS.items() if look.counted)
-LEGEND = [(status.value, look.legend) for status, look in STATUS_LOOKS.items()]
+LEGEND = [(status, look.legend) for status, look in EDGE_LOOKS.items()]
 LICENCE_STYLES = {cls.value: {"color": look.outline, "fillcolor": look.fill} for cls, look in LICENCE_LOOKS.items()}
 LICENCE_NAMES = {cls.value: look.name for cls, look in LICENCE_LOOKS.items()}
 UNKNOWN_LICENCE = "licence unknown"

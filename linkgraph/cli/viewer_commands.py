@@ -55,6 +55,7 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
       declared-unused  dashed blue: in DT_NEEDED, but nothing of the declaring object binds to it
       hidden           solid red, labelled with the symbol count: not declared, yet used
       missing          dotted grey, to a grey dashed node: declared, but no file satisfies it
+      dlopen           dashed teal, open arrowhead: FILE may load it later with dlopen (docs/dlopen.md)
     Executables are boxes, libraries ellipses, kernel modules hexagons. A legend and a title
     block (firmware name and sha256, FILE's path, today's date, linkgraph version) come with it;
     in SVG, hovering a module shows its full path and an edge its symbols.

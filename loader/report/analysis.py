@@ -195,7 +195,29 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
     for r in deferred:
         if r["to"] in nodes:
             add_edge(r)
+    _add_dlopen(store, firmware_id, root, nodes, edges)
     return {"root": root, "link_map": loaded is not None, "nodes": list(nodes.values()), "edges": edges}
+
+
+def _add_dlopen(store: Queryable, firmware_id: str, root: str, nodes: dict[str, Row], edges: list[Row]) -> None:
+    """The libraries the file may load later with dlopen (docs/dlopen.md): edges of their own kind."""
+    for r in store.query("dlopen-edges", {"firmware": firmware_id}):
+        if r["from"] != root:
+            continue
+        if r["to"] not in nodes:
+            nodes[r["to"]] = module_node(find_module(store, firmware_id, r["to"]), f"n{len(nodes)}")
+        edges.append(
+            {
+                "id": f"e{len(edges)}",
+                "from": nodes[root]["id"],
+                "to": nodes[r["to"]]["id"],
+                "status": "dlopen",
+                "soname": None,
+                "symbols": [],
+                "count": 0,
+                "certainty": r["certainty"],
+            }
+        )
 
 
 def edge_symbols(store: Queryable, firmware_id: str, source: str, target: str) -> Row:

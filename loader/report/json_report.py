@@ -20,6 +20,7 @@ from .report_sections import SCHEMA, SECTIONS, Scoped, firmware_header, scoped, 
 RECORD_TYPES = {
     "modules": "module",
     "dependencies": "dependency",
+    "dlopen": "dlopen",
     "link_maps": "link_map",
     "bindings": "binding",
     "unresolved": "unresolved",

@@ -21,7 +21,17 @@ from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
 
 SCHEMA = "linkgraph-report/1"
-SECTIONS = ("modules", "dependencies", "link_maps", "bindings", "unresolved", "duplicates", "problems", "kernel_links")
+SECTIONS = (
+    "modules",
+    "dependencies",
+    "dlopen",
+    "link_maps",
+    "bindings",
+    "unresolved",
+    "duplicates",
+    "problems",
+    "kernel_links",
+)
 Entry = dict[str, Any]
 
 
@@ -81,6 +91,24 @@ def _dependencies(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
         )
     entries.sort(key=lambda d: (d["from"], d["soname"], d["to"] or "", d["status"]))
     return iter(entries)
+
+
+def _dlopen(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    """One entry per dlopen edge (docs/dlopen.md), in (from, to) order."""
+    for src, to, certainty, found_in, evidence, host, at_start, bindings, hidden in store.stream("dlopen-edges", p):
+        yield {
+            "from": src,
+            "to": to,
+            "certainty": certainty,
+            "found_in": found_in,
+            "evidence": evidence,
+            "host": host,
+            "loaded_at_start": bool(at_start),
+            "bindings": [
+                {"module": m, "symbol": s, "version": v, "provider": pr} for m, s, v, pr in json.loads(bindings or "[]")
+            ],
+            "hidden": sorted(hidden or []),
+        }
 
 
 def _link_maps(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
@@ -201,6 +229,7 @@ def _kernel_links(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
 _MAKERS: dict[str, Callable[[GraphStore, dict[str, Any]], Iterator[Entry]]] = {
     "modules": _modules,
     "dependencies": _dependencies,
+    "dlopen": _dlopen,
     "link_maps": _link_maps,
     "bindings": _entries(_bindings),
     "unresolved": _entries(_unresolved),

@@ -33,6 +33,7 @@ from ...cypher.schema import (
     SymbolRow,
     UnresolvedRow,
 )
+from ..dlopen.rows import dlopen_rows
 from ..elf.dynsym import defined_at
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
@@ -235,6 +236,7 @@ def build_rows(result: ScanResult) -> GraphRows:
     rows.nodes["Kernel"] = nodes["Kernel"]
     rows.nodes["Missing"] = [*rows.nodes["Missing"], *nodes["Missing"]]
     rows.rels.update(rels)
+    rows.rels[("DLOPEN", "Module", "Module")] = dlopen_rows(result.dlopen, mid)
     make_printable(rows)
     return rows
 
