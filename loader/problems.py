@@ -58,6 +58,7 @@ class ProblemCode(enum.StrEnum):
     KERNEL_EXPORTS_UNKNOWN = "kernel-exports-unknown"  # no Module.symvers, vmlinux or readable image
     # dlopen edges (loader/dlopen)
     DLOPEN_HINTS_UNREADABLE = "dlopen-hints-unreadable"
+    DLOPEN_CAPPED = "dlopen-capped"
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -246,3 +247,22 @@ def test_the_diagram_draws_dlopen_edges_in_their_own_style(root: Root, tmp_path:
             drawn[(tail, head)] = (path.get("stroke"), bool(path.get("stroke-dasharray")))
     assert len(drawn) == 3 and set(drawn.values()) == {(look.colour, True)}, drawn  # alpha, beta, gamma
     assert svg.find(f".//{SVG}g[@id='legend_dlopen']") is not None
+
+
+def test_hostile_notes_and_headers_are_problems_not_crashes(root: Root, tmp_path: Path) -> None:
+    """A note whose JSON is broken declares nothing; section headers past the end of the file make a
+    problem for that module (no string edges), and the scan goes on."""
+    bad = root.clone(tmp_path / "bad")
+    noted = bad.host(NOTED)
+    data = noted.read_bytes()
+    assert data.count(b'[{"feature"') == 1
+    noted.write_bytes(data.replace(b'[{"feature"', b'[{"feature\x01'))
+    host = bytearray(bad.host(HOST).read_bytes())
+    struct.pack_into("<Q", host, 0x28, len(host) + 4096)  # e_shoff past the end
+    bad.host(HOST).write_bytes(bytes(host))
+    result = scan_root(str(bad.path))
+    found = {(e.source, e.target) for e in result.dlopen}
+    assert found == {(FOLDER_HOST, P1), (FOLDER_HOST, P2)}
+    assert [p.code.value for p in result.problems if p.path == HOST and "dlopen" in p.code.value] == [
+        "dlopen-hints-unreadable"
+    ]

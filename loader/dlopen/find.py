@@ -15,6 +15,7 @@ start-up classification (used, declared-unused, hidden): they are what may happe
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import struct
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from .edges import STRENGTH, DlopenCertainty, DlopenEdge, FoundIn
 from .host_map import HostLoader
 from .rodata import DlopenHints, read_hints
 
+MAX_OPENED = 1024  # candidates of one module opened in its program's link map (each is a link map)
 DLOPEN_FUNCTIONS = frozenset({"dlopen", "dlmopen", "g_module_open", "lt_dlopen", "lt_dlopenext"})
 _FOLDER_RULES = {FoundBy.RPATH: FoundIn.RPATH, FoundBy.RUNPATH: FoundIn.RUNPATH}
 
@@ -39,8 +41,11 @@ _FOLDER_RULES = {FoundBy.RPATH: FoundIn.RPATH, FoundBy.RUNPATH: FoundIn.RUNPATH}
 Candidate = tuple[DlopenCertainty, FoundIn, str, str]
 
 
-def imports_dlopen(facts: ElfFacts) -> bool:
-    """Whether the module references one of the dlopen functions (an undefined symbol)."""
+def imports_dlopen(facts: ElfFacts, binder: SymbolBinder | None = None, flavour: LoaderFlavour | None = None) -> bool:
+    """Whether the module references one of the dlopen functions (an undefined symbol). With the
+    scan's binder and the module's flavour, from the lookups the binding made (no names decoded)."""
+    if binder is not None and flavour is not None:
+        return any(lk.name in DLOPEN_FUNCTIONS and not lk.self_bound for lk in binder.lookups(facts, flavour))
     return any(not sym.defined for sym in symbols_named(facts.symbols, DLOPEN_FUNCTIONS))
 
 
@@ -67,17 +72,29 @@ def dlopen_edges(
     for facts in sorted(world.modules.values(), key=lambda f: f.path):
         if not facts.dynamic:
             continue
-        dynamic_loader = imports_dlopen(facts)
-        if not dynamic_loader and not (facts.rpath or facts.runpath):
-            continue
         host_path = host_of.get(facts.path, facts.path)
         if host_path not in flavours:
+            continue
+        dynamic_loader = imports_dlopen(facts, binder, flavours[host_path])
+        if not dynamic_loader and not (facts.rpath or facts.runpath):
             continue
         host = host_loader(host_path)
         found: list[Candidate] = []
         if dynamic_loader:  # strongest first: a weaker edge to the same library is then not opened twice
-            found += _hint_candidates(world, facts, host, _hints(world, facts, problems))
-        found += _folder_candidates(facts, host)
+            found += itertools.islice(
+                _hint_candidates(world, facts, host, _hints(world, facts, problems)), MAX_OPENED + 1
+            )
+        found += itertools.islice(_folder_candidates(facts, host), MAX_OPENED + 1)
+        if len(found) > MAX_OPENED:
+            problems.append(
+                Problem(
+                    display_path(facts.path),
+                    Severity.WARNING,
+                    f"more than {MAX_OPENED} libraries it may dlopen: the first {MAX_OPENED} are kept",
+                    ProblemCode.DLOPEN_CAPPED,
+                )
+            )
+            found = found[:MAX_OPENED]
         for certainty, where, evidence, name in found:
             _add(edges, facts, host, binder, certainty, where, evidence, name)
     return [edges[key] for key in sorted(edges)]
@@ -145,7 +162,7 @@ def _add(
     name: str,
 ) -> None:
     """The edge of one candidate, unless the module has a stronger (or as strong) one to the same library."""
-    opened = host.open(facts.path, name, None)
+    opened = host.open(facts.path, name, binder)  # bound only when not loaded at start-up
     target = opened.target
     if target is None or target == facts.path:
         return
@@ -153,9 +170,8 @@ def _add(
     if known is not None and STRENGTH[known.certainty] <= STRENGTH[certainty]:
         return
     at_start = target in opened.at_start
-    if not at_start:
-        opened = host.open(facts.path, name, binder)
     local = set(opened.local)
+    copies = host.copies  # the program's copies of library data: no dependency on the program
     edges[(facts.path, target)] = DlopenEdge(
         facts.path,
         target,
@@ -165,5 +181,7 @@ def _add(
         opened.host,
         at_start,
         opened.bindings,
-        sorted({b.provider for b in opened.bindings if b.provider not in local}),
+        sorted(
+            {b.provider for b in opened.bindings if b.provider not in local and (b.provider, b.symbol) not in copies}
+        ),
     )

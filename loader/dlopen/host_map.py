@@ -13,13 +13,15 @@ the program's objects followed by the ones the dlopen added; the binder of
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass, field
 
+from ..elf.dynsym import defined_at
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour
 from ..ldso.link_map import World, _Loader  # the start-up loader itself, continued by a dlopen
-from ..model import BindingKey, ElfFacts, FoundBy, LinkMap, Resolution
+from ..model import BindingKey, ElfFacts, FoundBy, LinkMap, RelocClass, Resolution
 
 _PATH_RULES = (FoundBy.RPATH, FoundBy.RUNPATH)
 
@@ -41,16 +43,30 @@ class HostLoader:
 
     def __init__(self, host: ElfFacts, world: World, flavour: LoaderFlavour) -> None:
         self.host, self.world, self.flavour = host, world, flavour
-        self.at_start = self._loader()[1].objects
+        self._start, start = self._loader()  # only searched, never continued: dlopen starts afresh
+        self.at_start = start.objects
 
     def _loader(self) -> tuple[_Loader, LinkMap]:
         loader = _Loader(self.host, self.world, self.flavour)
         return loader, loader.run()
 
+    @functools.cached_property
+    def copies(self) -> set[tuple[str, str]]:
+        """(program, symbol) of the data the program holds copies of (copy relocations, with the
+        aliases at the same addresses): bindings there are to a library's data, not to the program."""
+        facts = self.host
+        symbols = facts.symbols
+        addresses = {
+            symbols[r.symbol_index].value
+            for r in facts.references
+            if r.reloc_class == RelocClass.COPY and r.symbol_index < len(symbols)
+        }
+        return {(facts.path, name) for name in defined_at(symbols, addresses)} if addresses else set()
+
     def search_dirs(self, caller: str) -> list[tuple[str, FoundBy, str | None]]:
         """The folders the loader searches, in order, for a name without ``/`` that ``caller`` asks
         for: each with its rule and (DT_RPATH / DT_RUNPATH) the object whose entry named it."""
-        loader, _ = self._loader()
+        loader = self._start
         requester = loader.by_path.get(caller, loader.exe)
         dirs: list[tuple[str, FoundBy, str | None]] = []
         for candidate in loader.search.candidates("\0", requester):
@@ -66,7 +82,7 @@ class HostLoader:
     def on_default_path(self, folder: str, names: list[str]) -> bool:
         """Whether the loader's search without DT_RPATH / DT_RUNPATH (the cache, ld.so.conf, the
         default folders) tries ``folder`` for one of ``names``."""
-        loader, _ = self._loader()
+        loader = self._start
         for name in names:
             for candidate in loader.search.candidates(name, loader.exe):
                 if candidate.rule not in _PATH_RULES and posixpath.dirname(candidate.path) == folder:

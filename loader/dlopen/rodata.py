@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..elf.image import Buffer, Bytes, Image, dynamic_entries
@@ -35,8 +36,7 @@ DT_STRTAB, DT_STRSZ = 5, 10
 MAX_STRING = 4096  # longer printable runs are not file names
 MAX_NOTE_SONAMES = 4096  # sonames taken from one file's notes
 _PHDR = {False: ("IIIIIIII", 32), True: ("IIQQQQQQ", 56)}
-# a printable run ending in NUL: a C string of the read-only data
-_STRING = re.compile(rb"[\x20-\x7e]{4,%d}(?=\x00)" % MAX_STRING)
+_PRINTABLE = re.compile(rb"[\x20-\x7e]+")
 
 
 @dataclass
@@ -71,18 +71,34 @@ def read_hints(data: Buffer) -> DlopenHints:
     interp = [(off, off + size) for kind, _f, off, _v, size in segments if kind == PT_INTERP]
     ranges = _without(ranges, interp)  # the interpreter's name is no dlopen argument
     hints = DlopenHints()
-    seen: set[str] = set()
     for offset, size in ranges:
-        for m in _STRING.finditer(data[offset : min(offset + size, len(data))]):
-            text = m.group().decode("ascii")
-            if text not in seen and (".so" in text):
-                seen.add(text)
-                hints.strings.append(text)
+        hints.strings += _library_strings(data, offset, min(offset + size, len(data)))
+    hints.strings = list(dict.fromkeys(hints.strings))  # each once, in file order
     for offset, size in notes:
         for soname in _note_sonames(data[offset : min(offset + size, len(data))], e):
             if soname not in hints.declared and len(hints.declared) < MAX_NOTE_SONAMES:
                 hints.declared.append(soname)
     return hints
+
+
+def _library_strings(data: Buffer, start: int, end: int) -> Iterator[str]:
+    """The C strings of ``data[start:end]`` with ``.so`` in them: printable ASCII, 4 to MAX_STRING
+    characters, ending in a NUL. Found from each ``.so`` outwards to the NULs around it, so the
+    time is linear in the range (a scan of every printable run would be quadratic in long ones)."""
+    pos = start
+    while (at := data.find(b".so", pos, end)) >= 0:
+        stop = data.find(b"\0", at, min(end, at + MAX_STRING))
+        if stop < 0:  # no NUL soon after: not a C string (or too long for a file name)
+            pos = at + 3
+            continue
+        low = max(start, stop - MAX_STRING)
+        nul = data.rfind(b"\0", low, at)
+        pos = stop + 1
+        if nul < 0 and low > start:
+            continue
+        text = bytes(data[nul + 1 if nul >= 0 else start : stop])
+        if len(text) >= 4 and _PRINTABLE.fullmatch(text):
+            yield text.decode("ascii")
 
 
 def _segments(
