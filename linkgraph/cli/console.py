@@ -76,11 +76,17 @@ def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None
     risky = Counter(p.code.value for p in result.problems if p.code.value.startswith("rpath-"))
     for code, count in sorted(risky.items()):  # risky DT_RPATH/DT_RUNPATH entries, per kind
         table.add_row(f"risky search paths: {code}", str(count))
+    dlopen = Counter(e.certainty.value for e in result.dlopen)
+    table.add_row(
+        "dlopen edges (declared / named / pattern)",
+        f"{dlopen.get('declared', 0)} / {dlopen.get('named', 0)} / {dlopen.get('pattern', 0)}",
+    )
     times = result.elapsed
     table.add_row(
         "elapsed",
         f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "
-        f"resolve {times.get('resolve', 0):.1f}s, store {times.get('store', 0):.1f}s)",
+        f"resolve {times.get('resolve', 0):.1f}s, dlopen {times.get('dlopen', 0):.1f}s, "
+        f"store {times.get('store', 0):.1f}s)",
     )
     console = Console(stderr=True)
     console.print(table)
