@@ -30,7 +30,7 @@ from linkgraph.loader.dlopen import DlopenEdge
 from linkgraph.loader.scan.root import scan_root
 from linkgraph.viewer import drawing_style
 from support import strace_oracle as so
-from support.fixture_root import Root, real_loader, run_in_root, sstrip
+from support.fixture_root import FIXTURES, GCC, Root, real_loader, run_in_root, sstrip
 from support.oracle import parse_bindings
 
 APP, PLUGINS = "/usr/lib/app", "/usr/lib/plugins"
@@ -38,8 +38,8 @@ HOST = "/usr/bin/host"
 ALPHA, DEP, HELPER = f"{APP}/libplug_alpha.so", f"{APP}/libplugdep.so", f"{APP}/libhelper.so"
 BETA, GAMMA = f"{PLUGINS}/mod_beta.so", f"{PLUGINS}/mod_gamma.so"
 NOTED, FEATURE = f"{APP}/libnoted.so", f"{APP}/libfeature.so.1"
-PLUGS, FOLDER_HOST = "/opt/plugs", "/usr/bin/folder_host"
-P1, P2 = f"{PLUGS}/libp1.so", f"{PLUGS}/libp2.so"
+PLUGS, FOLDER_HOST, FOLDER_PLAIN = "/opt/plugs", "/usr/bin/folder_host", "/usr/bin/folder_plain"
+P1, P2, P3 = f"{PLUGS}/libp1.so", f"{PLUGS}/libp2.so", f"{PLUGS}/libp3.so"
 RUN_ENV = {"LD_BIND_NOW": "1", "LD_DEBUG": "bindings", "LC_ALL": "C", "PATH": "/usr/bin:/bin"}
 Binding = tuple[str, str, str | None, str]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -60,6 +60,10 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Root:
     root.lib(P1, ["dlopen/mod.c"])
     root.lib(P2, ["dlopen/mod.c"])
     root.exe(FOLDER_HOST, ["dlopen/folder_host.c"], runpath=f"{PLUGS}:{APP}")
+    # a plugin: built without DT_SONAME, linked by name (-l), so DT_NEEDED says libp3.so
+    subprocess.run([GCC, "-shared", "-fPIC", "-o", str(root.host(P3)), str(FIXTURES / "dlopen/mod.c")], check=True)
+    libp3 = [f"-L{root.host(PLUGS)}", "-lp3"]
+    root.exe(FOLDER_PLAIN, ["dlopen/folder_plain.c"], runpath=PLUGS, needs=[P1, helper], ldflags=libp3)
     root.write("/etc/ld.so.conf", APP + "\n")
     root.ldconfig()
     return root
@@ -112,12 +116,15 @@ EXPECTED = {
     (NOTED, FEATURE): ("declared", "libfeature.so.1"),
     (FOLDER_HOST, P1): ("pattern", PLUGS),  # DT_RUNPATH to a folder off the default search path
     (FOLDER_HOST, P2): ("pattern", PLUGS),  # (and none to /usr/lib/app: ld.so.conf lists it)
+    (FOLDER_HOST, P3): ("pattern", PLUGS),
+    (FOLDER_PLAIN, P3): ("pattern", PLUGS),  # no dlopen: the plugins it loads at start-up (not P1: a soname)
 }
 
 
 def test_nothing_else_gets_an_edge(edges: dict[tuple[str, str], DlopenEdge]) -> None:
     """Not the interpreter's name (.interp), not the DT_NEEDED names (.dynstr), not the libraries
-    nobody names, not the libraries of a DT_RUNPATH folder the cache lists too."""
+    nobody names, not the libraries of a DT_RUNPATH folder the cache lists too, and from a program
+    without a dlopen function only the plugins (no soname) of the folder it loads at start-up."""
     assert {key: (e.certainty.value, e.evidence) for key, e in edges.items()} == EXPECTED
 
 
@@ -262,7 +269,17 @@ def test_hostile_notes_and_headers_are_problems_not_crashes(root: Root, tmp_path
     bad.host(HOST).write_bytes(bytes(host))
     result = scan_root(str(bad.path))
     found = {(e.source, e.target) for e in result.dlopen}
-    assert found == {(FOLDER_HOST, P1), (FOLDER_HOST, P2)}
+    assert found == {(FOLDER_HOST, P1), (FOLDER_HOST, P2), (FOLDER_HOST, P3), (FOLDER_PLAIN, P3)}
     assert [p.code.value for p in result.problems if p.path == HOST and "dlopen" in p.code.value] == [
         "dlopen-hints-unreadable"
+    ]
+
+
+def test_plugin_folder_edges_of_a_program_without_dlopen(root: Root, edges: dict[tuple[str, str], DlopenEdge]) -> None:
+    """glibc loads both libp1 (with a soname) and libp3 (a plugin) from the folder at start-up; only
+    the plugin is an edge, marked as loaded at start-up."""
+    loaded = set(real_loader(root, FOLDER_PLAIN).objects)
+    assert {P1, P3} <= loaded
+    assert [(t, e.found_in.value, e.loaded_at_start) for (s, t), e in edges.items() if s == FOLDER_PLAIN] == [
+        (P3, "runpath", True)
     ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import mmap
+import posixpath
 import struct
 from collections.abc import Iterator
 
@@ -30,7 +31,7 @@ from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import display_path
 from .candidates import files_in, is_library_name, pattern_matches
 from .edges import STRENGTH, DlopenCertainty, DlopenEdge, FoundIn
-from .host_map import HostLoader
+from .host_map import HostLoader, Opened
 from .rodata import DlopenHints, read_hints
 
 MAX_OPENED = 1024  # candidates of one module opened in its program's link map (each is a link map)
@@ -84,7 +85,7 @@ def dlopen_edges(
             found += itertools.islice(
                 _hint_candidates(world, facts, host, _hints(world, facts, problems)), MAX_OPENED + 1
             )
-        found += itertools.islice(_folder_candidates(facts, host), MAX_OPENED + 1)
+        found += itertools.islice(_folder_candidates(facts, host, dynamic_loader), MAX_OPENED + 1)
         if len(found) > MAX_OPENED:
             problems.append(
                 Problem(
@@ -119,17 +120,25 @@ def _hints(world: World, facts: ElfFacts, problems: list[Problem]) -> DlopenHint
         return DlopenHints()
 
 
-def _folder_candidates(facts: ElfFacts, host: HostLoader) -> Iterator[Candidate]:
+def _folder_candidates(facts: ElfFacts, host: HostLoader, dynamic_loader: bool) -> Iterator[Candidate]:
+    """The libraries of the module's plugin folders: a DT_RPATH / DT_RUNPATH folder of its own that
+    the search without them never tries, other than the module's own folder (its siblings). A
+    module without a dlopen function gets only the plugins (no DT_SONAME) its program loads at
+    start-up anyway, as ebtables its extensions: no dlopen of the others is in sight, and a private
+    folder of libraries with sonames (samba's, a toolchain's) is no plugin folder."""
     if not (facts.rpath or facts.runpath):
         return
+    world = host.world
     dirs = host.search_dirs(facts.path)
     system = {d for d, rule, _via in dirs if rule not in _FOLDER_RULES}
+    own = world.canonical(posixpath.dirname(facts.path) or "/")
     for folder, rule, via in dirs:
-        if rule not in _FOLDER_RULES or via != facts.path or folder in system:
+        if rule not in _FOLDER_RULES or via != facts.path or folder in system or world.canonical(folder) == own:
             continue
-        names = host.world.root.listdir(folder)
-        if not host.on_default_path(folder, names):  # a plugin folder: only DT_RPATH / DT_RUNPATH lead there
-            for path in files_in(host.world, folder, facts, _any_name):
+        if host.on_default_path(folder, world.root.listdir(folder)):
+            continue
+        for path in files_in(world, folder, facts, _any_name):
+            if dynamic_loader or (path in host.loaded_at_start and world.modules[path].soname is None):
                 yield DlopenCertainty.PATTERN, _FOLDER_RULES[rule], folder, path
 
 
@@ -162,7 +171,10 @@ def _add(
     name: str,
 ) -> None:
     """The edge of one candidate, unless the module has a stronger (or as strong) one to the same library."""
-    opened = host.open(facts.path, name, binder)  # bound only when not loaded at start-up
+    if name in host.loaded_at_start:  # a path of the program's link map: dlopen returns it as it is
+        opened = Opened(host.host.path, name, host.at_start)
+    else:
+        opened = host.open(facts.path, name, binder)  # bound only when not loaded at start-up
     target = opened.target
     if target is None or target == facts.path:
         return

@@ -45,6 +45,7 @@ class HostLoader:
         self.host, self.world, self.flavour = host, world, flavour
         self._start, start = self._loader()  # only searched, never continued: dlopen starts afresh
         self.at_start = start.objects
+        self.loaded_at_start = frozenset(start.objects)
 
     def _loader(self) -> tuple[_Loader, LinkMap]:
         loader = _Loader(self.host, self.world, self.flavour)
