@@ -189,6 +189,24 @@ def test_freifunk_ebtables_gets_its_extension_libraries() -> None:
     for target, edge in found.items():
         assert (edge.certainty.value, edge.found_in.value, edge.evidence) == ("pattern", "rpath", "/usr/lib/ebtables")
         assert edge.loaded_at_start == (target.rsplit("/", 1)[1] in needed)  # this build names them all as DT_NEEDED
+    # uhttpd imports dlopen (a MIPS call through the global GOT) and names its TLS library
+    uhttpd = root / "usr/sbin/uhttpd"
+    with open(uhttpd, "rb") as fh:
+        dynsym = ELFFile(fh).get_segment(0)  # no section headers: the symbols come from the dynamic segment
+        undefined = {
+            s.name
+            for seg in ELFFile(fh).iter_segments()
+            if seg["p_type"] == "PT_DYNAMIC"
+            for s in seg.iter_symbols()
+            if s["st_shndx"] == "SHN_UNDEF"
+        }
+    assert dynsym is not None and "dlopen" in undefined
+    strings = subprocess.run(["strings", "-a", str(uhttpd)], capture_output=True, text=True, check=True).stdout
+    assert "libustream-ssl.so" in strings.split()
+    named = {
+        (e.target, e.evidence) for e in result.dlopen if e.source == "/usr/sbin/uhttpd" and e.certainty.value == "named"
+    }
+    assert named == {("/lib/libustream-ssl.so", "libustream-ssl.so")}
 
 
 # --------------------------------------------------------------------------- stores and report

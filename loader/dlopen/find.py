@@ -42,11 +42,9 @@ _FOLDER_RULES = {FoundBy.RPATH: FoundIn.RPATH, FoundBy.RUNPATH: FoundIn.RUNPATH}
 Candidate = tuple[DlopenCertainty, FoundIn, str, str]
 
 
-def imports_dlopen(facts: ElfFacts, binder: SymbolBinder | None = None, flavour: LoaderFlavour | None = None) -> bool:
-    """Whether the module references one of the dlopen functions (an undefined symbol). With the
-    scan's binder and the module's flavour, from the lookups the binding made (no names decoded)."""
-    if binder is not None and flavour is not None:
-        return any(lk.name in DLOPEN_FUNCTIONS and not lk.self_bound for lk in binder.lookups(facts, flavour))
+def imports_dlopen(facts: ElfFacts) -> bool:
+    """Whether the module references one of the dlopen functions (an undefined dynamic symbol; not
+    the binder's lookups: a MIPS call through the global GOT makes none for ``dlopen``)."""
     return any(not sym.defined for sym in symbols_named(facts.symbols, DLOPEN_FUNCTIONS))
 
 
@@ -76,7 +74,7 @@ def dlopen_edges(
         host_path = host_of.get(facts.path, facts.path)
         if host_path not in flavours:
             continue
-        dynamic_loader = imports_dlopen(facts, binder, flavours[host_path])
+        dynamic_loader = imports_dlopen(facts)
         if not dynamic_loader and not (facts.rpath or facts.runpath):
             continue
         host = host_loader(host_path)

@@ -82,23 +82,28 @@ def read_hints(data: Buffer) -> DlopenHints:
 
 
 def _library_strings(data: Buffer, start: int, end: int) -> Iterator[str]:
-    """The C strings of ``data[start:end]`` with ``.so`` in them: printable ASCII, 4 to MAX_STRING
-    characters, ending in a NUL. Found from each ``.so`` outwards to the NULs around it, so the
-    time is linear in the range (a scan of every printable run would be quadratic in long ones)."""
+    """The C strings of ``data[start:end]`` with ``.so`` in them: the printable ASCII run (4 to
+    MAX_STRING characters) that ends in a NUL, whatever byte precedes it (the data before a string
+    need not end in a NUL: a pointer, say). Found from each ``.so`` outwards, so the time is linear
+    in the range (a scan of every printable run would be quadratic in long ones)."""
     pos = start
     while (at := data.find(b".so", pos, end)) >= 0:
         stop = data.find(b"\0", at, min(end, at + MAX_STRING))
         if stop < 0:  # no NUL soon after: not a C string (or too long for a file name)
             pos = at + 3
             continue
-        low = max(start, stop - MAX_STRING)
-        nul = data.rfind(b"\0", low, at)
         pos = stop + 1
-        if nul < 0 and low > start:
+        low = max(start, stop - MAX_STRING)
+        window = bytes(data[low:stop])
+        if not _PRINTABLE.fullmatch(window, at - low):  # a byte that is no text between .so and the NUL
             continue
-        text = bytes(data[nul + 1 if nul >= 0 else start : stop])
-        if len(text) >= 4 and _PRINTABLE.fullmatch(text):
-            yield text.decode("ascii")
+        first = at - low
+        while first and 0x20 <= window[first - 1] <= 0x7E:  # back to the byte before the printable run
+            first -= 1
+        if first == 0 and low > start:  # longer than MAX_STRING
+            continue
+        if len(window) - first >= 4:
+            yield window[first:].decode("ascii")
 
 
 def _segments(
