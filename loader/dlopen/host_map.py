@@ -21,7 +21,7 @@ from ..elf.dynsym import defined_at
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour
 from ..ldso.link_map import World, _Loader  # the start-up loader itself, continued by a dlopen
-from ..model import BindingKey, ElfFacts, FoundBy, LinkMap, RelocClass, Resolution
+from ..model import BindingKey, ElfFacts, FoundBy, LinkMap, NeededEdge, RelocClass, Resolution
 
 _PATH_RULES = (FoundBy.RPATH, FoundBy.RUNPATH)
 
@@ -113,12 +113,24 @@ class HostLoader:
                     local.append(found.target)
         opened.local = local
         if binder is not None and edge.target not in start.objects:
-            added = {o.facts.path for o in loader.order[first:]} | {edge.target}
-            link_map = LinkMap(self.host.path, self.flavour.flavour, [o.facts.path for o in loader.order], [], needed)
-            out = Resolution()
-            binder.bind_apart(link_map, [o.facts for o in loader.order], out)
-            opened.bindings = sorted((k for k in out.bindings if k.module in added), key=_order)
+            opened.bindings = self._bindings(binder, [o.facts for o in loader.order], first, needed)
         return opened
+
+    def _bindings(
+        self, binder: SymbolBinder, objects: list[ElfFacts], first: int, needed: list[NeededEdge]
+    ) -> list[BindingKey]:
+        """The bindings of ``objects[first:]`` (what the dlopen added) in the scope of all of them.
+        Only the program's objects that define a name those look up can change a lookup: the others
+        are left out of the scope bound (the program itself stays first: it may interpose)."""
+        added = objects[first:]
+        wanted = {lk.name for obj in added for lk in binder.lookups(obj, self.flavour)}
+        kept = [o for o in objects[1:first] if not wanted.isdisjoint(binder.table(o).by_name)]
+        scope = [objects[0], *kept, *added]
+        link_map = LinkMap(self.host.path, self.flavour.flavour, [o.path for o in scope], [], needed)
+        out = Resolution()
+        binder.bind_apart(link_map, scope, out)
+        paths = {o.path for o in added}
+        return sorted((k for k in out.bindings if k.module in paths), key=_order)
 
 
 def _order(key: BindingKey) -> tuple[str, str, str, str]:
