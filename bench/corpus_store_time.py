@@ -5,6 +5,12 @@ does not hold yet (the first scan of an image) and writing it again (a re-scan: 
 deleted after the switch); LadybugDB writes a new database file each time. Medians are reported;
 goal: Neo4j's first write at most 2x LadybugDB's (moonshot 1x). One untimed round first: a fresh
 server's JIT needs a few writes to settle (the first one takes three times as long).
+
+Measured (``python bench/corpus.py --store-time --runs 5``, 33,306 nodes and 237,379 edges, with
+``neo4j-rust-ext``): LadybugDB 1.51 s, Neo4j first write 3.75 s, re-scan 7.46 s: 2.48x (4.94x)
+with the machine otherwise quiet; 1.64 / 4.24 / 8.30 s (2.59x) and 1.79 / 5.31 / 11.19 s (2.97x)
+while other work ran; 1.77 / 3.51 / 7.35 s (1.98x, three runs, before ``classify.neo4j.cypher``)
+in the quietest run. Neo4j's server needs both cores, so the ratio follows how busy the machine is.
 """
 
 from __future__ import annotations
