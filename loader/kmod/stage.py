@@ -42,20 +42,30 @@ class Found:
     vmlinux: list[str] = field(default_factory=list)
 
 
+def wanted(name: str) -> bool:
+    """Whether the stage reads a file of this name: a module, a Module.symvers, a vmlinux."""
+    return is_module_name(name) or name == "Module.symvers" or name.startswith("vmlinux")
+
+
+def sort_files(paths: Sequence[str]) -> Found:
+    """Device paths of regular files the stage wants (``wanted``), by what they are."""
+    found = Found()
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        if is_module_name(name):
+            found.modules.append(path)
+        elif name == "Module.symvers":
+            found.symvers.append(path)
+        elif name.startswith("vmlinux"):
+            found.vmlinux.append(path)
+    return found
+
+
 def find_files(root: RootFS) -> Found:
     """One walk of the root (iterative and bounded: ``RootFS.walk``); symlinks are not followed."""
-    found = Found()
-    for entry in root.walk():
-        if entry.is_symlink or not entry.is_regular:
-            continue
-        name = entry.path.rsplit("/", 1)[-1]
-        if is_module_name(name):
-            found.modules.append(entry.path)
-        elif name == "Module.symvers":
-            found.symvers.append(entry.path)
-        elif name.startswith("vmlinux"):
-            found.vmlinux.append(entry.path)
-    return found
+    return sort_files(
+        [e.path for e in root.walk() if not e.is_symlink and e.is_regular and wanted(e.path.rsplit("/", 1)[-1])]
+    )
 
 
 def kernel_images(workdir: Path, roots: Sequence[Path]) -> list[Path]:
@@ -94,12 +104,13 @@ def read_order(root: Path, version: str, paths: Sequence[str]) -> dict[str, int]
     return {p: index[_uncompressed(p)] for p in paths if _uncompressed(p) in index}
 
 
-def scan_kernel_modules(root: Path, images: Sequence[Path] = ()) -> KernelResult:
+def scan_kernel_modules(root: Path, images: Sequence[Path] = (), files: Sequence[str] | None = None) -> KernelResult:
     """Every module of ``root`` read and resolved; ``images`` are raw kernel images found beside
-    the root (an unpacked firmware's kernel), tried when the root has no better source."""
+    the root (an unpacked firmware's kernel), tried when the root has no better source; ``files``:
+    the device paths of the files it wants, when a walk of the root has found them already."""
     result = KernelResult()
     groups: dict[str, list[KernelModule]] = {}
-    found = find_files(RootFS(str(root)))
+    found = find_files(RootFS(str(root))) if files is None else sort_files(files)
     for path in found.modules:
         try:
             data, compression = read_module_bytes(root / path.lstrip("/"))

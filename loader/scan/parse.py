@@ -129,9 +129,15 @@ def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem:
     return digest if isinstance(digest, Problem) else _parse(job, digest)
 
 
-def candidates(root: RootFS, problems: list[Problem], links: list[str]) -> Iterator[tuple[str, str]]:
+def candidates(
+    root: RootFS,
+    problems: list[Problem],
+    links: list[str],
+    other: Callable[[str], bool] = lambda name: False,
+    others: list[str] | None = None,
+) -> Iterator[tuple[str, str]]:
     """Regular files that may be ELF (host path, device path), as the walk finds them; the symlinks
-    of the root go to ``links``."""
+    of the root go to ``links``, and the regular files whose name ``other`` wants to ``others``."""
     for entry in root.walk(problems):
         shown = display_path(entry.path)
         if shown != entry.path:
@@ -143,6 +149,8 @@ def candidates(root: RootFS, problems: list[Problem], links: list[str]) -> Itera
         if entry.is_symlink:
             links.append(entry.path)
         elif entry.is_regular:
+            if others is not None and other(entry.path.rsplit("/", 1)[-1]):
+                others.append(entry.path)
             yield (root.host_path(entry.path), entry.path)  # byte-exact: shown escaped only when stored
         elif looks_like_code(entry.path, 0):
             problems.append(

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..dlopen import dlopen_edges
 from ..errors import RootfsError
 from ..kmod.stage import scan_kernel_modules
+from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour, flavour_of
 from ..ldso.link_map import World, build_link_map
@@ -95,7 +96,8 @@ def _scan_root(
     root = RootFS(host_dir, root_name)
     problems: list[Problem] = []
     link_paths: list[str] = []
-    jobs = candidates(root, problems, link_paths)
+    kernel_files: list[str] = []  # for the kernel-module stage, found by the same walk
+    jobs = candidates(root, problems, link_paths, kmod_wanted, kernel_files)
     if workers is None:  # sending parsed symbol tables between processes costs about what parsing does
         cpus = os.cpu_count() or 1
         workers = 1 if cpus <= 2 else min(4, cpus)
@@ -123,7 +125,7 @@ def _scan_root(
     timings["dlopen"] = time.perf_counter() - t3
 
     t_kmod = time.perf_counter()
-    kernel = scan_kernel_modules(Path(host_dir), kernel_images)
+    kernel = scan_kernel_modules(Path(host_dir), kernel_images, kernel_files)
     problems += kernel.problems
     for path, facts in kernel.facts.items():  # compressed modules: not ELF files to the scan
         modules.setdefault(path, facts)
