@@ -258,12 +258,15 @@ def test_both_stores_give_the_same_kernel_answers(
     embedded = ["--db", str(tmp_path / "graph.lbdb")]
     server = ["--neo4j", neo4j_server.uri]
     answers = []
+    name = f"kernel-crypto-{tmp_path.name}"  # the session's Neo4j server holds other tests' firmware too
     for store in (embedded, server):
-        assert linkgraph("scan", str(root), *store, "--quiet", env=neo4j_env).returncode == 0
-        links = _json(linkgraph("query", "kernel-links", *store, "--json", env=neo4j_env))
-        gpl = _json(linkgraph("query", "kernel-gpl-only-used", *store, "--json", env=neo4j_env))
-        report = json.loads(linkgraph("report", *store, env=neo4j_env).stdout)
-        kernels = _json(linkgraph("query", "kernel-exports", *store, "--json", env=neo4j_env))
+        scan = linkgraph("scan", str(root), *store, "--name", name, "--quiet", env=neo4j_env)
+        assert scan.returncode == 0
+        which = [*store, "--firmware", name]
+        links = _json(linkgraph("query", "kernel-links", *which, "--json", env=neo4j_env))
+        gpl = _json(linkgraph("query", "kernel-gpl-only-used", *which, "--json", env=neo4j_env))
+        report = json.loads(linkgraph("report", *which, env=neo4j_env).stdout)
+        kernels = _json(linkgraph("query", "kernel-exports", *which, "--json", env=neo4j_env))
         assert [(k["source"], k["exports"]) for k in kernels] == [("Module.symvers", len(vmlinux))]
         answers.append((sorted(links, key=json.dumps), gpl, report["kernel_links"], kernels))
     assert answers[0] == answers[1]
