@@ -12,7 +12,6 @@ each ELF file is hashed, mapped and parsed in a worker process and only its fact
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import mmap
 import os
 import stat
@@ -25,7 +24,7 @@ from ..errors import ElfError
 from ..model import ElfFacts
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .hashing import BackgroundHashes
+from .hashing import BackgroundHashes, digest_here
 from .magic_check import Answer, answers
 
 MAX_ELF_SIZE = 512 * 1024 * 1024
@@ -81,16 +80,6 @@ def _verdict(device: str, answer: Answer) -> bool | Problem | None:
     return True
 
 
-def _hash(job: tuple[str, str]) -> str | Problem:
-    """The sha256 of a file, read in chunks into one buffer (a third cheaper than through a map,
-    whose page faults cost more than the copy); runs in threads, as hashing releases the GIL."""
-    try:
-        with open(job[0], "rb", buffering=0) as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError as exc:
-        return _read_failed(job[1], exc)
-
-
 @contextlib.contextmanager
 def _contents(host: str) -> Iterator[Buffer]:
     """A file's bytes through a read-only map: the pages a parse touches are read, the rest of a big
@@ -125,8 +114,8 @@ def _parse(job: tuple[str, str], digest: str) -> ElfFacts | Problem:
 
 def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem:
     """Hash, map and parse one file in a worker process: only the parsed facts travel back."""
-    digest = _hash(job)
-    return digest if isinstance(digest, Problem) else _parse(job, digest)
+    digest = digest_here(job[0])
+    return _read_failed(job[1], digest) if isinstance(digest, OSError) else _parse(job, digest)
 
 
 def candidates(
@@ -173,12 +162,6 @@ class ElfReader:
         self.progress = progress
         self._to_hash: list[tuple[ElfFacts, tuple[str, str]]] = []
         self._hashing: tuple[list[tuple[ElfFacts, tuple[str, str]]], BackgroundHashes] | None = None
-
-    def __enter__(self) -> ElfReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
     def parse(self, jobs: Iterable[tuple[str, str]]) -> list[ElfFacts | Problem]:
         """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used)."""

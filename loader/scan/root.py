@@ -101,25 +101,25 @@ def _scan_root(
     if workers is None:  # sending parsed symbol tables between processes costs about what parsing does
         cpus = os.cpu_count() or 1
         workers = 1 if cpus <= 2 else min(4, cpus)
-    with ElfReader(workers, progress) as reader:
-        modules: dict[str, ElfFacts] = {}
-        for result in reader.parse(jobs):
-            if isinstance(result, Problem):
-                problems.append(result)
-            else:
-                modules[result.path] = result
-                problems += [
-                    Problem(display_path(result.path), Severity.WARNING, message, code)
-                    for code, message in result.anomalies
-                ]
-        timings["parse"] = time.perf_counter() - t0
-        aliases, link_targets = _links(root, link_paths, modules, problems)
-        t1 = time.perf_counter()
-        world = World(root, modules, problems, cpu)
-        reader.hash_in_background()
-        resolution, default, binder, flavours = _resolve(world, modules, progress)
-        timings["resolve"] = time.perf_counter() - t1
-        problems += reader.digests()  # hashed while the link maps were worked out
+    reader = ElfReader(workers, progress)
+    modules: dict[str, ElfFacts] = {}
+    for result in reader.parse(jobs):
+        if isinstance(result, Problem):
+            problems.append(result)
+        else:
+            modules[result.path] = result
+            problems += [
+                Problem(display_path(result.path), Severity.WARNING, message, code)
+                for code, message in result.anomalies
+            ]
+    timings["parse"] = time.perf_counter() - t0
+    aliases, link_targets = _links(root, link_paths, modules, problems)
+    t1 = time.perf_counter()
+    world = World(root, modules, problems, cpu)
+    reader.hash_in_background()
+    resolution, default, binder, flavours = _resolve(world, modules, progress)
+    timings["resolve"] = time.perf_counter() - t1
+    problems += reader.digests()  # hashed while the link maps were worked out
     t3 = time.perf_counter()
     dlopen = dlopen_edges(world, binder, resolution, flavours, problems)
     timings["dlopen"] = time.perf_counter() - t3

@@ -188,7 +188,7 @@ def build_rows(result: ScanResult) -> GraphRows:
                 "symbol": name,
                 "version": version,
                 "copy": module != provider and (provider, name) in copied,
-                "scope": by_list.get(id(exes)) or scope_of(exes),
+                "scope": scope_of(exes),
             }
         )
         if module != provider:  # PROVIDES: what an object offers others (self-use is no dependency)
