@@ -72,3 +72,23 @@ def test_sections_choose_the_parts(db: Path, tmp_path: Path) -> None:
     assert {json.loads(line)["type"] for line in lines.splitlines()} <= {"report", "link_map", "problem"}
     bad = linkgraph("report", "--db", str(db), "--sections", "modules,symbols", check=False)
     assert bad.returncode == 2 and "symbols" in bad.stderr and "choose from" in bad.stderr
+
+
+def test_module_files_are_the_reports_modules_with_their_hashes(db: Path) -> None:
+    """``module_files`` (what the SBOMs and diff describe modules by) lists the report's modules,
+    with the sha256 of each file as hashlib gives it."""
+    import hashlib
+
+    from linkgraph.loader.report.inventory import module_files
+    from linkgraph.loader.store.base import open_store
+
+    report = json.loads(linkgraph("report", "--db", str(db), "--sections", "modules").stdout)
+    with open_store(db=str(db), read_only=True) as store:
+        files = list(module_files(store, store.resolve_firmware(None)))
+    assert [f.path for f in files] == [m["path"] for m in report["modules"]]
+    assert [f.licence for f in files] == [m["licence"] for m in report["modules"]]
+    assert len(files) > 2
+    for f in files:
+        data = (db.parent / "root" / f.path.lstrip("/")).read_bytes()
+        assert f.sha256 == hashlib.sha256(data).hexdigest(), f.path
+        assert f.size == len(data)
