@@ -43,13 +43,10 @@ class HostLoader:
 
     def __init__(self, host: ElfFacts, world: World, flavour: LoaderFlavour) -> None:
         self.host, self.world, self.flavour = host, world, flavour
-        self._start, start = self._loader()  # only searched, never continued: dlopen starts afresh
-        self.at_start = start.objects
-        self.loaded_at_start = frozenset(start.objects)
-
-    def _loader(self) -> tuple[_Loader, LinkMap]:
-        loader = _Loader(self.host, self.world, self.flavour)
-        return loader, loader.run()
+        self._start = _Loader(host, world, flavour)  # never continued: each dlopen goes on from a fork
+        self._start_map = self._start.run()
+        self.at_start = self._start_map.objects
+        self.loaded_at_start = frozenset(self.at_start)
 
     @functools.cached_property
     def copies(self) -> set[tuple[str, str]]:
@@ -93,7 +90,7 @@ class HostLoader:
     def open(self, caller: str, name: str, binder: SymbolBinder | None) -> Opened:
         """dlopen(``name``) called from ``caller`` (a path of the link map; else the program);
         with ``binder``, the bindings of what it loads."""
-        loader, start = self._loader()
+        loader, start = self._start.fork(), self._start_map
         requester = loader.by_path.get(caller, loader.exe)
         first = len(loader.order)
         edge = loader.map_object(name, requester)
@@ -128,9 +125,8 @@ class HostLoader:
         scope = [objects[0], *kept, *added]
         link_map = LinkMap(self.host.path, self.flavour.flavour, [o.path for o in scope], [], needed)
         out = Resolution()
-        binder.bind_apart(link_map, scope, out)
-        paths = {o.path for o in added}
-        return sorted((k for k in out.bindings if k.module in paths), key=_order)
+        binder.bind_apart(link_map, scope, out, only={o.path for o in added})
+        return sorted(out.bindings, key=_order)
 
 
 def _order(key: BindingKey) -> tuple[str, str, str, str]:

@@ -14,6 +14,8 @@ from array import array
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Literal, overload
 
+import numpy as np
+
 from ..model import SHN_UNDEF, DynSymbol, ElfFacts
 from .image import Bytes
 
@@ -22,6 +24,7 @@ IntCode = Literal["H", "I", "Q"]  # the unsigned 16, 32 and 64-bit item codes of
 # .gnu.version value -> (version name, hidden bit, verneed file, index without the hidden bit)
 Versions = dict[int, tuple[str | None, bool, str | None, int]]
 UNVERSIONED: Versions = {1: (None, False, None, 1)}
+_FEW = 16  # up to this many names, ``named`` finds them in the string table rather than symbol by symbol
 
 
 def column(raw: Bytes, code: IntCode, start: int, step: int, big_endian: bool) -> array:
@@ -125,7 +128,9 @@ class DynSymbols(Sequence[DynSymbol]):
     def named(self, wanted: Container[str]) -> Iterator[DynSymbol]:
         """The symbols whose name is in ``wanted``, in table order (the others are never made)."""
         table, far = self._table, self._far
-        if isinstance(table, str):
+        if isinstance(wanted, set | frozenset) and len(wanted) <= _FEW:
+            hits = self._at_offsets(wanted)
+        elif isinstance(table, str):
             find = table.find
             hits = [i for i, off in enumerate(self._name) if table[off : find("\0", off)] in wanted]
         else:
@@ -135,6 +140,28 @@ class DynSymbols(Sequence[DynSymbol]):
         if far:  # their offsets are past the table: their names were read when the file was mapped
             hits = sorted({i for i in hits if i not in far} | {i for i, name in far.items() if name in wanted})
         return map(self._make, hits)
+
+    def _at_offsets(self, wanted: Iterable[str]) -> list[int]:
+        """The indices of the symbols named one of a few ``wanted`` names. A name stands at the
+        offsets where it is followed by a NUL in the string table (mid-string too: a linker may
+        share a name's tail), so no other symbol's name is cut out of the table."""
+        table = self._table
+        offsets: list[int] = []
+        for name in wanted:
+            if isinstance(table, str):
+                at, text = table.find(name + "\0"), name + "\0"
+                while at >= 0:
+                    offsets.append(at)
+                    at = table.find(text, at + 1)
+            else:
+                raw = (name + "\0").encode("utf-8", "surrogateescape")
+                at = table.find(raw)
+                while at >= 0:
+                    offsets.append(at)
+                    at = table.find(raw, at + 1)
+        if not offsets:
+            return []
+        return np.flatnonzero(np.isin(np.asarray(self._name), offsets)).tolist()
 
 
 def defined_at(symbols: Sequence[DynSymbol], addresses: Container[int]) -> Iterable[str]:

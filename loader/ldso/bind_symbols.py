@@ -16,6 +16,8 @@ below the executable; only references the executable itself could satisfy are lo
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 from ..elf.dynsym import referenced_names
 from ..model import (
     BindingKey,
@@ -29,6 +31,7 @@ from ..model import (
 from . import prelink
 from .flavours import LoaderFlavour
 from .holdings import GroupHoldings, Resolved
+from .relocation_order import relocation_order
 from .symbol_lookup import Lookup, SymbolTable, references_of
 
 
@@ -70,6 +73,7 @@ class SymbolBinder:
                 for name in table.by_name:
                     self._by_name.setdefault(name, []).append(table)
                 self._uniques.update((facts.path, name) for name in table.unique)
+        self._unique_names = frozenset(name for _path, name in self._uniques)
 
     def table(self, facts: ElfFacts) -> SymbolTable:
         table = self._tables.get(facts.path)
@@ -180,16 +184,20 @@ class SymbolBinder:
         """Add what the groups of link maps hold to ``out``, after the last ``bind``."""
         self.holdings.finish(out)
 
-    def bind_apart(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution) -> None:
-        """Every fact of one link map straight into ``out``, in no group (a dlopen's: loader/dlopen)."""
+    def bind_apart(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution, only: Set[str]) -> None:
+        """The facts of the objects ``only`` names, of one link map, straight into ``out`` and in no
+        group (a dlopen's: loader/dlopen). The others are looked at only where they could fix the
+        provider of an STB_GNU_UNIQUE symbol that one of those looks up (relocated before them)."""
         self.holdings.enter(link_map.executable)
-        self._bind(link_map, objects, out, explicit=True)
+        self._bind(link_map, objects, out, explicit=True, only=only)
 
     def _defines_name(self, path: str, name: str) -> bool:
         table = self._tables.get(path)
         return table is not None and name in table.by_name
 
-    def _bind(self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution, explicit: bool) -> None:
+    def _bind(
+        self, link_map: LinkMap, objects: list[ElfFacts], out: Resolution, explicit: bool, only: Set[str] | None = None
+    ) -> None:
         """One link map: the executable's own lookups, and for each library only the lookups the
         executable interposes (or STB_GNU_UNIQUE ones) are recorded here; the rest hold through the
         library's group. ``explicit``: record every fact under this executable (for prelink)."""
@@ -203,14 +211,25 @@ class SymbolBinder:
         unique_table = flavour.unique_symbols
         unique: dict[str, str] = {}  # the table of STB_GNU_UNIQUE symbols: name -> first provider
         holdings = self.holdings
+        settle = only is None or (
+            unique_table
+            and not self._unique_names.isdisjoint(
+                lk.name for o in objects if o.path in only for lk in self.lookups(o, flavour)
+            )
+        )
         for obj in relocation_order(link_map, objects):
+            sink: Resolution | None = out
+            if only is not None and obj.path not in only:
+                if not settle:
+                    continue
+                sink = None  # only the table of STB_GNU_UNIQUE providers is filled
             if obj is exe:
                 for entry in self._resolve_all(exe, {**rest, exe_path: 0}, flavour):
                     if entry.lookup.copy:  # a copy relocation never binds to the executable itself
                         entry = Resolved(
                             exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path), entry.unique
                         )
-                    self._record(entry, entry.providers, exe_path, unique_table, unique, out)
+                    self._record(entry, entry.providers, exe_path, unique_table, unique, sink)
                 continue
             group = self._below_exe(obj, rest_key, flavour)
             entries = group.entries
@@ -239,12 +258,12 @@ class SymbolBinder:
                     else:
                         providers = (exe_path, *providers)
                     self._record(
-                        Resolved(obj.path, lookup, providers, False), providers, exe_path, unique_table, unique, out
+                        Resolved(obj.path, lookup, providers, False), providers, exe_path, unique_table, unique, sink
                     )
                     if not explicit:
                         holdings.exclude(entry, group.gid, exe_path)
                 elif (unique_table and entry.unique) or explicit:
-                    self._record(entry, entry.providers, exe_path, unique_table, unique, out)
+                    self._record(entry, entry.providers, exe_path, unique_table, unique, sink)
 
     def _record(
         self,
@@ -253,48 +272,20 @@ class SymbolBinder:
         exe_path: str,
         unique_table: bool,
         unique: dict[str, str],
-        out: Resolution,
+        out: Resolution | None,
     ) -> None:
+        """One fact into ``out`` (None: only the STB_GNU_UNIQUE table is filled)."""
         lookup = entry.lookup
         if not providers:
+            if out is None:
+                return
             add_holding(out.unresolved, UnresolvedKey(entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
             return
         chosen = providers[0]
         if unique_table and not lookup.self_bound and (chosen, lookup.name) in self._uniques:
             chosen = unique.setdefault(lookup.name, chosen)
+        if out is None:
+            return
         add_holding(out.bindings, BindingKey(entry.module, lookup.name, lookup.version, chosen), exe_path)
         if len(providers) > 1:
             add_holding(out.duplicates, DuplicateKey(lookup.name, providers, providers[0]), exe_path)
-
-
-def relocation_order(link_map: LinkMap, objects: list[ElfFacts]) -> list[ElfFacts]:
-    """The order glibc relocates a link map in: dependencies first, the executable last.
-
-    ``_dl_sort_maps`` (depth-first, the default since glibc 2.35) sorts the objects after the
-    executable so that each comes before its dependencies; relocation walks that list backwards.
-    Only STB_GNU_UNIQUE symbols care: the first relocation that finds one fixes its provider.
-    """
-    by_path = {o.path: o for o in objects}
-    deps: dict[str, list[str]] = {}
-    for edge in link_map.needed:
-        if edge.target is not None:
-            deps.setdefault(edge.source, []).append(edge.target)
-    main = objects[0].path
-    visited: set[str] = set()
-    finished: list[str] = []
-    for obj in reversed(objects[1:]):  # a post-order depth-first walk, with a stack (chains are long)
-        if obj.path in visited:
-            continue
-        visited.add(obj.path)
-        stack = [(obj.path, iter(deps.get(obj.path, ())))]
-        while stack:
-            path, pending = stack[-1]
-            for dep in pending:
-                if dep not in visited and dep != main:
-                    visited.add(dep)
-                    stack.append((dep, iter(deps.get(dep, ()))))
-                    break
-            else:
-                stack.pop()
-                finished.append(path)
-    return [by_path[p] for p in finished if p in by_path] + [objects[0]]

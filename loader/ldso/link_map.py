@@ -219,6 +219,24 @@ class _Loader:
                 out.append(candidate.path)
         return out
 
+    def fork(self) -> _Loader:
+        """This state as a copy that can go on loading (a dlopen) while this one stays as it is."""
+        clone = copy.copy(self)
+        twins = {id(o): LoadedObject(o.facts, o.opened_as, o.loader, set(o.names)) for o in self.by_path.values()}
+        for o in self.order:
+            twins.setdefault(id(o), LoadedObject(o.facts, o.opened_as, o.loader, set(o.names)))
+        for twin in twins.values():  # the chains of requesters (DT_RPATH) run through the copies
+            if twin.loader is not None:
+                twin.loader = twins.get(id(twin.loader), twin.loader)
+        clone.exe = twins[id(self.exe)]
+        clone.interp = twins[id(self.interp)] if self.interp is not None else None
+        clone.order = [twins[id(o)] for o in self.order]
+        clone.by_path = {path: twins[id(o)] for path, o in self.by_path.items()}
+        clone.in_order = set(self.in_order)
+        clone.search = copy.copy(self.search)
+        clone.search.exe = clone.exe
+        return clone
+
     def run(self) -> LinkMap:
         link_map = LinkMap(self.exe.facts.path, self.flavour.flavour, [])
         i = 0
