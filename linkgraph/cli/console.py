@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..loader.model import Kind, ScanResult, Status
@@ -46,42 +47,72 @@ class ProgressBar:
             self._bar.__exit__(None, None, None)
 
 
-def print_summary(result: ScanResult, statuses: dict[str, int], db: str) -> None:
+@dataclass(frozen=True)
+class ScanSummary:
+    """The counts the end-of-scan table shows, taken from a scan before its graph is stored (the
+    scan's parsed files and bindings can then be let go while the store writes)."""
+
+    title: str
+    kinds: Counter[str]
+    link_maps: int
+    bindings: int
+    unresolved_strong: int
+    unresolved_weak: int
+    duplicate_symbols: int
+    certainty: Counter[str]
+    severity: Counter[str]
+    risky: Counter[str]
+    dlopen: Counter[str]
+
+    @classmethod
+    def of(cls, result: ScanResult) -> ScanSummary:
+        res = result.resolution
+        strong = sum(1 for k in res.unresolved if not k.weak)
+        return cls(
+            title=f"{result.firmware_name}  ({result.firmware_sha256[:12]})",
+            kinds=Counter(m.facts.kind.value for m in result.modules),
+            link_maps=len(res.link_maps),
+            bindings=len(res.bindings),
+            unresolved_strong=strong,
+            unresolved_weak=len(res.unresolved) - strong,
+            duplicate_symbols=len({k.symbol for k in res.duplicates}),
+            certainty=Counter(f.certainty.value if f.certainty else "unknown" for f in result.licences.values()),
+            severity=Counter(p.severity.value for p in result.problems),
+            risky=Counter(p.code.value for p in result.problems if p.code.value.startswith("rpath-")),
+            dlopen=Counter(e.certainty.value for e in result.dlopen),
+        )
+
+
+def print_summary(summary: ScanSummary, statuses: dict[str, int], times: dict[str, float], db: str) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    res = result.resolution
-    from rich.markup import escape
-
-    table = Table(title=escape(f"{result.firmware_name}  ({result.firmware_sha256[:12]})"), show_header=False)
+    table = Table(title=escape(summary.title), show_header=False)
     table.add_column("what")
     table.add_column("count", justify="right")
-    kinds = Counter(m.facts.kind.value for m in result.modules)
     for kind in Kind:
-        table.add_row(f"modules: {kind}", str(kinds.get(kind, 0)))
-    table.add_row("link maps", str(len(res.link_maps)))
+        table.add_row(f"modules: {kind}", str(summary.kinds.get(kind, 0)))
+    table.add_row("link maps", str(summary.link_maps))
     for status in Status:
         table.add_row(f"dependencies: {status}", str(statuses.get(status, 0)))
-    table.add_row("bindings (distinct)", str(len(res.bindings)))
-    strong = sum(1 for k in res.unresolved if not k.weak)
-    table.add_row("unresolved symbols (strong / weak)", f"{strong} / {len(res.unresolved) - strong}")
-    table.add_row("duplicate providers", str(len({k.symbol for k in res.duplicates})))
-    certainty = Counter(f.certainty.value if f.certainty else "unknown" for f in result.licences.values())
+    table.add_row("bindings (distinct)", str(summary.bindings))
+    table.add_row("unresolved symbols (strong / weak)", f"{summary.unresolved_strong} / {summary.unresolved_weak}")
+    table.add_row("duplicate providers", str(summary.duplicate_symbols))
+    certainty = summary.certainty
     table.add_row(
         "licences (declared / inferred / unknown)",
         f"{certainty.get('declared', 0)} / {certainty.get('inferred', 0)} / {certainty.get('unknown', 0)}",
     )
-    sev = Counter(p.severity.value for p in result.problems)
+    sev = summary.severity
     table.add_row("problems (errors / warnings)", f"{sev.get('error', 0)} / {sev.get('warning', 0)}")
-    risky = Counter(p.code.value for p in result.problems if p.code.value.startswith("rpath-"))
-    for code, count in sorted(risky.items()):  # risky DT_RPATH/DT_RUNPATH entries, per kind
+    for code, count in sorted(summary.risky.items()):  # risky DT_RPATH/DT_RUNPATH entries, per kind
         table.add_row(f"risky search paths: {code}", str(count))
-    dlopen = Counter(e.certainty.value for e in result.dlopen)
+    dlopen = summary.dlopen
     table.add_row(
         "dlopen edges (declared / named / pattern)",
         f"{dlopen.get('declared', 0)} / {dlopen.get('named', 0)} / {dlopen.get('pattern', 0)}",
     )
-    times = result.elapsed
     table.add_row(
         "elapsed",
         f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "

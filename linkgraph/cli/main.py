@@ -17,8 +17,9 @@ import click
 
 from .. import __version__
 from ..loader.errors import LinkgraphError
+from ..loader.model import Resolution, ScanResult
 from ..loader.problems import Severity
-from .console import ProgressBar, print_found, print_summary
+from .console import ProgressBar, ScanSummary, print_found, print_summary
 from .options import DEFAULT_DB, EXIT_INTERNAL, EXIT_OK, EXIT_PROBLEMS, fail, store_options
 
 
@@ -125,16 +126,24 @@ def scan(
                 )
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)
-            for result in results:
+            for i, result in enumerate(results):
                 t_store = time.perf_counter()
+                summary = ScanSummary.of(result)
                 with paused_gc():
-                    store.replace_firmware(build_rows(result))
+                    rows = build_rows(result)
+                    rows.disposable = True
+                    # what the store needs is in the rows now: the parsed files and bindings go
+                    results[i] = result = ScanResult(
+                        result.firmware_name, result.firmware_sha256, [], Resolution(), result.problems, result.elapsed
+                    )
+                    store.replace_firmware(rows)
+                    del rows
                 fw = {"firmware": result.firmware_sha256}
                 statuses = {r["status"]: r["edges"] for r in store.query("summary", fw)}
                 result.elapsed["store"] = time.perf_counter() - t_store
                 result.elapsed["total"] = time.perf_counter() - start
                 if not quiet:
-                    print_summary(result, statuses, where)
+                    print_summary(summary, statuses, result.elapsed, where)
     except LinkgraphError as exc:
         fail(str(exc))
     failed = any(p.severity is Severity.ERROR for r in results for p in r.problems)

@@ -162,13 +162,18 @@ class LadybugStore(GraphStore):
         """Copies every table in, the nodes first. LadybugDB copies without the GIL, so each table's Arrow
         form is made here while a writer thread copies the one before (one at a time, in order)."""
         tables = [(t, rows.nodes.get(t, []), None) for t in NODE_TABLES]
-        tables += [(t, data, (src, dst)) for (t, src, dst), data in rows.rels.items()]
+        # DLOPEN first among the edges: its long strings cost the copy most, best while little is held
+        tables += sorted(
+            ((t, data, (src, dst)) for (t, src, dst), data in rows.rels.items()), key=lambda x: x[0] != "DLOPEN"
+        )
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ladybug-copy") as writer:
             copying: Future[None] | None = None
             for table, data, pair in tables:
                 if not data:
                     continue
                 arrow = _arrow(table, data, pair)
+                if rows.disposable and isinstance(data, list):
+                    data.clear()
                 if copying is not None:
                     copying.result()
                 copying = writer.submit(self._copy, table, pair, arrow)
@@ -188,9 +193,13 @@ class LadybugStore(GraphStore):
             self._lock = None
 
 
+# malloc's pool: it gives freed memory back, where Arrow's default pool keeps it for later tables
+_POOL = pa.system_memory_pool()
+
+
 def _arrow(table: str, data: Rows, pair: tuple[str, str] | None) -> pa.Table:
     """The rows of one table as the Arrow table its COPY reads (the ends' ids first for an edge)."""
     types = {name: ARROW[kind] for name, kind in TABLES[table].columns}
     if pair:
         types = {"from": pa.string(), "to": pa.string(), **types}
-    return pa.table({c: pa.array([r.get(c) for r in data], type=t) for c, t in types.items()})
+    return pa.table({c: pa.array([r.get(c) for r in data], type=t, memory_pool=_POOL) for c, t in types.items()})

@@ -56,6 +56,8 @@ class GraphRows:
     nodes: dict[str, Rows] = field(default_factory=dict)
     # (table, from-label, to-label) -> rows with "from" and "to" ids
     rels: dict[tuple[str, str, str], Rows] = field(default_factory=dict)
+    # True: a store may empty each table's rows once it has taken them (the scan writes them once)
+    disposable: bool = False
 
 
 def key_part(name: str) -> str:
