@@ -22,16 +22,20 @@ def printable(value: object) -> object:
 
 
 def make_printable(rows: GraphRows) -> None:
-    """Every row of ``rows`` made printable, in place, in the columns that may hold firmware text."""
+    """Every row of ``rows`` made printable, in place, in the columns that may hold firmware text.
+    A column is looked at as a whole first (almost always plain ASCII); only a column with a
+    non-ASCII string, or with lists, is gone through row by row."""
     for table in (*rows.nodes.values(), *rows.rels.values()):
         if not table:
             continue
-        texts = [key for key in table[0] if key not in _MADE_HERE]
-        for row in cast("Sequence[dict[str, Any]]", table):  # built here, as plain dicts
-            for key in texts:
-                value = row[key]
-                if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
-                    row[key] = printable(value)
+        dicts = cast("Sequence[dict[str, Any]]", table)  # built here, as plain dicts
+        for key in [key for key in table[0] if key not in _MADE_HERE]:
+            values = [row[key] for row in dicts]
+            kinds = set(map(type, values))
+            if list in kinds or (str in kinds and not "".join([v for v in values if type(v) is str]).isascii()):
+                for row, value in zip(dicts, values, strict=True):
+                    if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
+                        row[key] = printable(value)
 
 
 # columns whose values linkgraph makes itself, ASCII by construction (edge ends and scopes are ids
