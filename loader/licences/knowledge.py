@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
 from importlib import resources
 
 from ..model import Certainty, Flavour, Module
@@ -45,12 +45,20 @@ class Component:
     libc: Flavour | None
     version: VersionRule | None
     packages: tuple[str, ...]
+    soname_globs: re.Pattern[str] | None = None  # the sonames' and the files' globs, as one pattern each
+    file_globs: re.Pattern[str] | None = None
 
     def named(self, module: Module) -> bool:
         soname = module.facts.soname
-        if soname is not None and any(fnmatchcase(soname, g) for g in self.sonames):
+        if soname is not None and self.soname_globs is not None and self.soname_globs.match(soname):
             return True
-        return any(fnmatchcase(n, g) for n in file_names(module) for g in self.files)
+        files = self.file_globs
+        return files is not None and any(files.match(n) for n in file_names(module))
+
+
+def _globs(globs: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Shell globs as one pattern that matches a whole name as ``fnmatchcase`` does one of them."""
+    return re.compile("|".join(f"(?:{translate(g)})" for g in globs)) if globs else None
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -69,14 +77,18 @@ def _component(entry: dict) -> Component:
             _version(str(rule["from"])) if "from" in rule else None,
             _version(str(rule["below"])) if "below" in rule else None,
         )
+    sonames = tuple(map(str, entry.get("sonames", ())))
+    files = tuple(map(str, entry.get("files", ())))
     return Component(
         name=str(entry["name"]),
         licence=licence,
-        sonames=tuple(map(str, entry.get("sonames", ()))),
-        files=tuple(map(str, entry.get("files", ()))),
+        sonames=sonames,
+        files=files,
         libc=Flavour(entry["libc"]) if entry.get("libc") else None,
         version=version,
         packages=tuple(map(str, entry.get("packages", ()))),
+        soname_globs=_globs(sonames),
+        file_globs=_globs(files),
     )
 
 
