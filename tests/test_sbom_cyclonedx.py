@@ -75,6 +75,18 @@ def _assert_is_the_report(bom: Bom, report: dict) -> dict[str, Component]:
     }
     assert occurrences == {(e["to"], e["from"], s) for e in edges if e["status"] in BINDING for s in e["symbols"]}
 
+    def said_as(prefix: str) -> list[tuple[str, str, str]]:
+        return sorted(
+            (path, p.name.removeprefix(prefix), str(p.value))
+            for path, c in components.items()
+            for p in c.properties
+            if p.name.startswith(prefix)
+        )
+
+    assert said_as("linkgraph:dlopen:") == sorted((e["from"], e["certainty"], e["to"]) for e in report["dlopen"])
+    kernel = sorted((e["module"], e["state"], e["target"]) for e in report["kernel_links"])
+    assert said_as("linkgraph:kernel_link:") == kernel
+
     blint = {
         "declared-unused": "unused_dependencies",
         "hidden": "undeclared_dependencies",
@@ -215,6 +227,7 @@ def test_router_image_sbom_is_its_graph(image: Path, tmp_path: Path) -> None:
     _, components, report = _scan_image(image, tmp_path)
     statuses = Counter(e["status"] for e in report["dependencies"])
     assert statuses["used"] > 50 and len(components) > 100
+    assert report["dlopen"] and report["kernel_links"]  # both compared above, so not vacuously
     packaged = [m for m in report["modules"] if m["package"]]
     assert packaged and _assert_purls(components, report, "opkg") == len(packaged)
 
@@ -251,3 +264,18 @@ def test_debian_root_purls_are_its_dpkg_packages(tmp_path: Path) -> None:
         assert found.version == versions[found.name]
         checked += 1
     assert checked == len([m for m in report["modules"] if m["package"]]) > 20
+
+
+@pytest.mark.slow
+def test_neo4j_gives_the_same_document(
+    article: tuple[Path, Path, str, dict], neo4j_server: Any, neo4j_env: dict[str, str]
+) -> None:
+    """The article's graph pushed into a real Neo4j exports the same document byte for byte."""
+    _, db, text, report = article
+    server = ["--neo4j", neo4j_server.uri]
+    proc = linkgraph("push", "--db", str(db), *server, env=neo4j_env)
+    assert proc.returncode == 0, proc.stderr
+    firmware = ["--firmware", report["firmware"]["sha256"]]
+    proc = linkgraph("report", *server, *firmware, "--format", "cyclonedx-json", env=neo4j_env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == text
