@@ -40,7 +40,9 @@ def _sbom_and_report(db: Path) -> tuple[str, dict]:
 def _read_back(text: str) -> Bom:
     errors = JsonStrictValidator(SchemaVersion.V1_6).validate_str(text, all_errors=True)
     assert errors is None, [e.data.message for e in errors][:10]  # type: ignore[union-attr]
-    return Bom.from_json(json.loads(text))  # type: ignore[attr-defined]
+    bom = Bom.from_json(json.loads(text))  # type: ignore[attr-defined]
+    assert bom.validate()  # the library's own checks: every dependency names a component of the BOM
+    return bom
 
 
 def _props(c: Component, name: str) -> list[str]:
