@@ -35,11 +35,12 @@ def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["json", "jsonl", "html", "pdf"]),
+    type=click.Choice(["json", "jsonl", "html", "pdf", "cyclonedx-json"]),
     default="json",
     show_default=True,
     help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); jsonl: the same as one "
-    "record per line; html or pdf: the licence compliance report for people (docs/licences.md).",
+    "record per line; html or pdf: the licence compliance report for people (docs/licences.md); "
+    "cyclonedx-json: a CycloneDX 1.6 SBOM with the link graph as dependencies (docs/sbom.md).",
 )
 @click.option(
     "--sections",
@@ -73,6 +74,10 @@ def report(
             embedded): a title block, how to read it, the summary, then every licence finding
             with its diagram, the symbols as evidence and the source of each licence fact.
       pdf   the same report laid out for print (A4) by WeasyPrint; needs -o FILE.
+      cyclonedx-json
+            a CycloneDX 1.6 SBOM: a component per module (hash, licence, purl), used and
+            hidden edges as dependsOn, the symbols as evidence occurrences, the other
+            statuses as properties (docs/sbom.md). Streamed like json.
 
     \b
     Examples:
@@ -80,6 +85,7 @@ def report(
       linkgraph report --db fw.lbdb --format jsonl --sections modules,dependencies
       linkgraph report --db fw.lbdb --format html -o compliance.html
       linkgraph report --db fw.lbdb --format pdf -o compliance.pdf
+      linkgraph report --db fw.lbdb --format cyclonedx-json -o sbom.cdx.json
     """
     if fmt == "pdf" and not output:
         fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
@@ -92,6 +98,12 @@ def report(
                 writer = write_json if fmt == "json" else write_jsonl
                 with _text_output(output) as out:
                     writer(store, firmware_id, out, sections)
+                return
+            if fmt == "cyclonedx-json":
+                from ..loader.sbom.cyclonedx import write_cyclonedx
+
+                with _text_output(output) as out:
+                    write_cyclonedx(store, firmware_id, out)
                 return
             if fmt == "html":
                 from ..viewer.compliance_render import html_report
