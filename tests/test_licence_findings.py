@@ -89,7 +89,13 @@ def test_summary_counts_every_module_once(lede: tuple[Path, dict]) -> None:
         by_class[row["class"]] += row["modules"]
     assert by_class == {"gpl": 84, "lgpl": 9, "permissive": 24, "unknown": 6}
     assert sum(by_class.values()) == 123
-    assert found["summary"]["findings"] == {"gpl_used_by": 0, "gpl_uses": 0, "declared_only": 0, "lgpl_used": 95}
+    assert found["summary"]["findings"] == {
+        "gpl_used_by": 0,
+        "gpl_uses": 0,
+        "declared_only": 0,
+        "lgpl_used": 95,
+        "kernel_gpl_only": 0,
+    }
 
 
 @pytest.mark.slow

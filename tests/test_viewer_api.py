@@ -170,6 +170,17 @@ def test_whole_firmware_holds_every_module_and_edge(client: Any, fw: str) -> Non
     assert len({(n["x"], n["y"]) for n in whole["nodes"]}) == len(whole["nodes"])
 
 
+def test_no_kernel_links_without_kernel_modules(client: Any, fw: str) -> None:
+    """The article has no kernel module: no kernel sections, no kernel edges or node, no (e) finding
+    (tests/test_viewer_kernel.py has a root with them)."""
+    busybox = client.get(f"/api/firmware/{fw}/file", query_string={"path": BUSYBOX}).get_json()
+    assert busybox["kernel_links"] == [] and busybox["kernel_used_by"] == []
+    whole = client.get(f"/api/firmware/{fw}/whole").get_json()
+    assert not [e for e in whole["edges"] if "link" in e] and not [n for n in whole["nodes"] if n["kind"] == "kernel"]
+    licences = client.get(f"/api/firmware/{fw}/licences").get_json()
+    assert licences["kernel_gpl_only"] == [] and licences["summary"]["findings"]["kernel_gpl_only"] == 0
+
+
 @pytest.mark.parametrize(
     ("url", "params", "code", "words"),
     [
@@ -177,6 +188,8 @@ def test_whole_firmware_holds_every_module_and_edge(client: Any, fw: str) -> Non
         ("/api/firmware/{fw}/graph", {"path": "/lib"}, 404, "no ELF file"),
         ("/api/firmware/{fw}/edge", {"from": BUSYBOX, "to": "/lib/libnope.so"}, 404, "no dependency edge"),
         ("/api/firmware/{fw}/file", {}, 400, "path="),
+        ("/api/firmware/{fw}/kernel-link", {"from": BUSYBOX, "to": "vmlinux"}, 404, "no kernel link"),
+        ("/api/firmware/{fw}/kernel-link", {"from": BUSYBOX}, 400, "to="),
         ("/api/firmware/0123abc/tree", {}, 404, "no firmware '0123abc'"),
         ("/api/firmware/{fw}/nothing-here", {}, 404, ""),
     ],

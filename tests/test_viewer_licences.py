@@ -5,8 +5,9 @@ GCC-exception-3.1, the four vendor libraries unknown, busybox GPL-2.0-only from 
 * The Overview of a file shows its licence, class, source and certainty, each explained.
 * The Licences page lists the findings of docs/licences.md exactly: (b) busybox uses libutility
   [util_foo] and libapcfg [apcfg_get]; (a) none; (c) busybox declares libnvram and libaplog without
-  using them, libapcfg still uses them; (d) the LGPL libraries, grouped and collapsible; (e) the
-  summary. Every module name links to its file page.
+  using them, libapcfg still uses them; (d) the LGPL libraries, grouped and collapsible; (e) no
+  kernel module (tests/test_viewer_kernel.py has them); the summary. Every module name links to
+  its file page.
 * With libutility made GPL-2.0-only instead, (a) shows libapcfg's hidden use of it, hop by hop, with
   the program whose link map holds the path, and (c) a declared-only link nothing else uses.
 """
@@ -54,7 +55,7 @@ PATHS = """as => as.map(a => ({
         li.querySelector('.status').textContent,
         [...li.querySelectorAll('ul.symbol-list li')].map(s => s.textContent)]),
     programs: [...a.querySelectorAll('.held-by a.file-link')].map(l => l.dataset.path)}))"""
-# (e) for this root: class -> modules with declared, inferred, no licence fact; and in all
+# the summary for this root: class -> modules with declared, inferred, no licence fact; and in all
 SUMMARY = {
     "gpl": [0, 1, 0, 1],
     "lgpl": [2, 2, 0, 4],
@@ -102,7 +103,7 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
     for word in ("uses", "declared-unused", "hidden", "DT_NEEDED"):
         assert word in explain, word
     sections = page.eval_on_selector_all("#licences section.finding", "ss => ss.map(s => s.dataset.finding)")
-    assert sections == ["gpl_uses", "gpl_used_by", "declared_only", "lgpl_used", "summary"]
+    assert sections == ["gpl_uses", "gpl_used_by", "declared_only", "lgpl_used", "kernel_gpl_only", "summary"]
 
     # (b) exactly busybox -> libapcfg [apcfg_get] and busybox -> libutility [util_foo]
     rows = page.evaluate(ROWS, "section[data-finding='gpl_uses'] tbody tr")
@@ -147,7 +148,7 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
     page.click("section[data-finding='lgpl_used'] button:has-text('Close all')")
     assert groups.evaluate_all("ds => ds.every(d => !d.open)")
 
-    # (e) the summary
+    # the summary
     summary = page.eval_on_selector_all(
         "section[data-finding='summary'] tbody tr",
         "trs => trs.map(tr => [tr.dataset.licenceClass, [...tr.querySelectorAll('td.num')].map(t => +t.textContent)])",
@@ -157,7 +158,8 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
         "section[data-finding='summary'] .finding-counts li",
         "lis => lis.map(li => [li.dataset.finding, li.textContent.split(': ').pop()])",
     )
-    assert dict(counts) == {k: str(len(findings[k])) for k in ("gpl_uses", "gpl_used_by", "declared_only", "lgpl_used")}
+    kinds = ("gpl_uses", "gpl_used_by", "declared_only", "lgpl_used", "kernel_gpl_only")
+    assert dict(counts) == {k: str(len(findings[k])) for k in kinds}
     modules = next(f["modules"] for f in server.json("/api/firmware") if f["id"] == fw)
     assert sum(v[3] for v in SUMMARY.values()) == modules
 

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, abort, jsonify, request
 
 from ..loader.report import analysis
+from ..loader.report.kernel_view import kernel_edge, module_kernel_links
 from ..loader.report.licence_findings import licence_findings
 from . import whole_firmware
 from .store_access import current_store, firmware_or_404
@@ -54,7 +55,8 @@ def tree(firmware_id: str) -> Any:
 def file(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     found = analysis.file_analysis(current_store(), firmware["id"], required_arg("path"))
-    return jsonify({"firmware": firmware, **found})
+    kernel = module_kernel_links(current_store(), firmware["id"], found["module"]["path"])
+    return jsonify({"firmware": firmware, **found, **kernel})
 
 
 @bp.get("/firmware/<firmware_id>/graph")
@@ -68,6 +70,13 @@ def graph(firmware_id: str) -> Any:
 def edge(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     found = analysis.edge_symbols(current_store(), firmware["id"], required_arg("from"), required_arg("to"))
+    return jsonify(found)
+
+
+@bp.get("/firmware/<firmware_id>/kernel-link")
+def kernel_link(firmware_id: str) -> Any:
+    firmware = _firmware(firmware_id)
+    found = kernel_edge(current_store(), firmware["id"], required_arg("from"), required_arg("to"))
     return jsonify(found)
 
 

@@ -16,6 +16,7 @@ from ..loader.model import Kind, Status
 
 MISSING_KIND = "missing"  # a soname no file satisfies, drawn like a module
 SYMLINK_KIND = "symlink"  # an entry of the file tree
+KERNEL_KIND = "kernel"  # the kernel itself, which kernel modules link to (docs/kernel.md)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ KIND_LOOKS: dict[str, KindLook] = {
     Kind.OTHER_ELF: KindLook("note", "#9e9e9e", "elf"),
     SYMLINK_KIND: KindLook("none", "#6a4c93", "link"),
     MISSING_KIND: KindLook("ellipse", GREY, "missing"),
+    KERNEL_KIND: KindLook("box3d", "#4e342e", "kernel"),
 }
 
 # the Graphviz attributes derived from the looks above

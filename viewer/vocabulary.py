@@ -10,26 +10,40 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .drawing_style import KIND_LOOKS, LICENCE_LOOKS, MISSING_KIND, STATUS_LOOKS, SYMLINK_KIND
+from .drawing_style import (
+    DLOPEN_EDGE,
+    DLOPEN_LOOK,
+    EDGE_LOOKS,
+    KIND_LOOKS,
+    LICENCE_LOOKS,
+    MISSING_KIND,
+    STATUS_LOOKS,
+    SYMLINK_KIND,
+    StatusLook,
+)
 
 DASHES = {"solid": [], "dashed": [6, 4], "dotted": [2, 3]}  # canvas line dashes of each line style
 
 
-def vocabulary() -> dict[str, Any]:
-    """The statuses, licence classes and kinds in their order, with names, colours and explanations."""
+def _edge_look(name: str, look: StatusLook) -> dict[str, Any]:
     return {
-        "statuses": [
-            {
-                "name": status.value,
-                "color": look.colour,
-                "line": look.line,
-                "dash": DASHES[look.line],
-                "label": status.value,
-                "help": look.help,
-                "width": float(look.penwidth),
-            }
-            for status, look in STATUS_LOOKS.items()
-        ],
+        "name": name,
+        "color": look.colour,
+        "line": look.line,
+        "dash": DASHES[look.line],
+        "label": name,
+        "help": look.help,
+        "width": float(look.penwidth),
+        "arrowhead": look.arrowhead,
+    }
+
+
+def vocabulary() -> dict[str, Any]:
+    """The statuses, licence classes and kinds in their order, with names, colours and explanations;
+    ``laterEdges``: the edges that are no start-up status (dlopen), drawn beside them."""
+    return {
+        "statuses": [_edge_look(status.value, look) for status, look in STATUS_LOOKS.items()],
+        "laterEdges": [_edge_look(DLOPEN_EDGE, DLOPEN_LOOK)],
         "licenceClasses": [
             {
                 "name": cls.value,
@@ -57,7 +71,7 @@ def css_colour(colour: str) -> str:
 def status_css() -> str:
     """The status words and legend lines, coloured (also the compliance report's inline CSS)."""
     rules = []
-    for status, look in STATUS_LOOKS.items():
+    for status, look in EDGE_LOOKS.items():
         colour = css_colour(look.colour)
         rules.append(f".status-{status} {{ color: {colour}; }}")
         rules.append(f".line-{status} {{ border-top: 2px {look.line} {colour}; }}")

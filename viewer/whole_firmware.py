@@ -6,6 +6,12 @@ definition, do not count); a layer taller than the column height wraps into seve
 height chosen so that the whole drawing has about a screen's proportions (``ASPECT``). Within a
 layer, programs are ordered by folder and name, libraries by the mean row of the modules depending
 on them (fewer crossings). Linear in the number of edges.
+
+Kernel modules' links (``KERNEL_LINK``, docs/kernel.md) are edges too, with their state as status
+(``"link": "kernel"``, and how many GPL-only symbols they bind), to modules, to missing modules and
+to the kernel itself (one node of kind ``kernel``, ``vmlinux``); they place the modules in layers
+like the dependencies do. ``dlopen`` edges (docs/dlopen.md) come last, with their certainty: they
+say what a module may load later, so they neither move a module nor count as a start-up status.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..loader.report.analysis import Queryable, Row
+from .drawing_style import DLOPEN_EDGE, KERNEL_KIND
 
 ASPECT = 1.6  # width / height the wrapping of tall layers aims at (a screen)
 DX, DY = 220, 26  # column and row spacing (page units)
@@ -63,8 +70,12 @@ def _column_height(layer_sizes: list[int]) -> int:
 
 def whole_graph(store: Queryable, firmware_id: str) -> Row:
     """Nodes with x/y and edges without symbol lists (see docs/viewer.md)."""
-    modules = store.query("modules", {"firmware": firmware_id})
-    edge_rows = store.query("dependency-edges", {"firmware": firmware_id})
+    params = {"firmware": firmware_id}
+    modules = store.query("modules", params)
+    edge_rows = store.query("dependency-edges", params)
+    kernel_rows = store.query("kernel-link-edges", params)
+    dlopen_rows = store.query("dlopen-edge-list", params)
+    edge_rows = [*edge_rows, *({**e, "status": e["state"], "link": "kernel"} for e in kernel_rows)]
     info: dict[str, dict[str, Any]] = {
         m["path"]: {
             "kind": m["kind"],
@@ -77,6 +88,8 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     for e in edge_rows:
         if e["missing"]:
             info.setdefault(e["to"], {"kind": "missing", "missing": True, "licence_class": None, "licence": None})
+        elif e["to"] not in info:  # the kernel itself
+            info[e["to"]] = {"kind": KERNEL_KIND, "missing": False, "licence_class": None, "licence": None}
     names = sorted(info)
     successors: dict[str, list[str]] = defaultdict(list)
     predecessors: dict[str, list[str]] = defaultdict(list)
@@ -113,10 +126,10 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     nodes = [
         {
             "id": ids[n],
-            "path": None if info[n]["missing"] else n,
+            "path": None if info[n]["missing"] or info[n]["kind"] == KERNEL_KIND else n,
             "label": n if info[n]["missing"] else posixpath.basename(n),
             "kind": info[n]["kind"],
-            "dir": "" if info[n]["missing"] else posixpath.dirname(n),
+            "dir": "" if info[n]["missing"] or info[n]["kind"] == KERNEL_KIND else posixpath.dirname(n),
             "layer": layer[n],
             "x": position[n][0],
             "y": position[n][1],
@@ -128,6 +141,20 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     ]
     edges = [
         {"id": f"e{i}", "from": ids[e["from"]], "to": ids[e["to"]], "status": e["status"], "count": e["count"]}
+        | ({"link": "kernel", "gpl_only": e["gpl_only"]} if "link" in e else {})
         for i, e in enumerate(edge_rows)
+    ]
+    edges += [
+        {
+            "id": f"e{len(edges) + i}",
+            "from": ids[e["from"]],
+            "to": ids[e["to"]],
+            "status": DLOPEN_EDGE,
+            "count": 0,
+            "link": DLOPEN_EDGE,
+            "certainty": e["certainty"],
+            "found_in": e["found_in"],
+        }
+        for i, e in enumerate(r for r in dlopen_rows if r["from"] in ids and r["to"] in ids)
     ]
     return {"nodes": nodes, "edges": edges}

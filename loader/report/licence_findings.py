@@ -8,7 +8,9 @@
 * ``declared_only`` (c): DT_NEEDED links between GPL code and code under an incompatible or
   unknown licence where nothing binds, with the modules that do use the library.
 * ``lgpl_used`` (d): LGPL libraries (or GPL with a linking exception) used dynamically.
-* ``summary`` (e): modules per licence class and certainty, and the count of each finding.
+* ``kernel_gpl_only`` (e): kernel modules the kernel treats as GPL-incompatible that bind to
+  GPL-only exports, with the symbols (``kernel_view``, docs/kernel.md).
+* ``summary``: modules per licence class and certainty, and the count of each finding.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analysis import Queryable, Row
+from .kernel_view import kernel_gpl_only
 
 
 def _programs_holding(path: list[str], link_maps: list[tuple[str, frozenset[str]]]) -> list[str]:
@@ -103,12 +106,13 @@ def lgpl_used(store: Queryable, firmware_id: str) -> list[Row]:
 
 
 def licence_findings(store: Queryable, firmware_id: str) -> dict[str, Any]:
-    """Every finding (a)-(e) of one firmware, as plain data (the compliance report and the viewer)."""
+    """Every finding (a)-(e) and the summary of one firmware, as plain data (the compliance report and the viewer)."""
     findings: dict[str, list[Row]] = {
         "gpl_used_by": gpl_used_by(store, firmware_id),
         "gpl_uses": gpl_uses(store, firmware_id),
         "declared_only": declared_only(store, firmware_id),
         "lgpl_used": lgpl_used(store, firmware_id),
+        "kernel_gpl_only": kernel_gpl_only(store, firmware_id),
     }
     classes = store.query("licence-summary", {"firmware": firmware_id})
     summary = {

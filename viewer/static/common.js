@@ -7,6 +7,9 @@ import {VOCABULARY} from "./vocabulary.js";
 // viewer from one declaration (viewer/drawing_style.py): names, colours, dashes and explanations.
 export const STATUSES = VOCABULARY.statuses.map((s) => s.name);
 export const STATUS_STYLE = Object.fromEntries(VOCABULARY.statuses.map((s) => [s.name, s]));
+// edges that are no start-up status (dlopen: what a module may load later), drawn beside them
+export const LATER_EDGES = (VOCABULARY.laterEdges || []).map((s) => s.name);
+export const EDGE_STYLE = {...STATUS_STYLE, ...Object.fromEntries((VOCABULARY.laterEdges || []).map((s) => [s.name, s]))};
 export const KIND_LABEL = Object.fromEntries(VOCABULARY.kinds.map((k) => [k.name, k.short]));
 
 /** The firmware id the page is about (set by the template on <body>). */
@@ -100,7 +103,7 @@ export function basename(path) {
 
 /** A status word styled like its edges. */
 export function statusTag(status) {
-  const style = STATUS_STYLE[status];
+  const style = EDGE_STYLE[status];
   return el("span", {className: `status status-${status}`, title: style ? style.help : null}, status);
 }
 
@@ -118,9 +121,9 @@ export function legend(extra = []) {
 
 /**
  * The symbols behind an edge as an expandable list: <details><summary>N symbols</summary>...</details>.
- * Long lists get their own filter box.
+ * Long lists get their own filter box. marked: a Map name -> {label, help} of symbols shown with a mark.
  */
-export function symbolDetails(symbols, {open = false} = {}) {
+export function symbolDetails(symbols, {open = false, marked = null} = {}) {
   const list = symbols || [];
   if (!list.length) return el("span", {className: "muted"}, "no symbols");
   const details = el("details", {className: "symbols"});
@@ -132,7 +135,11 @@ export function symbolDetails(symbols, {open = false} = {}) {
   const fill = () => {  // big lists (libc) are built when first opened
     if (filled) return;
     filled = true;
-    for (const name of list) ul.appendChild(el("li", {}, el("code", {}, name)));
+    for (const name of list) {
+      const mark = marked && marked.has(name) ? marked.get(name) : null;  // e.g. a kernel symbol's "GPL-only"
+      ul.appendChild(el("li", {className: mark ? "marked" : null}, el("code", {}, name),
+        mark ? el("span", {className: "symbol-mark", title: mark.help}, mark.label) : null));
+    }
   };
   if (list.length > 30) {
     const box = el("input", {type: "search", placeholder: "filter symbols", className: "symbol-filter",

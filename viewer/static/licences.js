@@ -1,7 +1,8 @@
 // The Licences page: the licence findings (a)-(e) of docs/licences.md from GET /api/firmware/<id>/licences,
-// in the order of the compliance report: (b), (a), (c), (d), then the summary (e). Every module name
-// links to its file page; everything from the firmware is text.
+// in the order of the compliance report: (b), (a), (c), (d), (e) kernel modules using GPL-only exports,
+// then the summary. Every module name links to its file page; everything from the firmware is text.
 import {apiUrl, clear, el, errorBox, fileHref, getJson, plural, statusTag, symbolDetails} from "./common.js";
+import {GPL_ONLY} from "./kernel.js";
 import {CERTAINTY_HELP, LICENCE_CLASSES, LICENCE_STYLE, classTag, licenceTag} from "./licence.js";
 
 const box = document.getElementById("licences");
@@ -22,6 +23,11 @@ const FINDINGS = [
       "to it (used or hidden links). Open a library to see them.", render: lgplUsed,
     count: (rows) => `${plural(rows.length, "use")} of ${plural(new Set(rows.map((r) => r.library)).size, "library",
       "libraries")}`},
+  {key: "kernel_gpl_only", letter: "e", title: "Kernel modules the kernel treats as GPL-incompatible that use GPL-only exports",
+    help: "Kernel modules whose MODULE_LICENSE is not in the kernel's list of GPL-compatible licences, bound by the " +
+      "kernel's own rules to symbols exported with EXPORT_SYMBOL_GPL (by the kernel or by another module). The " +
+      "kernel refuses such a module these symbols when it is loaded, and the kernel's build refuses to build it.",
+    render: kernelGplOnly},
 ];
 
 function moduleLink(path) {
@@ -101,7 +107,17 @@ function lgplUsed(rows) {
   return out;
 }
 
-// (e)
+// (e), one row per module and provider, exactly the GPL-only symbols it binds there
+function kernelGplOnly(rows) {
+  const provider = (r) => (r.provider === "vmlinux"
+    ? el("span", {className: "kernel-target"}, el("code", {}, r.provider), " (the kernel)") : moduleLink(r.provider));
+  const marked = (list) => new Map(list.map((s) => [s, GPL_ONLY]));
+  return table(["kernel module", "its license=", "GPL-only exports of", "GPL-only symbols it uses"], rows.map((r) =>
+    row({module: r.module, provider: r.provider}, moduleLink(r.module), licenceTag(r.licence, r.class), provider(r),
+      symbolDetails(r.symbols, {open: r.symbols.length <= 8, marked: marked(r.symbols)}))));
+}
+
+// the summary
 function summary(data) {
   const certainties = ["declared", "inferred", null];
   const counts = new Map(LICENCE_CLASSES.map((c) => [c, new Map()]));
@@ -124,7 +140,7 @@ function summary(data) {
     el("li", {dataset: {finding: f.key}}, `(${f.letter}) `, el("a", {href: `#finding-${f.key}`}, f.title), ": ",
       String(data.summary.findings[f.key] ?? data[f.key].length))));
   return el("section", {className: "finding", id: "finding-summary", dataset: {finding: "summary"}},
-    el("h2", {}, "(e) Summary"),
+    el("h2", {}, "Summary"),
     el("p", {className: "help muted"}, "Modules per licence class, and how certain the licence facts are: declared " +
       "(stated by the firmware or your overrides) or inferred (recognised by linkgraph)."),
     el("table", {className: "data summary-table"}, el("thead", {}, el("tr", {}, ...heads)), el("tbody", {}, ...rows)),
@@ -140,7 +156,7 @@ function render(data) {
   box.appendChild(el("nav", {className: "finding-index", "aria-label": "findings"}, el("ul", {className: "plain"},
     ...FINDINGS.map((f) => el("li", {}, el("a", {href: `#finding-${f.key}`}, `(${f.letter}) ${f.title}`), " ",
       el("span", {className: "count"}, countText(f, data[f.key])))),
-    el("li", {}, el("a", {href: "#finding-summary"}, "(e) Summary")))));
+    el("li", {}, el("a", {href: "#finding-summary"}, "Summary")))));
   for (const f of FINDINGS) {
     const rows = data[f.key];
     const section = el("section", {className: "finding", id: `finding-${f.key}`, dataset: {finding: f.key}},

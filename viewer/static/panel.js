@@ -3,6 +3,7 @@ import {
   apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, plural, statusTag, symbolDetails,
 } from "./common.js";
 import {DiagramView} from "./diagram.js";
+import {kernelSections, kernelSummary} from "./kernel.js";
 import {licenceFacts, licencesHref} from "./licence.js";
 
 export const TABS = [
@@ -161,7 +162,8 @@ export class FilePanel {
     const licence = el("section", {className: "licence-box", dataset: {section: "licence"}}, el("h2", {}, "Licence"),
       licenceFacts(m), el("p", {}, el("a", {href: licencesHref(), className: "licences-link"},
         "The licence findings of the whole firmware")));
-    return el("div", {}, dl, summary, licence, this.exportLinks());
+    const kernel = m.kind === "kernel-module" ? kernelSummary(d) : null;
+    return el("div", {}, dl, summary, kernel, licence, this.exportLinks());
   }
 
   exportLinks() {
@@ -247,6 +249,8 @@ export class FilePanel {
       this.section("duplicates", "Duplicate providers", "Symbols several loaded objects define: the first in " +
         "load order wins.", d.duplicates, ["symbol", "providers (load order)", "chosen", "in the link maps of"],
       (r) => [code(r.symbol), list(r.providers.map((p) => this.fileLink(p))), this.fileLink(r.chosen),
-        paths(r.executables)]));
+        paths(r.executables)]),
+      ...(d.module.kind === "kernel-module"
+        ? kernelSections(d, this.section.bind(this), (p) => this.fileLink(p)) : []));
   }
 }

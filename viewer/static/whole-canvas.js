@@ -1,14 +1,14 @@
 // The drawing of the whole-firmware view on its <canvas>: edges batched by status, module dots
 // (coloured by kind or by licence class), labels with fillText (text, never markup); fitting,
 // resizing and zooming. The state and geometry are in whole-state.js; whole.js owns the data.
-import {STATUSES, STATUS_STYLE} from "./common.js";
+import {EDGE_STYLE, LATER_EDGES, STATUSES} from "./common.js";
 import {
   KIND_COLOR, LABEL_FONT, LABEL_MIN_ROW, NODE_RADIUS, canvas, ctx, curve, curvePoint, nodeColour, state, toScreen,
   toWorld,
 } from "./whole-state.js";
 
-// the wider lines (hidden) drawn last, on top
-const EDGE_ORDER = [...STATUSES].sort((a, b) => STATUS_STYLE[a].width - STATUS_STYLE[b].width);
+// the wider lines (hidden) drawn last, on top; dlopen edges are drawn in their own style too
+const EDGE_ORDER = [...STATUSES, ...LATER_EDGES].sort((a, b) => EDGE_STYLE[a].width - EDGE_STYLE[b].width);
 
 // ------------------------------------------------------------------ view
 
@@ -81,7 +81,7 @@ function edgeOnScreen(c) {
 }
 
 function strokeEdges(list, status, alpha, width) {
-  const style = STATUS_STYLE[status] || STATUS_STYLE.used;
+  const style = EDGE_STYLE[status] || EDGE_STYLE.used;
   ctx.strokeStyle = style.color;
   ctx.setLineDash(style.dash);
   ctx.globalAlpha = alpha;
@@ -95,8 +95,11 @@ function strokeEdges(list, status, alpha, width) {
 }
 
 function arrowHeads(list, status, alpha) {
-  const style = STATUS_STYLE[status] || STATUS_STYLE.used;
+  const style = EDGE_STYLE[status] || EDGE_STYLE.used;
+  const open = style.arrowhead === "empty";  // dlopen: an open arrowhead, as in the diagrams
   ctx.fillStyle = style.color;
+  ctx.strokeStyle = style.color;
+  ctx.lineWidth = 1;
   ctx.globalAlpha = alpha;
   ctx.setLineDash([]);
   ctx.beginPath();
@@ -109,7 +112,8 @@ function arrowHeads(list, status, alpha) {
     ctx.lineTo(tipX - 7 * Math.cos(angle + 0.4), tipY - 7 * Math.sin(angle + 0.4));
     ctx.closePath();
   }
-  ctx.fill();
+  if (open) ctx.stroke();
+  else ctx.fill();
 }
 
 export function draw() {
@@ -154,7 +158,7 @@ export function draw() {
     const list = normal.get(status);
     if (!list.length) continue;
     const alpha = dimmed ? 0.08 : (status === "used" ? 0.35 : 0.7);
-    strokeEdges(list, status, alpha, STATUS_STYLE[status].width);
+    strokeEdges(list, status, alpha, EDGE_STYLE[status].width);
     if (arrows && !dimmed) arrowHeads(list, status, alpha);
   }
   for (const status of EDGE_ORDER) {
@@ -182,7 +186,7 @@ export function draw() {
       const w = ctx.measureText(text).width + 6;
       ctx.fillStyle = "rgba(255,255,255,0.9)";
       ctx.fillRect(x - w / 2, y - 7, w, 14);
-      ctx.fillStyle = (STATUS_STYLE[e.status] || STATUS_STYLE.used).color;
+      ctx.fillStyle = (EDGE_STYLE[e.status] || EDGE_STYLE.used).color;
       ctx.fillText(text, x, y);
     }
   }

@@ -1,6 +1,6 @@
 // The controls of the whole-firmware view: filters by edge status, kind, licence class and folder,
 // the colouring (kind or licence class) with its legend, and the search box.
-import {KIND_LABEL, STATUSES, clear, el, legend, plural} from "./common.js";
+import {EDGE_STYLE, KIND_LABEL, LATER_EDGES, STATUSES, clear, el, legend, plural} from "./common.js";
 import {LICENCE_CLASSES, LICENCE_STYLE, classTag, licencesHref} from "./licence.js";
 import {fit, requestDraw} from "./whole-canvas.js";
 import {nodeButton, selectNode} from "./whole-info.js";
@@ -17,7 +17,7 @@ export function applyFilters() {
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i];
     const inDir = !dir || (!n.missing && (n.dir === dir || n.dir.startsWith(dir === "/" ? "/" : `${dir}/`)));
-    const licenceOk = n.missing || state.licenceOn.has(n.licence);
+    const licenceOk = n.licence === null || state.licenceOn.has(n.licence);  // missing sonames, the kernel
     nodeOk[i] = state.kindOn.has(n.kind) && licenceOk && (inDir || (n.missing && !dir)) ? 1 : 0;
   }
   const edgeOk = new Uint8Array(edges.length);
@@ -69,6 +69,15 @@ export function buildControls() {
   for (const status of STATUSES) {
     checkbox(statusBox, state.statusOn, status, el("span", {className: `legend-line line-${status}`}),
       `${status} (${statuses.get(status) || 0})`);
+  }
+  for (const later of LATER_EDGES) {  // dlopen: no start-up status, counted apart
+    checkbox(statusBox, state.statusOn, later, el("span", {className: `legend-line line-${later}`}),
+      `${later} (${statuses.get(later) || 0})`);
+  }
+  const kernelLinks = state.edges.filter((e) => e.link === "kernel").length;
+  if (kernelLinks) {
+    statusBox.appendChild(el("p", {className: "help muted kernel-links-note"},
+      `${plural(kernelLinks, "kernel-module link")} among them (to modules and to the kernel, by the kernel's rules)`));
   }
   const only = el("input", {type: "checkbox", id: "whole-connected"});
   only.addEventListener("change", () => {
@@ -140,7 +149,9 @@ function showLegend(kinds) {
     : KIND_ORDER.filter((k) => kinds.has(k)).map((k) =>
       el("span", {className: "legend-item", dataset: {kind: k}}, el("span", {className: `legend-dot dot-${k}`}), k));
   box.dataset.colour = state.colourBy;
-  box.appendChild(legend(items));
+  const later = LATER_EDGES.map((name) => el("span", {className: "legend-item", title: EDGE_STYLE[name].help,
+    dataset: {edge: name}}, el("span", {className: `legend-line line-${name}`}), EDGE_STYLE[name].label));
+  box.appendChild(legend([...later, ...items]));
 }
 
 function search() {

@@ -3,6 +3,7 @@
 import {
   KIND_LABEL, apiUrl, append, clear, el, errorBox, fileHref, getJson, plural, statusTag, symbolDetails,
 } from "./common.js";
+import {kernelSymbols} from "./kernel.js";
 import {classTag} from "./licence.js";
 import {requestDraw} from "./whole-canvas.js";
 import {state, toScreen} from "./whole-state.js";
@@ -38,7 +39,8 @@ export function selectNode(i, centre = false) {
   delete info.dataset.edge;
   append(info,  // (append of common.js skips the null of a missing library's licence)
     el("h2", {className: "node-name"}, n.label),
-    n.path ? el("p", {}, el("code", {}, n.path)) : el("p", {className: "muted"}, "missing library: not in the image"),
+    n.path ? el("p", {}, el("code", {}, n.path)) : el("p", {className: "muted"}, n.kind === "kernel"
+      ? "the kernel: its exports, which kernel modules link to" : "missing library: not in the image"),
     el("p", {}, el("span", {className: `kind kind-${n.kind}`}, KIND_LABEL[n.kind] || n.kind), " ", n.kind,
       n.dir ? " in " : "", n.dir ? el("code", {}, n.dir) : ""),
     n.licence ? el("p", {className: "node-licence"}, "licence class ", classTag(n.licence)) : null);
@@ -49,9 +51,12 @@ export function selectNode(i, centre = false) {
     const ul = el("ul", {className: "plain neighbours"});
     for (const k of ks) {
       const e = state.edges[k];
-      ul.appendChild(el("li", {}, nodeButton(other(e)), " ", statusTag(e.status), " ",
+      ul.appendChild(el("li", {dataset: {link: e.link}}, nodeButton(other(e)), " ", statusTag(e.status), " ",
+        e.link === "kernel" ? el("span", {className: "link-kind muted"}, "kernel link ") : null,
+        e.certainty ? el("span", {className: "certainty muted"}, `${e.certainty} `) : null,
         el("button", {type: "button", className: "link-button small", on: {click: () => selectEdge(k)}},
-          e.count ? plural(e.count, "symbol") : "details")));
+          e.count ? plural(e.count, "symbol") : "details"),
+        e.gplOnly ? el("span", {className: "gpl-only-count"}, ` (${e.gplOnly} GPL-only)`) : null));
     }
     info.appendChild(ul);
   };
@@ -70,11 +75,27 @@ export async function selectEdge(k) {
   info.dataset.edge = `${from.key}\n${to.key}`;
   delete info.dataset.node;
   const body = el("div", {className: "edge-symbols"}, el("p", {className: "muted"}, "Loading the symbols…"));
-  info.append(el("h2", {}, "Dependency"),
+  const title = {kernel: "Kernel link", dlopen: "May load with dlopen"}[e.link] || "Dependency";
+  info.dataset.link = e.link;
+  info.append(el("h2", {}, title),
     el("p", {}, nodeButton(e.from), " → ", nodeButton(e.to)),
-    el("p", {}, statusTag(e.status)), body);
+    el("p", {}, statusTag(e.status), e.certainty ? ` certainty ${e.certainty}` : ""), body);
   requestDraw();
+  if (e.link === "dlopen") {  // no start-up binding: what it binds in its program is in dlopen-edges
+    clear(body).appendChild(el("p", {className: "muted"}, "No start-up dependency: the module may load this " +
+      "library later with dlopen."));
+    body.dataset.state = "ready";
+    return;
+  }
   try {
+    if (e.link === "kernel") {
+      const answer = await getJson(apiUrl("kernel-link", {from: from.key, to: to.key}));
+      if (state.selectedEdge !== k) return;
+      clear(body).append(el("p", {}, plural(answer.gpl_only.length, "GPL-only symbol")),
+        kernelSymbols(answer.symbols, {open: true}));
+      body.dataset.state = "ready";
+      return;
+    }
     const answer = await getJson(apiUrl("edge", {from: from.key, to: to.key}));
     if (state.selectedEdge !== k) return;
     clear(body).append(el("p", {}, "soname ", el("code", {}, answer.soname || "")), symbolDetails(answer.symbols, {open: true}));

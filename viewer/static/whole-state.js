@@ -1,7 +1,7 @@
 // The shared state of the whole-firmware view: the canvas, what is shown (pan, zoom, filters,
 // selection), how modules are coloured, and the geometry between layout and screen coordinates.
 // whole-canvas.js draws, whole-hit.js finds what is under the pointer.
-import {STATUSES} from "./common.js";
+import {LATER_EDGES, STATUSES} from "./common.js";
 import {LICENCE_CLASSES, LICENCE_STYLE} from "./licence.js";
 import {VOCABULARY} from "./vocabulary.js";
 
@@ -18,7 +18,7 @@ export const ctx = canvas.getContext("2d");
 export const state = {
   nodes: [], edges: [], out: [], in: [], rowGap: 26,
   scale: 1, tx: 0, ty: 0, width: 0, height: 0, dpr: 1,
-  statusOn: new Set(STATUSES), kindOn: new Set(KIND_ORDER), licenceOn: new Set(LICENCE_CLASSES), dir: "",
+  statusOn: new Set([...STATUSES, ...LATER_EDGES]), kindOn: new Set(KIND_ORDER), licenceOn: new Set(LICENCE_CLASSES), dir: "",
   onlyConnected: false, colourBy: "kind",
   nodeVisible: null, edgeVisible: null, visibleEdgeCount: 0, visibleNodeCount: 0,
   hover: -1, selectedNode: -1, selectedEdge: -1, matches: [], matchSet: new Set(), matchCursor: -1,

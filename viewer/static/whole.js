@@ -6,7 +6,7 @@
 import {apiUrl, errorBox, getJson} from "./common.js";
 import {draw, fit, resize} from "./whole-canvas.js";
 import {applyFilters, buildControls} from "./whole-controls.js";
-import {selectNode} from "./whole-info.js";
+import {selectEdge, selectNode} from "./whole-info.js";
 import {wireCanvas} from "./whole-input.js";
 import {LABEL_FONT, ctx, curvePoint, state} from "./whole-state.js";
 
@@ -38,6 +38,22 @@ const api = {
     const i = nodeIndex(key);
     if (i >= 0) selectNode(i, true);
     return i >= 0;
+  },
+  /** Open the side panel of the edge from one module to another (paths, missing names, "vmlinux"). */
+  selectEdge(from, to) {
+    const e = edgeIndex(from, to);
+    if (e >= 0) selectEdge(e);
+    return e >= 0;
+  },
+  /** The edges shown now, by link (elf, kernel, dlopen) and status: {kernel: {used: 3}, ...}. */
+  visibleLinks() {
+    const out = {};
+    state.edges.forEach((e, k) => {
+      if (!state.edgeVisible[k]) return;
+      const per = out[e.link] || (out[e.link] = {});
+      per[e.status] = (per[e.status] || 0) + 1;
+    });
+    return out;
   },
   setStatus(status, on) {
     const box = document.querySelector(`#whole-status input[value="${CSS.escape(status)}"]`);
@@ -76,7 +92,7 @@ function prepare(data) {
     const kind = n.missing ? "missing" : (n.kind || "other-elf");
     const label = n.label || n.path || "";
     return {id: n.id, path: n.path, key: n.path || n.label, label, kind, dir: n.dir || "", missing: Boolean(n.missing),
-      licence: n.missing ? null : (n.licence_class || "unknown"),
+      licence: n.missing || n.kind === "kernel" ? null : (n.licence_class || "unknown"),
       x: Number(n.x), y: Number(n.y), search: `${n.path || ""}\n${label}`.toLowerCase(),
       short: label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label, width: 0};
   });
@@ -88,7 +104,8 @@ function prepare(data) {
     const to = index.get(e.to);
     if (from === undefined || to === undefined) continue;
     const k = state.edges.length;
-    state.edges.push({id: e.id, from, to, status: e.status, count: e.count || 0});
+    state.edges.push({id: e.id, from, to, status: e.status, count: e.count || 0, link: e.link || "elf",
+      gplOnly: e.gpl_only || 0, certainty: e.certainty || null});
     state.out[from].push(k);
     state.in[to].push(k);
   }

@@ -1,0 +1,68 @@
+"""Kernel modules' links and the ``kernel-gpl-only-used`` finding as the viewer shows them
+(docs/kernel.md, docs/viewer.md), from the named queries ``kernel-gpl-only-used``,
+``module-kernel-links`` and ``kernel-link-edges``.
+
+* ``kernel_gpl_only``: the finding (e) of the Licences page, one row per module and provider
+  (the kernel, ``vmlinux``, or a module), with exactly the GPL-only symbols the query returns and
+  the module's licence class.
+* ``module_kernel_links``: one kernel module's links both ways (the file panel), every symbol with
+  its GPL-only mark.
+* ``kernel_edge``: one link's symbols (the whole-firmware view's edge panel).
+"""
+
+from __future__ import annotations
+
+from ..errors import NotFoundError
+from .analysis import Queryable, Row
+
+KERNEL_TARGET = "vmlinux"  # what the queries name the kernel itself (a link to a Kernel node)
+
+
+def kernel_gpl_only(store: Queryable, firmware_id: str) -> list[Row]:
+    """Modules the kernel treats as GPL-incompatible that bind to GPL-only exports, with the symbols."""
+    params = {"firmware": firmware_id}
+    rows = store.query("kernel-gpl-only-used", params)
+    if not rows:
+        return []
+    classes = {r["path"]: r["class"] for r in store.query("licences", params)}
+    return [
+        {
+            "module": r["module"],
+            "licence": r["licence"],
+            "class": classes.get(r["module"]) or "unknown",
+            "provider": r["provider"],
+            "symbols": sorted(r["symbols"] or []),
+        }
+        for r in rows
+    ]
+
+
+def _link(row: Row, other: str) -> Row:
+    gpl_only = set(row["gpl_only"] or [])
+    return {
+        other: row["other"],
+        "missing": bool(row["missing"]),
+        "kernel": row["other"] == KERNEL_TARGET and not row["missing"],
+        "state": row["state"],
+        "symbols": [{"name": s, "gpl_only": s in gpl_only} for s in sorted(row["symbols"] or [])],
+        "gpl_only": sorted(gpl_only),
+    }
+
+
+def module_kernel_links(store: Queryable, firmware_id: str, path: str) -> Row:
+    """``kernel_links`` (what the module binds to) and ``kernel_used_by`` (the modules binding to it)."""
+    rows = store.query("module-kernel-links", {"firmware": firmware_id, "path": path})
+    out = [_link(r, "to") for r in rows if r["direction"] == "to"]
+    into = [_link(r, "module") for r in rows if r["direction"] == "from"]
+    return {
+        "kernel_links": sorted(out, key=lambda r: r["to"]),
+        "kernel_used_by": sorted(into, key=lambda r: r["module"]),
+    }
+
+
+def kernel_edge(store: Queryable, firmware_id: str, source: str, target: str) -> Row:
+    """One kernel link (target: a module's path, a missing module's name or ``vmlinux``) and its symbols."""
+    for link in module_kernel_links(store, firmware_id, source)["kernel_links"]:
+        if link["to"] == target:
+            return {"from": source, **link}
+    raise NotFoundError(f"no kernel link from {source!r} to {target!r} in this firmware")
