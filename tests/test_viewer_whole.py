@@ -133,7 +133,11 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
     hidden = sum(1 for e in whole["edges"] if e["status"] == "hidden")
     page.uncheck("#whole-status input[value='used']")
     page.uncheck("#whole-status input[value='declared-unused']")
+    page.uncheck("#whole-status input[value='dlopen']")  # dlopen edges have a filter of their own
     assert page.evaluate("linkgraphWhole.visibleEdges()") == hidden
+    page.check("#whole-status input[value='dlopen']")
+    dlopen = sum(1 for e in whole["edges"] if e["status"] == "dlopen")
+    assert page.evaluate("linkgraphWhole.visibleEdges()") == hidden + dlopen
     page.check("#whole-status input[value='used']")
     page.fill("#whole-search", "libc.so")
     wait_until(page, "() => document.querySelector('#whole-matches').textContent.includes('match')")
