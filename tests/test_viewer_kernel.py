@@ -27,7 +27,16 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph
-from support.browser import Pages, ViewerServer, assert_no_markup_elements, open_tab, q, wait_until
+from support.browser import (
+    Pages,
+    ViewerServer,
+    assert_no_markup_elements,
+    drawn_edges,
+    graph_edges,
+    open_tab,
+    q,
+    wait_until,
+)
 from support.fixture_root import GCC, Root
 from support.kernel_debs import GPL_ONLY_USED, MODPOST_REFUSAL, build_proprietary_module, kernel_root
 
@@ -163,6 +172,21 @@ def _as_shown(link: dict[str, Any], other: str) -> tuple:
     return (link[other], link["state"], sorted(link["symbols"]), sorted(link["gpl_only"]))
 
 
+def _closure(links: list[dict[str, Any]], start: str) -> set[tuple[str, str, str]]:
+    """The kernel links from ``start``, and from every module they reach: (from, to, state)."""
+    out: set[tuple[str, str, str]] = set()
+    frontier, seen = [start], {start}
+    while frontier:
+        module = frontier.pop()
+        for r in links:
+            if r["module"] == module:
+                out.add((module, r["target"], r["state"]))
+                if r["target"].startswith("/") and r["target"] not in seen:
+                    seen.add(r["target"])
+                    frontier.append(r["target"])
+    return out
+
+
 def test_a_kernel_module_shows_its_links_with_gpl_only_marks(
     store: Store, mixed_root: dict[str, Any], pages: Pages
 ) -> None:
@@ -198,6 +222,12 @@ def test_a_kernel_module_shows_its_links_with_gpl_only_marks(
             )
             assert shown == wanted, (module, key, shown, wanted)
             assert f"({len(wanted)})" in page.inner_text(f"{sel} h2")
+        # the Graph tab draws its links, transitively, as kernel-links has them
+        open_tab(page, "graph")
+        graph, named = graph_edges(store.server, store.fw, module)
+        drawn = {named[e["id"]][:3] for e in drawn_edges(page)}
+        assert drawn == _closure(links, module), (module, drawn)
+        assert len(drawn) == len(graph["edges"])
         watch.assert_clean()
     states = {r["state"] for r in links if r["module"] == mixed_root["probe"]}
     assert states == {"hidden", "declared-unused", "missing"}

@@ -221,7 +221,7 @@ export class DiagramView {
         this.clickable(group, `missing ${node.label}`, () => this.showMissing(node));
       } else {
         this.clickable(group, `open ${node.path}`, () => {
-          if (node.path !== this.path) this.onNode(node.path);
+          if (node.path && node.path !== this.path) this.onNode(node.path);
         });
       }
     }
