@@ -18,6 +18,8 @@ tests/test_dlopen.py (a program that dlopens a plugin by name and others through
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 import subprocess
@@ -295,6 +297,16 @@ def test_kernel_link_api(ladybug: Store, mixed_root: dict[str, Any]) -> None:
     assert status == 404 and b"no kernel link" in body
     status, _, body = server.get(f"/api/firmware/{fw}/kernel-link?from={q(mixed_root['prop'])}")
     assert status == 400 and b"to=" in body
+    # the ELF analysis as CSV: the proprietary module's link, and its GPL-only symbol in a row of its own
+    prop = mixed_root["prop"]
+    status, ctype, body = server.get(f"/api/firmware/{fw}/analysis.csv?path={q(prop)}")
+    assert status == 200 and ctype.startswith("text/csv")
+    rows = [r for r in csv.DictReader(io.StringIO(body.decode())) if r["section"].startswith("kernel")]
+    (link,) = [r for r in ladybug.query("kernel-links") if r["module"] == prop]
+    assert [(r["section"], r["from"], r["to"], r["status"], r["symbols"].split()) for r in rows] == [
+        ("kernel-link", prop, "vmlinux", link["state"], sorted(link["symbols"])),
+        ("kernel-link-gpl-only", prop, "vmlinux", link["state"], [GPL_ONLY_USED]),
+    ]
     host = server.json(f"/api/firmware/{fw}/file?path={q(HOST)}")
     assert host["kernel_links"] == [] and host["kernel_used_by"] == []
     whole = server.json(f"/api/firmware/{fw}/whole")

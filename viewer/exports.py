@@ -15,6 +15,7 @@ from flask import Blueprint, Response, abort
 from ..loader.errors import DiagramError
 from ..loader.model import Status
 from ..loader.report import analysis
+from ..loader.report.kernel_view import module_kernel_links
 from .api import required_arg
 from .diagram import render, to_dot
 from .dot_text import display_text
@@ -69,6 +70,12 @@ def analysis_rows(found: dict[str, Any]) -> Iterator[list[Any]]:
         for provider in d["providers"]:
             status = "chosen" if provider == d["chosen"] else "interposed"
             yield ["duplicate", provider, None, None, status, d["symbol"], _joined(d["executables"])]
+    for section, key, inward in (("kernel-link", "kernel_links", False), ("kernel-used-by", "kernel_used_by", True)):
+        for k in found.get(key, []):
+            ends = [k["module"], path] if inward else [path, k["to"]]
+            yield [section, *ends, None, k["state"], _joined(s["name"] for s in k["symbols"]), ""]
+            if k["gpl_only"]:  # the GPL-only ones among them (docs/kernel.md)
+                yield [f"{section}-gpl-only", *ends, None, k["state"], _joined(k["gpl_only"]), ""]
 
 
 def analysis_csv(found: dict[str, Any]) -> str:
@@ -106,6 +113,7 @@ def analysis_table(firmware_id: str) -> Response:
     path = required_arg("path")
     firmware = firmware_or_404(firmware_id)
     found = analysis.file_analysis(current_store(), firmware["id"], path)
+    found |= module_kernel_links(current_store(), firmware["id"], found["module"]["path"])
     response = Response(analysis_csv(found), mimetype="text/csv")
     name = download_name(found["module"]["path"], "-analysis.csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
