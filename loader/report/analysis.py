@@ -10,16 +10,11 @@ from __future__ import annotations
 
 import json
 import posixpath
-from typing import Any, Protocol
 
 from ..errors import NotFoundError
 from ..model import Status
-
-Row = dict[str, Any]
-
-
-class Queryable(Protocol):
-    def query(self, name: str, params: dict[str, Any] | None = None) -> list[Row]: ...
+from .kernel_view import add_kernel_links
+from .rows import Queryable, Row
 
 
 def find_module(store: Queryable, firmware_id: str, path: str) -> Row:
@@ -197,7 +192,9 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
             add_edge(r)
     _add_dlopen(store, firmware_id, root, nodes, edges)
     if module["kind"] == "kernel-module":
-        _add_kernel_links(store, firmware_id, root, nodes, edges)
+        add_kernel_links(
+            store, firmware_id, root, nodes, edges, lambda p, i: module_node(find_module(store, firmware_id, p), i)
+        )
     return {"root": root, "link_map": loaded is not None, "nodes": list(nodes.values()), "edges": edges}
 
 
@@ -220,40 +217,6 @@ def _add_dlopen(store: Queryable, firmware_id: str, root: str, nodes: dict[str, 
                 "certainty": r["certainty"],
             }
         )
-
-
-def _add_kernel_links(store: Queryable, firmware_id: str, root: str, nodes: dict[str, Row], edges: list[Row]) -> None:
-    """A kernel module's links (docs/kernel.md), transitively: to modules, missing modules and the
-    kernel itself (a node ``vmlinux`` of kind ``kernel``); GPL-only symbols in ``gpl_only``."""
-    frontier = [root]
-    while frontier:
-        source = frontier.pop(0)
-        for r in store.query("module-kernel-links", {"firmware": firmware_id, "path": source}):
-            if r["direction"] != "to":
-                continue
-            file = not r["missing"] and r["other"].startswith("/")  # else a missing module or the kernel
-            kind = "module" if file else "missing" if r["missing"] else "kernel"
-            key = r["other"] if file else f"{kind}:{r['other']}"
-            if key not in nodes and file:
-                nodes[key] = module_node(find_module(store, firmware_id, key), f"n{len(nodes)}")
-                frontier.append(key)
-            elif key not in nodes:
-                nodes[key] = {"id": f"n{len(nodes)}", "path": None, "label": r["other"], "kind": kind, "soname": None}
-                nodes[key] |= {"missing": bool(r["missing"]), "licence": None, "licence_class": None}
-            symbols = sorted(r["symbols"] or [])
-            edges.append(
-                {
-                    "id": f"e{len(edges)}",
-                    "from": nodes[source]["id"],
-                    "to": nodes[key]["id"],
-                    "status": r["state"],
-                    "soname": None,
-                    "symbols": symbols,
-                    "count": len(symbols),
-                    "link": "kernel",
-                    "gpl_only": sorted(r["gpl_only"] or []),
-                }
-            )
 
 
 def edge_symbols(store: Queryable, firmware_id: str, source: str, target: str) -> Row:

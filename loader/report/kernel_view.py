@@ -8,12 +8,15 @@
 * ``module_kernel_links``: one kernel module's links both ways (the file panel), every symbol with
   its GPL-only mark.
 * ``kernel_edge``: one link's symbols (the whole-firmware view's edge panel).
+* ``add_kernel_links``: a kernel module's dependency graph (``analysis.dependency_graph``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..errors import NotFoundError
-from .analysis import Queryable, Row
+from .rows import Queryable, Row
 
 KERNEL_TARGET = "vmlinux"  # what the queries name the kernel itself (a link to a Kernel node)
 
@@ -66,3 +69,45 @@ def kernel_edge(store: Queryable, firmware_id: str, source: str, target: str) ->
         if link["to"] == target:
             return {"from": source, **link}
     raise NotFoundError(f"no kernel link from {source!r} to {target!r} in this firmware")
+
+
+def add_kernel_links(
+    store: Queryable,
+    firmware_id: str,
+    root: str,
+    nodes: dict[str, Row],
+    edges: list[Row],
+    module_node: Callable[[str, str], Row],
+) -> None:
+    """A kernel module's links, transitively, added to its graph (nodes by path, edges; docs/viewer.md):
+    to modules (``module_node(path, node_id)``), missing modules and the kernel itself (a node
+    ``vmlinux`` of kind ``kernel``), the GPL-only symbols of each in ``gpl_only``."""
+    frontier = [root]
+    while frontier:
+        source = frontier.pop(0)
+        for r in store.query("module-kernel-links", {"firmware": firmware_id, "path": source}):
+            if r["direction"] != "to":
+                continue
+            file = not r["missing"] and r["other"] != KERNEL_TARGET
+            kind = "module" if file else "missing" if r["missing"] else "kernel"
+            key = r["other"] if file else f"{kind}:{r['other']}"
+            if key not in nodes and file:
+                nodes[key] = module_node(key, f"n{len(nodes)}")
+                frontier.append(key)
+            elif key not in nodes:
+                nodes[key] = {"id": f"n{len(nodes)}", "path": None, "label": r["other"], "kind": kind, "soname": None}
+                nodes[key] |= {"missing": bool(r["missing"]), "licence": None, "licence_class": None}
+            symbols = sorted(r["symbols"] or [])
+            edges.append(
+                {
+                    "id": f"e{len(edges)}",
+                    "from": nodes[source]["id"],
+                    "to": nodes[key]["id"],
+                    "status": r["state"],
+                    "soname": None,
+                    "symbols": symbols,
+                    "count": len(symbols),
+                    "link": "kernel",
+                    "gpl_only": sorted(r["gpl_only"] or []),
+                }
+            )
