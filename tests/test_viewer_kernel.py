@@ -231,8 +231,18 @@ def test_a_kernel_module_shows_its_links_with_gpl_only_marks(
         assert drawn == _closure(links, module), (module, drawn)
         assert len(drawn) == len(graph["edges"])
         watch.assert_clean()
-    states = {r["state"] for r in links if r["module"] == mixed_root["probe"]}
-    assert states == {"hidden", "declared-unused", "missing"}
+    states = Counter(r["state"].replace("-", "_") for r in links if r["module"] == mixed_root["probe"])
+    assert states == {"hidden": 1, "declared_unused": 1, "missing": 1}
+    # the tree flags the module with them, and its status filter finds it
+    tree = store.server.json(f"/api/firmware/{store.fw}/tree")
+    (entry,) = [e for e in tree["entries"] if e["path"] == mixed_root["probe"]]
+    assert {k: v for k, v in entry["flags"].items() if v} == states
+    page, watch = pages.open(store.server, f"/fw/{store.fw}/")
+    shown = page.eval_on_selector_all(
+        f"#tree a.entry[data-path='{mixed_root['probe']}'] .flag", "fs => fs.map(f => f.className)"
+    )
+    assert sorted(shown) == [f"flag flag-{k}" for k in sorted(states)]
+    watch.assert_clean()
 
 
 def test_the_whole_view_draws_kernel_and_dlopen_edges(store: Store, mixed_root: dict[str, Any], pages: Pages) -> None:

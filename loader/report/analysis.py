@@ -13,7 +13,7 @@ import posixpath
 
 from ..errors import NotFoundError
 from ..model import Status
-from .kernel_view import add_kernel_links
+from .kernel_view import add_kernel_links, kernel_flags
 from .rows import Queryable, Row
 
 
@@ -237,6 +237,7 @@ def edge_symbols(store: Queryable, firmware_id: str, source: str, target: str) -
 def file_tree(store: Queryable, firmware_id: str) -> Row:
     """Every module, every symlink to one (with its target) and every missing soname."""
     entries: list[Row] = []
+    kernel = kernel_flags(store, firmware_id)  # a kernel module's links count as its edges
     for r in store.query("module-status", {"firmware": firmware_id}):
         flags = {
             "hidden": r["hidden"],
@@ -244,6 +245,8 @@ def file_tree(store: Queryable, firmware_id: str) -> Row:
             "missing": r["missing"],
             "unresolved": r["unresolved"],
         }
+        for key, n in kernel.get(r["path"], {}).items():
+            flags[key] += n
         entries.append({"path": r["path"], "kind": r["kind"], "soname": r["soname"], "target": None, "flags": flags})
         entries.extend(
             {"path": alias, "kind": "symlink", "soname": r["soname"], "target": r["path"], "flags": flags}

@@ -9,6 +9,7 @@
   its GPL-only mark.
 * ``kernel_edge``: one link's symbols (the whole-firmware view's edge panel).
 * ``add_kernel_links``: a kernel module's dependency graph (``analysis.dependency_graph``).
+* ``kernel_flags``: each kernel module's hidden, declared-unused and missing links (the tree's flags).
 """
 
 from __future__ import annotations
@@ -69,6 +70,17 @@ def kernel_edge(store: Queryable, firmware_id: str, source: str, target: str) ->
         if link["to"] == target:
             return {"from": source, **link}
     raise NotFoundError(f"no kernel link from {source!r} to {target!r} in this firmware")
+
+
+def kernel_flags(store: Queryable, firmware_id: str) -> dict[str, dict[str, int]]:
+    """Per kernel module, how many of its links are hidden, declared-unused or missing."""
+    flags: dict[str, dict[str, int]] = {}
+    for r in store.query("kernel-link-edges", {"firmware": firmware_id}):
+        key = r["state"].replace("-", "_")
+        if key in ("hidden", "declared_unused", "missing"):
+            per = flags.setdefault(r["from"], {})
+            per[key] = per.get(key, 0) + 1
+    return flags
 
 
 def add_kernel_links(
