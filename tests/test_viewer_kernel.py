@@ -14,6 +14,7 @@ tests/test_dlopen.py (a program that dlopens a plugin by name and others through
 * The whole-firmware view draws every ``kernel-links`` edge (to modules, to missing modules, to the
   kernel) and every ``dlopen-edges`` edge, the latter in their own style, counted apart; an edge's
   panel lists its symbols with their GPL-only marks.
+* On the LEDE image every kernel link is drawn too, and finding (e) is empty (every module is GPL).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from support.browser import (
     wait_until,
 )
 from support.fixture_root import GCC, Root
+from support.images import LEDE
 from support.kernel_debs import GPL_ONLY_USED, MODPOST_REFUSAL, build_proprietary_module, kernel_root
 
 pytestmark = pytest.mark.slow  # Debian's kernel packages, kbuild, gcc, two stores
@@ -94,15 +96,16 @@ def mixed_root(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 class Store:
     """One store holding the scan, its viewer, and the CLI's answers to the named queries."""
 
-    def __init__(self, server: ViewerServer, which: list[str], env: dict[str, str]) -> None:
+    def __init__(self, server: ViewerServer, which: list[str], env: dict[str, str], name: str = NAME) -> None:
         self.server = server
         self.which = which
         self.env = env
-        self.fw = server.firmware_id(NAME)
+        self.name = name
+        self.fw = server.firmware_id(name)
 
     def query(self, name: str, *params: str) -> list[dict[str, Any]]:
         args = [a for p in params for a in ("--param", p)]
-        proc = linkgraph("query", name, *self.which, "--firmware", NAME, *args, "--json", env=self.env)
+        proc = linkgraph("query", name, *self.which, "--firmware", self.name, *args, "--json", env=self.env)
         return json.loads(proc.stdout)
 
 
@@ -322,3 +325,29 @@ def test_kernel_link_api(ladybug: Store, mixed_root: dict[str, Any]) -> None:
     whole = server.json(f"/api/firmware/{fw}/whole")
     kernel_nodes = [n for n in whole["nodes"] if n["kind"] == "kernel"]
     assert [(n["label"], n["path"]) for n in kernel_nodes] == [("vmlinux", None)]
+
+
+def test_lede_image_kernel_links_in_the_whole_view(pages: Pages, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A real firmware: the LEDE image's kernel modules (MIPS, the kernel's exports recovered from
+    its LZMA image, docs/kernel.md) link to each other and to the kernel; every link is drawn, and
+    finding (e) is empty (every module is GPL), as the named queries say."""
+    assert LEDE.is_file(), f"{LEDE} is missing: the shared firmware folder is part of the workplace"
+    work = tmp_path_factory.mktemp("viewer-kernel-lede")
+    db = ["--db", str(work / "fw.lbdb")]
+    assert linkgraph("scan", str(LEDE), *db, "--name", "lede", "--quiet").returncode == 0
+    with ViewerServer(db, work) as server:
+        store = Store(server, db, {}, "lede")
+        kernel = store.query("kernel-links")
+        assert len(kernel) > 100 and {r["state"] for r in kernel} == {"used"}
+        assert store.query("kernel-gpl-only-used") == []
+        page, watch = pages.open(server, f"/fw/{store.fw}/whole")
+        page.evaluate("linkgraphWhole.fit()")
+        visible = page.evaluate("linkgraphWhole.visibleLinks()")
+        assert visible["kernel"] == {"used": len(kernel)}
+        to_kernel = sum(1 for r in kernel if r["target"] == "vmlinux")
+        assert page.evaluate("linkgraphWhole.select('vmlinux')")
+        assert f"Used by ({to_kernel})" in page.inner_text("#whole-info")
+        page, watch2 = pages.open(server, f"/fw/{store.fw}/licences")
+        assert page.inner_text("section[data-finding='kernel_gpl_only'] p.none") == "none"
+        watch.assert_clean()
+        watch2.assert_clean()
