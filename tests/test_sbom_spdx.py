@@ -1,0 +1,216 @@
+"""SBOMs as SPDX 2.3 JSON and SPDX 3.0.1 JSON-LD (docs/sbom.md), judged by the maintained
+validators and read back by real consumers (tests/support/spdx_read.py): spdx-tools' parser,
+validator and ``pyspdxtools``; the published SPDX 3.0.1 JSON schema, the model's SHACL shapes
+and spdx-python-model. Read back, every document holds exactly the JSON report's dependency
+edges (status, target, soname, symbols) and the article's picture for busybox; the module hashes
+are computed here from the files themselves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import linkgraph
+from support.article import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, NVRAM, TRAP_MISSING, UTIL, build_article_root
+from support.images import FFULM, LEDE
+from support.spdx_read import (
+    pyspdxtools,
+    report_edges,
+    spdx2_edges,
+    spdx2_messages,
+    spdx2_types,
+    spdx3_edges,
+    spdx3_objects,
+    spdx3_relationships,
+    spdx3_schema_errors,
+    spdx3_shacl_violations,
+)
+
+# the article's busybox (LWN, "Dynamic linking and derivative works"), libc aside
+ARTICLE_BUSYBOX = {
+    (BUSYBOX, "used", UTIL, "libutility.so", ("util_foo",)),
+    (BUSYBOX, "used", APCFG, "libapcfg.so", ("apcfg_get",)),
+    (BUSYBOX, "declared-unused", NVRAM, "libnvram.so", ()),
+    (BUSYBOX, "declared-unused", APLOG, "libaplog.so", ()),
+    (BUSYBOX, "declared-unused", CRYPT, "libcrypt.so.0", ()),
+    (BUSYBOX, "declared-unused", GCC_S, "libgcc_s.so.1", ()),
+}
+ARTICLE_APCFG_HIDDEN = {
+    (APCFG, "hidden", UTIL, "libutility.so", ("util_bar",)),
+    (APCFG, "hidden", APLOG, "libaplog.so", ("aplog_write",)),
+}
+
+
+def _scanned(target: Path, work: Path, name: str) -> tuple[Path, dict[str, Any]]:
+    db = work / f"{name}.lbdb"
+    linkgraph("scan", str(target), "--db", str(db), "--name", name, "--quiet")
+    return db, json.loads(linkgraph("report", "--db", str(db)).stdout)
+
+
+def _sbom(db: Path, fmt: str, out: Path) -> Path:
+    linkgraph("report", "--db", str(db), "--format", fmt, "-o", str(out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def article(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, Any]]:
+    """The article's root, its database and its JSON report."""
+    work = tmp_path_factory.mktemp("sbom-article")
+    root = build_article_root(work / "root")
+    db, report = _scanned(root.path, work, "tew-636apb")
+    return root.path, db, report
+
+
+def _status_counts(edges: set[Any]) -> Counter[str]:
+    return Counter(e[1] for e in edges)
+
+
+def _article_edges(edges: set[Any]) -> None:
+    busybox = {e for e in edges if e[0] == BUSYBOX and e[3] != "libc.so.6"}
+    assert busybox == ARTICLE_BUSYBOX
+    libc = next(e for e in edges if e[0] == BUSYBOX and e[3] == "libc.so.6")
+    assert libc[1] == "used" and "printf" in libc[4]
+    assert {e for e in edges if e[0] == APCFG and e[1] == "hidden"} == ARTICLE_APCFG_HIDDEN
+    assert (TRAP_MISSING, "missing", None, "libgone.so.1", ()) in edges
+
+
+def test_article_spdx2(article: tuple[Path, Path, dict[str, Any]], tmp_path: Path) -> None:
+    root, db, report = article
+    path = _sbom(db, "spdx-json", tmp_path / "article.spdx.json")
+    assert spdx2_messages(path) == []
+    run = pyspdxtools(path)
+    assert run.returncode == 0, run.stderr
+    edges = spdx2_edges(path)
+    assert edges == report_edges(report)
+    assert _status_counts(edges) == Counter(e["status"] for e in report["dependencies"])
+    _article_edges(edges)
+    assert spdx2_types(path) == {
+        "used": {"DYNAMIC_LINK"},
+        "hidden": {"DYNAMIC_LINK"},
+        "declared-unused": {"DEPENDS_ON"},
+        "missing": {"DEPENDS_ON"},
+    }
+    data = json.loads(path.read_text())
+    packages = {p["name"]: p for p in data["packages"]}
+    busybox = packages[BUSYBOX]
+    assert busybox["checksums"] == [
+        {"algorithm": "SHA256", "checksumValue": hashlib.sha256((root / BUSYBOX[1:]).read_bytes()).hexdigest()}
+    ]
+    for module in report["modules"]:
+        assert packages[module["path"]]["licenseConcluded"] == (module["licence"] or "NOASSERTION")
+    missing = [r for r in data["relationships"] if r["relatedSpdxElement"] == "NOASSERTION"]
+    assert [r["comment"].splitlines()[0] for r in missing] == ["linkgraph dependency: missing"]
+
+
+def test_article_spdx3(article: tuple[Path, Path, dict[str, Any]], tmp_path: Path) -> None:
+    root, db, report = article
+    doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "article.spdx3.json").read_text())
+    assert spdx3_schema_errors(doc) == []
+    assert spdx3_shacl_violations(doc) == []
+    edges = spdx3_edges(doc)
+    assert edges == report_edges(report)
+    _article_edges(edges)
+    kinds = {(status, r.relationshipType.rsplit("/", 1)[1], r.scope.rsplit("/", 1)[1], r.completeness.rsplit("/", 1)[1])
+             for r, status in spdx3_relationships(doc, "dependency")}  # fmt: skip
+    assert kinds == {
+        ("used", "hasDynamicLink", "runtime", "complete"),
+        ("hidden", "hasDynamicLink", "runtime", "complete"),
+        ("declared-unused", "dependsOn", "runtime", "complete"),
+        ("missing", "dependsOn", "runtime", "noAssertion"),
+    }
+    model, objects = spdx3_objects(doc)
+    files = {f.name: f for f in objects.foreach_type(model.software_File)}
+    assert set(files) == {m["path"] for m in report["modules"]}
+    digest = hashlib.sha256((root / BUSYBOX[1:]).read_bytes()).hexdigest()
+    assert [(h.algorithm.rsplit("/", 1)[1], h.hashValue) for h in files[BUSYBOX].verifiedUsing] == [("sha256", digest)]
+    concluded = {}
+    for r in objects.foreach_type(model.Relationship):
+        if r.relationshipType.endswith("/hasConcludedLicense"):
+            (target,) = r.to
+            concluded[r.from_.name] = None if isinstance(target, str) else target.simplelicensing_licenseExpression
+    assert concluded == {m["path"]: m["licence"] for m in report["modules"]}
+
+
+@pytest.mark.slow
+def test_article_spdx3_by_the_reference_schema_validator(
+    article: tuple[Path, Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """The Python jsonschema package (the reference implementation) agrees with jsonschema-rs."""
+    _, db, _ = article
+    doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "article.spdx3.json").read_text())
+    assert spdx3_schema_errors(doc, reference=True) == []
+    broken = {**doc, "@graph": [*doc["@graph"][:-1], {**doc["@graph"][-1], "scope": "sometime"}]}
+    assert spdx3_schema_errors(broken, reference=True) and spdx3_schema_errors(broken)
+
+
+def test_spdx_on_stdout_is_the_file(article: tuple[Path, Path, dict[str, Any]], tmp_path: Path) -> None:
+    """Without -o the document goes to stdout (the same content, its creation time aside)."""
+    _, db, _ = article
+    for fmt in ("spdx-json", "spdx3-json"):
+        env = {"SOURCE_DATE_EPOCH": "1700000000"}
+        printed = linkgraph("report", "--db", str(db), "--format", fmt, env=env).stdout
+        linkgraph("report", "--db", str(db), "--format", fmt, "-o", str(tmp_path / "sbom.json"), env=env)
+        assert printed == (tmp_path / "sbom.json").read_text()
+        assert "2023-11-14T22:13:20Z" in printed
+
+
+class _Recorder(io.StringIO):
+    """A text stream that remembers how much each write gave it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def write(self, s: str) -> int:
+        self.sizes.append(len(s))
+        return super().write(s)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("image", [LEDE, FFULM], ids=["lede", "freifunk"])
+def test_image_sboms(image: Path, tmp_path: Path) -> None:
+    assert image.is_file(), f"{image} is missing: the shared firmware folder is part of the workplace"
+    db, report = _scanned(image, tmp_path, image.name)
+    spdx2 = _sbom(db, "spdx-json", tmp_path / "fw.spdx.json")
+    assert spdx2_messages(spdx2) == []
+    run = pyspdxtools(spdx2)
+    assert run.returncode == 0, run.stderr
+    expected = report_edges(report)
+    counts = Counter(e["status"] for e in report["dependencies"])
+    assert spdx2_edges(spdx2) == expected and _status_counts(spdx2_edges(spdx2)) == counts
+    comments = Counter(r.get("comment", "").split(":")[0] for r in json.loads(spdx2.read_text())["relationships"])
+    assert comments["linkgraph dlopen"] == len(report["dlopen"]) > 0
+    assert comments["linkgraph kernel link"] == len(report["kernel_links"]) > 0
+
+    doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "fw.spdx3.json").read_text())
+    assert spdx3_schema_errors(doc) == []
+    assert spdx3_shacl_violations(doc) == []
+    assert spdx3_edges(doc) == expected
+    dlopen = [(r.from_.name, t.name) for r, _ in spdx3_relationships(doc, "dlopen") for t in r.to]
+    assert sorted(dlopen) == sorted((e["from"], e["to"]) for e in report["dlopen"])
+    kernel = sum(len(r.comment.splitlines()) - 1 for r, _ in spdx3_relationships(doc, "kernel link"))
+    assert kernel == len(report["kernel_links"])
+
+
+@pytest.mark.slow
+def test_sboms_are_written_as_they_are_read(tmp_path: Path) -> None:
+    """Many writes, none much bigger than the writers' 64 KiB buffer: the document is never
+    held whole."""
+    from linkgraph.loader.sbom.spdx2_json import write_spdx2
+    from linkgraph.loader.sbom.spdx3_jsonld import write_spdx3
+    from linkgraph.loader.store import open_store
+
+    db, _ = _scanned(FFULM, tmp_path, "ffulm")
+    with open_store(db=str(db), read_only=True) as store:
+        firmware = store.resolve_firmware(None)
+        for writer in (write_spdx2, write_spdx3):
+            out = _Recorder()
+            writer(store, firmware, out)
+            size = len(out.getvalue())
+            assert size > 6 * 65536 and max(out.sizes) < 2 * 65536, (writer.__name__, size, max(out.sizes))
