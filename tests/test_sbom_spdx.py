@@ -216,3 +216,21 @@ def test_sboms_are_written_as_they_are_read(tmp_path: Path) -> None:
             writer(store, firmware, out)
             size = len(out.getvalue())
             assert size > 6 * 65536 and max(out.sizes) < 2 * 65536, (writer.__name__, size, max(out.sizes))
+
+
+def test_hostile_names_make_valid_sboms(tmp_path: Path) -> None:
+    """Markup, blanks and bytes that are not UTF-8 in file names (tests/test_bad_input.py's
+    root): both documents still validate, and name the files as the report does."""
+    from test_bad_input import MARKUP, build_hostile
+
+    root, _ = build_hostile(tmp_path)
+    db, report = _scanned(root, tmp_path, "hostile")
+    spdx2 = _sbom(db, "spdx-json", tmp_path / "hostile.spdx.json")
+    assert spdx2_messages(spdx2) == []
+    assert spdx2_edges(spdx2) == report_edges(report)
+    names = {p["name"] for p in json.loads(spdx2.read_text())["packages"]}
+    assert {m["path"] for m in report["modules"]} <= names and "/lib/" + MARKUP in names
+    doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "hostile.spdx3.json").read_text())
+    assert spdx3_schema_errors(doc) == []
+    assert spdx3_shacl_violations(doc) == []
+    assert spdx3_edges(doc) == report_edges(report)

@@ -55,13 +55,13 @@ class _Ids:
         self._relationships = itertools.count(1)
 
     def module(self, path: str) -> str:
-        return self.base + "module" + quote(path, safe="/")
+        return self.base + "module" + quote(path.encode("utf-8", "surrogateescape"), safe="/")
 
     def package(self, package: str) -> str:
-        return self.base + "package/" + quote(package, safe="")
+        return self.base + "package/" + quote(package.encode("utf-8", "surrogateescape"), safe="")
 
     def licence(self, expression: str) -> str:
-        return self.base + "licence/" + hashlib.sha256(expression.encode()).hexdigest()[:16]
+        return self.base + "licence/" + hashlib.sha256(expression.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
     def relationship(self) -> str:
         return self.base + f"relationship/{next(self._relationships)}"
