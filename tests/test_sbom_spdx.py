@@ -234,3 +234,20 @@ def test_hostile_names_make_valid_sboms(tmp_path: Path) -> None:
     assert spdx3_schema_errors(doc) == []
     assert spdx3_shacl_violations(doc) == []
     assert spdx3_edges(doc) == report_edges(report)
+
+
+@pytest.mark.slow
+def test_both_stores_give_the_same_sboms(
+    article: tuple[Path, Path, dict[str, Any]], neo4j_server: Any, neo4j_env: dict[str, str]
+) -> None:
+    """The article pushed into a real Neo4j: its SBOMs are byte for byte the embedded store's."""
+    _, db, _ = article
+    server = ["--neo4j", neo4j_server.uri]
+    assert linkgraph("push", "--db", str(db), *server, env=neo4j_env).returncode == 0
+    fixed = {"SOURCE_DATE_EPOCH": "1700000000"}
+    for fmt in ("spdx-json", "spdx3-json"):
+        embedded = linkgraph("report", "--db", str(db), "--format", fmt, env=fixed).stdout
+        pushed = linkgraph(
+            "report", *server, "--firmware", "tew-636apb", "--format", fmt, env={**neo4j_env, **fixed}
+        ).stdout
+        assert pushed == embedded, fmt
