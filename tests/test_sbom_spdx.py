@@ -24,6 +24,7 @@ from support.spdx_read import (
     report_edges,
     spdx2_edges,
     spdx2_messages,
+    spdx2_schema_errors,
     spdx2_types,
     spdx3_edges,
     spdx3_objects,
@@ -84,8 +85,10 @@ def test_article_spdx2(article: tuple[Path, Path, dict[str, Any]], tmp_path: Pat
     root, db, report = article
     path = _sbom(db, "spdx-json", tmp_path / "article.spdx.json")
     assert spdx2_messages(path) == []
-    run = pyspdxtools(path)
+    assert spdx2_schema_errors(path) == []
+    run = pyspdxtools(path, "-o", str(tmp_path / "article.spdx"))  # and converted to tag-value
     assert run.returncode == 0, run.stderr
+    assert "Relationship: SPDXRef-Module-bin-busybox-" in (tmp_path / "article.spdx").read_text()
     edges = spdx2_edges(path)
     assert edges == report_edges(report)
     assert _status_counts(edges) == Counter(e["status"] for e in report["dependencies"])
@@ -181,6 +184,7 @@ def test_image_sboms(image: Path, tmp_path: Path) -> None:
     db, report = _scanned(image, tmp_path, image.name)
     spdx2 = _sbom(db, "spdx-json", tmp_path / "fw.spdx.json")
     assert spdx2_messages(spdx2) == []
+    assert spdx2_schema_errors(spdx2) == []
     run = pyspdxtools(spdx2)
     assert run.returncode == 0, run.stderr
     expected = report_edges(report)
@@ -227,6 +231,7 @@ def test_hostile_names_make_valid_sboms(tmp_path: Path) -> None:
     db, report = _scanned(root, tmp_path, "hostile")
     spdx2 = _sbom(db, "spdx-json", tmp_path / "hostile.spdx.json")
     assert spdx2_messages(spdx2) == []
+    assert spdx2_schema_errors(spdx2) == []
     assert spdx2_edges(spdx2) == report_edges(report)
     names = {p["name"] for p in json.loads(spdx2.read_text())["packages"]}
     assert {m["path"] for m in report["modules"]} <= names and "/lib/" + MARKUP in names

@@ -1,11 +1,12 @@
 """SPDX SBOMs judged and read back by the maintained tools, never by linkgraph's own code.
 
-SPDX 2.3: spdx-tools' JSON parser and ``validate_full_spdx_document``, and its ``pyspdxtools``
-command. SPDX 3.0.1: the published JSON schema (jsonschema-rs: the Python reference validator
-takes minutes on a few thousand elements; the article's document is checked by both), the
-model's SHACL shapes through spdx3-validate's checker (pyshacl), and spdx-python-model's reader.
-The schema, context and model are vendored under tests/fixtures/spdx3 (README there: the
-published addresses are not reachable from here).
+SPDX 2.3: spdx-tools' JSON parser and ``validate_full_spdx_document``, its ``pyspdxtools``
+command, and the specification's JSON schema. SPDX 3.0.1: the published JSON schema
+(jsonschema-rs: the Python reference validator takes minutes on a few thousand elements; the
+article's document is checked by both), the model's SHACL shapes through spdx3-validate's
+checker (pyshacl), and spdx-python-model's reader. The schemas, context and model are vendored
+under tests/fixtures/spdx2 and spdx3 (READMEs there: the published addresses are not reachable
+from here).
 
 Each reader gives the document's dependency edges as (from, status, to, soname, symbols), the
 form the JSON report's ``dependencies`` section is compared in.
@@ -21,7 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-SPDX3 = Path(__file__).resolve().parent.parent / "fixtures" / "spdx3"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SPDX2, SPDX3 = FIXTURES / "spdx2", FIXTURES / "spdx3"
 Edge = tuple[str, str, str | None, str, tuple[str, ...]]
 
 
@@ -40,10 +42,20 @@ def spdx2_messages(path: Path) -> list[str]:
     return [m.validation_message for m in validate_full_spdx_document(parse_file(str(path)))]
 
 
-def pyspdxtools(path: Path) -> subprocess.CompletedProcess:
-    """``pyspdxtools -i FILE``: spdx-tools' command line reads and validates the file."""
+def spdx2_schema_errors(path: Path) -> list[str]:
+    """The SPDX 2.3 JSON schema's errors (the specification's schema, vendored)."""
+    import jsonschema
+
+    schema = json.loads((SPDX2 / "spdx-schema.json").read_text())
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    return [f"{e.json_path}: {e.message[:300]}" for e in validator.iter_errors(json.loads(path.read_text()))]
+
+
+def pyspdxtools(path: Path, *more: str) -> subprocess.CompletedProcess:
+    """``pyspdxtools -i FILE [MORE]``: spdx-tools' command line reads and validates the file."""
     exe = Path(sys.executable).with_name("pyspdxtools")
-    return subprocess.run([str(exe), "-i", str(path)], capture_output=True, text=True, timeout=600, check=False)
+    cmd = [str(exe), "-i", str(path), *more]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
 
 
 def _lines(comment: str) -> dict[str, str]:
