@@ -190,6 +190,8 @@ def test_image_sboms(image: Path, tmp_path: Path) -> None:
     expected = report_edges(report)
     counts = Counter(e["status"] for e in report["dependencies"])
     assert spdx2_edges(spdx2) == expected and _status_counts(spdx2_edges(spdx2)) == counts
+    packages = {m["package"] for m in report["modules"] if m["package"]}
+    assert _purls_of_spdx2(spdx2) == packages  # both images hold opkg data: a purl per package
     comments = Counter(r.get("comment", "").split(":")[0] for r in json.loads(spdx2.read_text())["relationships"])
     assert comments["linkgraph dlopen"] == len(report["dlopen"]) > 0
     assert comments["linkgraph kernel link"] == len(report["kernel_links"]) > 0
@@ -202,6 +204,26 @@ def test_image_sboms(image: Path, tmp_path: Path) -> None:
     assert sorted(dlopen) == sorted((e["from"], e["to"]) for e in report["dlopen"])
     kernel = sum(len(r.comment.splitlines()) - 1 for r, _ in spdx3_relationships(doc, "kernel link"))
     assert kernel == len(report["kernel_links"])
+    model, objects = spdx3_objects(doc)
+    purls = [p.software_packageUrl for p in objects.foreach_type(model.software_Package) if p.software_packageUrl]
+    assert _opkg_packages(purls) == packages
+
+
+def _opkg_packages(purls: list[str]) -> set[str]:
+    """``NAME VERSION`` of each ``pkg:opkg/NAME@VERSION`` (packageurl-python reads them)."""
+    from packageurl import PackageURL
+
+    parsed = [PackageURL.from_string(p) for p in purls]
+    assert all(p.type == "opkg" for p in parsed), purls
+    return {f"{p.name} {p.version}" for p in parsed}
+
+
+def _purls_of_spdx2(path: Path) -> set[str]:
+    from spdx_tools.spdx.parser.parse_anything import parse_file
+
+    refs = [r for p in parse_file(str(path)).packages for r in p.external_references]
+    assert all(r.category.name == "PACKAGE_MANAGER" and r.reference_type == "purl" for r in refs)
+    return _opkg_packages([r.locator for r in refs])
 
 
 @pytest.mark.slow

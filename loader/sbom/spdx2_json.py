@@ -22,6 +22,7 @@ from ..model import Status
 from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
+from .cyclonedx_component import firmware_manager, purl
 from .spdx_facts import (
     SPDX2_TYPE,
     JsonList,
@@ -79,16 +80,17 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     out.write(',\n "packages": ')
     packages = JsonList(out)
     packages.add(_firmware_package(header))
-    own: set[str] = set()
+    manager = firmware_manager(m.licence_source for m in module_files(store, firmware))
+    own: dict[str, str | None] = {}  # package -> its purl (the first of its modules that gives one)
     refs: dict[str, str] = {}
     for module in module_files(store, firmware):
         fact = licence_fact(module.licence)
         for ref in fact.refs:
             refs.setdefault(ref, module.licence_source)
         packages.add(_module_package(module))
-        if module.package:
-            own.add(module.package)
-    packages.extend(_own_package(package) for package in sorted(own))
+        if module.package and own.get(module.package) is None:
+            own[module.package] = purl(module, manager)
+    packages.extend(_own_package(package, own[package]) for package in sorted(own))
     packages.close()
     out.write(',\n "relationships": ')
     relationships = JsonList(out)
@@ -154,7 +156,7 @@ def _module_package(m: ModuleFile) -> dict[str, Any]:
     return entry
 
 
-def _own_package(package: str) -> dict[str, Any]:
+def _own_package(package: str, package_url: str | None) -> dict[str, Any]:
     name, version = split_package(package)
     entry: dict[str, Any] = {"SPDXID": package_id(package), "name": name}
     if version:
@@ -167,6 +169,10 @@ def _own_package(package: str) -> dict[str, Any]:
             "comment": "a package of the firmware's own package data, with the modules it installed",
         }
     )
+    if package_url:
+        entry["externalRefs"] = [
+            {"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl", "referenceLocator": package_url}
+        ]
     return entry
 
 

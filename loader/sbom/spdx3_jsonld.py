@@ -1,7 +1,8 @@
 """SPDX 3.0.1 JSON-LD for one firmware (``linkgraph report --format spdx3-json``, docs/sbom.md).
 
 One ``@graph`` written element by element as the store gives them: nothing holds the document;
-what is held is the set of the firmware's own packages and licence expressions already written,
+what is held is the firmware's own packages (each written after the modules, with its purl) and
+the licence expressions already written,
 and one module's edges while they are grouped. It is not built with spdx-python-model: its
 serializer writes a whole object set, which is the memory a stream avoids; the published SPDX
 3.0.1 JSON schema and spdx-python-model's reader judge what is written (tests/test_sbom_spdx.py).
@@ -27,6 +28,7 @@ from ..model import Status
 from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
+from .cyclonedx_component import firmware_manager, purl
 from .spdx_facts import (
     DEPENDENCY,
     DLOPEN,
@@ -75,19 +77,21 @@ def write_spdx3(store: GraphStore, firmware: str, out: TextIO) -> None:
     graph = JsonList(out)
     firmware_id = ids.base + "firmware"
     graph.extend(_preamble(ids, header, firmware_id))
-    packages: set[str] = set()
+    manager = firmware_manager(m.licence_source for m in module_files(store, firmware))
+    packages: dict[str, str | None] = {}  # package -> its purl (the first of its modules that gives one)
     licences: set[str] = {"CC0-1.0"}
     for module in module_files(store, firmware):
         holder = firmware_id
         if module.package:
             holder = ids.package(module.package)
             if module.package not in packages:
-                packages.add(module.package)
-                graph.add(_package(holder, module.package))
                 graph.add(_relationship(ids, firmware_id, "contains", [holder]))
+            if packages.get(module.package) is None:
+                packages[module.package] = purl(module, manager)
         graph.add(_file(ids, module))
         graph.add(_relationship(ids, holder, "contains", [ids.module(module.path)]))
         graph.extend(_licence(ids, module, licences))
+    graph.extend(_package(ids.package(p), p, packages[p]) for p in sorted(packages))
     graph.extend(_dependencies(ids, section(store, firmware, "dependencies")))
     graph.extend(_dlopen(ids, section(store, firmware, "dlopen")))
     graph.extend(_kernel_links(ids, section(store, firmware, "kernel_links")))
@@ -132,11 +136,13 @@ def _preamble(ids: _Ids, header: dict[str, Any], firmware_id: str) -> Iterator[d
     )
 
 
-def _package(package_iri: str, package: str) -> dict[str, Any]:
+def _package(package_iri: str, package: str, package_url: str | None) -> dict[str, Any]:
     name, version = split_package(package)
     fields: dict[str, Any] = {"name": name}
     if version:
         fields["software_packageVersion"] = version
+    if package_url:
+        fields["software_packageUrl"] = package_url
     fields["comment"] = "a package of the firmware's own package data, with the modules it installed"
     return _element("software_Package", package_iri, **fields)
 
