@@ -278,3 +278,35 @@ def test_both_stores_give_the_same_sboms(
             "report", *server, "--firmware", "tew-636apb", "--format", fmt, env={**neo4j_env, **fixed}
         ).stdout
         assert pushed == embedded, fmt
+
+
+def test_licence_refs_and_override_packages(tmp_path: Path) -> None:
+    """Licences outside the SPDX list (an override's LicenseRef-) get their extracted licensing
+    info in SPDX 2.3 and stay expressions in SPDX 3; the override's package contains its module."""
+    root = build_article_root(tmp_path / "root")
+    overrides = tmp_path / "overrides.yaml"
+    overrides.write_text(
+        f"- match: {APCFG}\n  licence: LicenseRef-Proprietary\n  package: vendor-sdk 4.2\n"
+        f"- match: {UTIL}\n  licence: LicenseRef-Vendor-EULA AND MIT\n"
+    )
+    db = tmp_path / "fw.lbdb"
+    linkgraph("scan", str(root.path), "--db", str(db), "--licences", str(overrides), "--quiet")
+    spdx2 = _sbom(db, "spdx-json", tmp_path / "fw.spdx.json")
+    assert spdx2_messages(spdx2) == [] and spdx2_schema_errors(spdx2) == []
+    data = json.loads(spdx2.read_text())
+    assert {i["licenseId"] for i in data["hasExtractedLicensingInfos"]} == {
+        "LicenseRef-Proprietary",
+        "LicenseRef-Vendor-EULA",
+    }
+    packages = {p["name"]: p for p in data["packages"]}
+    assert packages[APCFG]["licenseConcluded"] == packages[APCFG]["licenseDeclared"] == "LicenseRef-Proprietary"
+    assert packages[UTIL]["licenseConcluded"] == "LicenseRef-Vendor-EULA AND MIT"
+    vendor = packages["vendor-sdk"]
+    assert vendor["versionInfo"] == "4.2" and "externalRefs" not in vendor  # no package manager: no purl
+    contains = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in data["relationships"]}
+    assert (vendor["SPDXID"], packages[APCFG]["SPDXID"]) in contains
+
+    doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "fw.spdx3.json").read_text())
+    assert spdx3_schema_errors(doc) == [] and spdx3_shacl_violations(doc) == []
+    expressions = {e.get("simplelicensing_licenseExpression") for e in doc["@graph"]}
+    assert {"LicenseRef-Proprietary", "LicenseRef-Vendor-EULA AND MIT"} <= expressions
