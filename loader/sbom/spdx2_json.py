@@ -1,10 +1,11 @@
 """SPDX 2.3 JSON for one firmware (``linkgraph report --format spdx-json``, docs/sbom.md).
 
-The document is written entry by entry as the store gives them (the modules twice: once as
-packages, once for their CONTAINS relationships), so its memory does not grow with the firmware;
-what is held is one line per package of the firmware's own package data and per LicenseRef-. It
-is not built with spdx-tools: its writer takes a whole ``Document`` object, which is the memory a
-stream avoids; spdx-tools' parser and validator judge what is written (tests/test_sbom_spdx.py).
+The document is written entry by entry as the store gives them (the modules are read three
+times: for their package database, as packages, for their CONTAINS relationships), so its memory
+does not grow with the firmware; what is held is one line per package of the firmware's own
+package data and per LicenseRef-. It is not built with spdx-tools: its writer takes a whole
+``Document`` object, which is the memory a stream avoids; spdx-tools' parser and validator judge
+what is written (tests/test_sbom_spdx.py).
 
 A module is a Package, not a File: SPDX 2.3 requires a SHA1 checksum on every File (clause 8.4)
 and the store holds each module's SHA256 only; a Package takes any checksum algorithm.

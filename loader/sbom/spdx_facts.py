@@ -5,6 +5,7 @@ SPDX accepts, the creation time and the JSON list writer both stream with (docs/
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -64,6 +65,7 @@ class LicenceFact:
     note: str = ""
 
 
+@functools.lru_cache(maxsize=4096)
 def licence_fact(text: str | None) -> LicenceFact:
     """``text`` (the store's licence, normally an SPDX expression already) as SPDX accepts it:
     every symbol on the SPDX licence list or a LicenseRef-, else NOASSERTION with a note."""
