@@ -35,12 +35,13 @@ def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["json", "jsonl", "html", "pdf", "cyclonedx-json"]),
+    type=click.Choice(["json", "jsonl", "html", "pdf", "cyclonedx-json", "spdx-json", "spdx3-json"]),
     default="json",
     show_default=True,
     help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); jsonl: the same as one "
     "record per line; html or pdf: the licence compliance report for people (docs/licences.md); "
-    "cyclonedx-json: a CycloneDX 1.6 SBOM with the link graph as dependencies (docs/sbom.md).",
+    "cyclonedx-json: a CycloneDX 1.6 SBOM with the link graph as dependencies; spdx-json, spdx3-json: an "
+    "SBOM in SPDX 2.3 JSON or SPDX 3.0.1 JSON-LD (docs/sbom.md).",
 )
 @click.option(
     "--sections",
@@ -78,6 +79,12 @@ def report(
             a CycloneDX 1.6 SBOM: a component per module (hash, licence, purl), used and
             hidden edges as dependsOn, the symbols as evidence occurrences, the other
             statuses as properties (docs/sbom.md). Streamed like json.
+      spdx-json   an SBOM, SPDX 2.3 JSON: a package per module (SHA256, licence, the
+            firmware's own package containing it), each dependency edge a relationship
+            (DYNAMIC_LINK used and hidden, DEPENDS_ON declared-unused and missing) whose
+            comment gives its status and symbols; dlopen edges and kernel links too.
+      spdx3-json  the same facts as SPDX 3.0.1 JSON-LD: a file per module, hasDynamicLink /
+            dependsOn relationships scoped to runtime, with their completeness (docs/sbom.md).
 
     \b
     Examples:
@@ -86,6 +93,7 @@ def report(
       linkgraph report --db fw.lbdb --format html -o compliance.html
       linkgraph report --db fw.lbdb --format pdf -o compliance.pdf
       linkgraph report --db fw.lbdb --format cyclonedx-json -o sbom.cdx.json
+      linkgraph report --db fw.lbdb --format spdx-json -o fw.spdx.json
     """
     if fmt == "pdf" and not output:
         fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
@@ -99,11 +107,9 @@ def report(
                 with _text_output(output) as out:
                     writer(store, firmware_id, out, sections)
                 return
-            if fmt == "cyclonedx-json":
-                from ..loader.sbom.cyclonedx import write_cyclonedx
-
+            if fmt in _SBOM_WRITERS:
                 with _text_output(output) as out:
-                    write_cyclonedx(store, firmware_id, out)
+                    _SBOM_WRITERS[fmt]()(store, firmware_id, out)
                 return
             if fmt == "html":
                 from ..viewer.compliance_render import html_report
@@ -123,6 +129,32 @@ def report(
         Path(output).write_bytes(body)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
+
+
+def _cyclonedx() -> Callable[..., None]:
+    from ..loader.sbom.cyclonedx import write_cyclonedx
+
+    return write_cyclonedx
+
+
+def _spdx2() -> Callable[..., None]:
+    from ..loader.sbom.spdx2_json import write_spdx2
+
+    return write_spdx2
+
+
+def _spdx3() -> Callable[..., None]:
+    from ..loader.sbom.spdx3_jsonld import write_spdx3
+
+    return write_spdx3
+
+
+# --format NAME -> the SBOM writer (store, firmware, out), imported when chosen
+_SBOM_WRITERS: dict[str, Callable[[], Callable[..., None]]] = {
+    "cyclonedx-json": _cyclonedx,
+    "spdx-json": _spdx2,
+    "spdx3-json": _spdx3,
+}
 
 
 @contextlib.contextmanager
