@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ..loader.errors import LinkgraphError
-from .options import fail, store_options
+from .options import FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
 
 SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
 
@@ -31,7 +31,8 @@ def _format_for(output: str, fmt: str | None) -> str:
 @click.command()
 @click.argument("file")
 @store_options(None)
-@click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
+@click.option("--firmware", help=FIRMWARE_HELP)
+@quiet_option
 @click.option(
     "--output",
     "-o",
@@ -77,7 +78,7 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
         fail(f"will not write {fmt.upper()} to a terminal: give -o FILE")
     try:
         with open_(True) as store:
-            firmware_id = store.resolve_firmware(firmware)
+            firmware_id = pick_firmware(store, firmware)
             row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
             graph = dependency_graph(store, firmware_id, file)
         title = TitleBlock.today(row, graph, file)
