@@ -229,3 +229,28 @@ def test_both_stores_give_the_same_diff(pair: Pair, neo4j_server: Any, neo4j_env
     ladybug = diff_json(OLD, NEW, "--db", str(pair.db))
     neo4j = diff_json(OLD, NEW, "--neo4j", neo4j_server.uri, env=neo4j_env)
     assert neo4j == ladybug
+
+
+def test_the_viewer_compares_two_firmware(pair: Pair) -> None:
+    from linkgraph.viewer import create_app
+
+    client = create_app({"LINKGRAPH_DB": str(pair.db), "TESTING": True}).test_client()
+    ids = {f["name"]: f["id"] for f in client.get("/api/firmware").get_json()}
+    answer = client.get(f"/api/compare?old={ids[OLD][:10]}&new={ids[NEW]}")
+    assert answer.status_code == 200
+    assert answer.get_json() == diff_json(OLD, NEW, "--db", str(pair.db))
+    assert client.get(f"/api/compare?old={ids[OLD]}").status_code == 400
+    assert client.get(f"/api/compare?old={ids[OLD]}&new=ffffffff").status_code == 404
+
+    form = client.get("/compare")
+    assert form.status_code == 200 and "script-src 'self'" in form.headers["Content-Security-Policy"]
+    page = form.get_data(as_text=True)
+    assert f'<option value="{ids[OLD]}"' in page and f'<option value="{ids[NEW]}"' in page
+    assert "Compare two firmware" in client.get("/").get_data(as_text=True)
+
+    shown = client.get(f"/compare?old={ids[OLD]}&new={ids[NEW]}").get_data(as_text=True)
+    assert "Dependency edges changed (1)" in shown and "Modules added (1)" in shown
+    changed = shown.split("Dependency edges changed (1)", 1)[1].split("</table>", 1)[0]
+    assert f"<td>{PROG1}</td>" in changed and "<td>declared-unused -&gt; used</td>" in changed
+    assert "<td>a_fn</td>" in changed
+    assert f'<option value="{ids[NEW]}" selected>' in shown
