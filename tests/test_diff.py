@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import jsonschema
 import pytest
@@ -254,3 +255,28 @@ def test_the_viewer_compares_two_firmware(pair: Pair) -> None:
     assert f"<td>{PROG1}</td>" in changed and "<td>declared-unused -&gt; used</td>" in changed
     assert "<td>a_fn</td>" in changed
     assert f'<option value="{ids[NEW]}" selected>' in shown
+
+
+def test_the_compare_page_draws_the_changed_programs_with_their_new_edges_marked(pair: Pair) -> None:
+    from linkgraph.viewer import create_app
+
+    client = create_app({"LINKGRAPH_DB": str(pair.db), "TESTING": True}).test_client()
+    ids = {f["name"]: f["id"] for f in client.get("/api/firmware").get_json()}
+    shown = client.get(f"/compare?old={ids[OLD]}&new={ids[NEW]}").get_data(as_text=True)
+    graphs = shown.split('class="compare-graphs"', 1)[1]
+    # prog1 (declared-unused -> used), prog2 (libh's new hidden edge), prog3 (libnew.so.2)
+    assert [
+        line.strip()[len("<summary>") : -len("</summary>")] for line in graphs.splitlines() if "<summary>" in line
+    ] == [
+        PROG1,
+        PROG2,
+        PROG3,
+    ]
+    svg = client.get(f"/api/compare/diagram.svg?old={ids[OLD]}&new={ids[NEW]}&path={PROG2}")
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
+    svg_ns, xlink = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1999/xlink}"
+    drawn = ElementTree.fromstring(svg.get_data())
+    thick = [g for g in drawn.iter(f"{svg_ns}g") if "highlight" in (g.get("class") or "").split()]
+    assert [g.get("class") for g in thick] == ["edge hidden highlight"]
+    tips = [a.get(f"{xlink}title") or "" for a in thick[0].iter(f"{svg_ns}a")]
+    assert any(tip.startswith(f"hidden: {LIBH} → {LIBB}") for tip in tips), tips

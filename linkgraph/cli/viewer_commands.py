@@ -127,6 +127,7 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
       /                the firmware images in the store
       /fw/ID/          the file tree and, per file, Overview, ELF analysis and Graph tabs
       /fw/ID/whole     every module and dependency edge at once, with filters
+      /compare         two firmware compared: linkgraph diff's tables, the changed programs' graphs
     JSON API under /api/firmware (list, tree, file, graph, whole, edge), and exports: the
     per-file diagram as SVG, PDF or PNG (/api/firmware/ID/diagram.pdf?path=P) and the ELF
     analysis as CSV (/api/firmware/ID/analysis.csv?path=P). docs/viewer.md describes them all.

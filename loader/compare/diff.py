@@ -63,6 +63,24 @@ def compare(store: GraphStore, old: str, new: str) -> dict[str, Any]:
     }
 
 
+def compare_dependencies(store: GraphStore, old: str, new: str) -> dict[str, Any]:
+    """Only the ``dependencies`` part of ``compare`` (modules matched the same way)."""
+    matching = module_diff.match(module_diff.described(store, old), module_diff.described(store, new))
+    return edge_diff.compare_edges(edge_diff.edges(store, old, matching), edge_diff.edges(store, new))
+
+
+def changed_programs(store: GraphStore, new: str, dependencies: dict[str, Any]) -> list[str]:
+    """The link maps of ``new`` (programs, and libraries no program loads) holding an edge that
+    ``dependencies`` lists as added or changed: both its ends loaded there (a missing one: its source)."""
+    ends = {(e["from"], e["to"]) for e in (*dependencies["added"], *dependencies["changed"])}
+    found = []
+    for executable, _flavour, objects, _missing in store.stream("link-maps", {"firmware": new}):
+        loaded = set(objects)
+        if any(a in loaded and (b is None or b in loaded) for a, b in ends):
+            found.append(executable)
+    return sorted(found)
+
+
 def _header(store: GraphStore, firmware: str) -> dict[str, Any]:
     header = firmware_header(store, firmware)
     return {"name": header["name"], "sha256": header["sha256"]}
