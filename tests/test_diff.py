@@ -280,3 +280,23 @@ def test_the_compare_page_draws_the_changed_programs_with_their_new_edges_marked
     assert [g.get("class") for g in thick] == ["edge hidden highlight"]
     tips = [a.get(f"{xlink}title") or "" for a in thick[0].iter(f"{svg_ns}a")]
     assert any(tip.startswith(f"hidden: {LIBH} → {LIBB}") for tip in tips), tips
+
+
+def test_hostile_names_reach_the_terminal_escaped(pair: Pair, tmp_path: Path) -> None:
+    """A firmware name and a file name with terminal control sequences: the text form shows them
+    as escapes, the JSON form keeps them (JSON escapes control characters itself)."""
+    evil_file = "/usr/lib/x\x1b[2Jy\u202e.so"
+    root = pair.new.clone(tmp_path / "hostile")
+    root.copy_file(pair.new.host(LIBB), evil_file)
+    evil_name = "fw\x1b]0;title\x07"
+    db = tmp_path / "hostile.lbdb"
+    linkgraph("scan", str(pair.new.path), "--db", str(db), "--name", NEW, "--quiet")
+    linkgraph("scan", str(root.path), "--db", str(db), "--name", evil_name, "--quiet")
+    proc = linkgraph("diff", NEW, "fw", "--db", str(db))
+    text = proc.stdout
+    assert "\x1b" not in text + proc.stderr and "\x07" not in text + proc.stderr and "\u202e" not in text
+    assert "fw\\x1b]0;title\\x07" in proc.stderr
+    assert "fw\\x1b]0;title\\x07" in text and "/usr/lib/x\\x1b[2Jy\\u202e.so" in text
+    found = diff_json(NEW, "fw", "--db", str(db))
+    assert found["new"]["name"] == evil_name
+    assert [m["path"] for m in found["modules"]["added"]] == [evil_file]

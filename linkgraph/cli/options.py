@@ -92,5 +92,9 @@ def pick_firmware(store: Any, wanted: str | None) -> str:
     row = store.choose_firmware(wanted)
     ctx = click.get_current_context(silent=True)
     if wanted is not None and not (ctx and ctx.meta.get(_QUIET)):
-        click.echo(f"linkgraph: --firmware {wanted}: {row['name']} ({row['id'][:12]})", err=True)
+        from ..loader.store.printable import visible
+
+        click.echo(
+            f"linkgraph: --firmware {visible(wanted)}: {visible(row['name'] or '')} ({row['id'][:12]})", err=True
+        )
     return row["id"]

@@ -6,12 +6,13 @@ from __future__ import annotations
 import html
 from typing import Any, TextIO
 
+from ..store.printable import visible
 from .tables import Table, tables
 
 
 def _heading(diff: dict[str, Any]) -> str:
     old, new = diff["old"], diff["new"]
-    return f"{old['name']} ({old['sha256'][:12]}) -> {new['name']} ({new['sha256'][:12]})"
+    return f"{visible(old['name'])} ({old['sha256'][:12]}) -> {visible(new['name'])} ({new['sha256'][:12]})"
 
 
 def write_text(diff: dict[str, Any], out: TextIO) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..store.printable import visible
 from .modules import COMPARED
 
 
@@ -21,8 +22,8 @@ def _text(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, list | tuple):
-        return " ".join(map(str, value)) or "-"
-    return str(value)
+        return visible(" ".join(map(str, value))) or "-"
+    return visible(str(value))
 
 
 def _change(value: dict[str, Any] | None, short: bool = False) -> str:
@@ -51,10 +52,10 @@ def tables(diff: dict[str, Any]) -> list[Table]:
             module_columns,
             ([m[c][:12] if c == "sha256" else m[c] for c in module_columns] for m in mods["removed"]),
         ),
-        Table(
+        _table(
             "Modules changed",
             ("path", "was", "matched by", *COMPARED),
-            [
+            (
                 (
                     m["path"],
                     "" if m["old_path"] == m["path"] else m["old_path"],
@@ -62,7 +63,7 @@ def tables(diff: dict[str, Any]) -> list[Table]:
                     *(_change(m[c], c == "sha256") for c in COMPARED),
                 )
                 for m in mods["changed"]
-            ],
+            ),
         ),
     ]
     edge_columns = ("from", "soname", "to", "status", "symbols")
