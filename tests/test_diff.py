@@ -17,6 +17,7 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 from conftest import REPO, linkgraph
+from support.browser import Pages, ViewerServer, wait_until
 from support.fixture_root import MULTIARCH, Root, edges_from_traces, real_loader
 
 SCHEMA = json.loads((REPO / "docs" / "diff.schema.json").read_text())
@@ -300,3 +301,28 @@ def test_hostile_names_reach_the_terminal_escaped(pair: Pair, tmp_path: Path) ->
     found = diff_json(NEW, "fw", "--db", str(db))
     assert found["new"]["name"] == evil_name
     assert [m["path"] for m in found["modules"]["added"]] == [evil_file]
+
+
+@pytest.mark.slow
+def test_the_compare_page_in_the_browser(pair: Pair, pages: Pages, tmp_path: Path) -> None:
+    """Chromium on ``linkgraph serve``: the page keeps its own security policy, the pickers hold
+    both firmware, and opening a program draws its graph."""
+    with ViewerServer(["--db", str(pair.db)], tmp_path) as server:
+        ids = {f["name"]: f["id"] for f in server.json("/api/firmware")}
+        page, watch = pages.open(server, f"/compare?old={ids[OLD]}&new={ids[NEW]}", ready=False)
+        assert page.evaluate("() => [...document.querySelectorAll('select')].map(s => s.value)") == [ids[OLD], ids[NEW]]
+        titles = page.evaluate(
+            "() => [...document.querySelectorAll('section.compare-table h3')].map(h => h.textContent)"
+        )
+        assert "Dependency edges changed (1)" in titles and "Modules added (1)" in titles
+        page.locator("details.compare-graph summary", has_text=PROG2).click()
+        drawn = wait_until(
+            page,
+            """path => { const d = [...document.querySelectorAll('details.compare-graph')]
+                 .find(x => x.querySelector('summary').textContent === path);
+               const img = d && d.querySelector('img');
+               return img && img.complete && img.naturalWidth > 0 && img.naturalWidth; }""",
+            PROG2,
+        )
+        assert drawn > 100
+        watch.assert_clean()
