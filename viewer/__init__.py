@@ -38,6 +38,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
 
     from . import api, exports, pages, security, store_access
+    from . import compare as _compare  # noqa: F401  # its routes join pages.bp and api.bp
 
     security.init_app(app)
     store_access.init_app(app)

@@ -3,7 +3,9 @@ so every query holds the app's lock)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Flask, abort, current_app
@@ -28,6 +30,12 @@ class LockedStore:
 
     def close(self) -> None:
         self.store.close()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[GraphStore]:
+        """The store itself, for a reader that streams (``compare``), the lock held meanwhile."""
+        with self._lock:
+            yield self.store
 
 
 def init_app(app: Flask) -> None:

@@ -15,7 +15,7 @@ import click
 
 from ..loader.errors import LinkgraphError
 from .console import print_rows
-from .options import fail, store_options
+from .options import FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
 
 
 def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...]:
@@ -50,7 +50,8 @@ def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -
     help="json and jsonl: only these parts, comma-separated, of modules, dependencies, link_maps, "
     "bindings, unresolved, duplicates, problems (default: all).",
 )
-@click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
+@click.option("--firmware", help=FIRMWARE_HELP)
+@quiet_option
 @click.option(
     "--output",
     "-o",
@@ -99,7 +100,7 @@ def report(
         fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
     try:
         with open_(True) as store:
-            firmware_id = store.resolve_firmware(firmware)
+            firmware_id = pick_firmware(store, firmware)
             if fmt in ("json", "jsonl"):
                 from ..loader.report.json_report import write_json, write_jsonl
 
@@ -191,7 +192,8 @@ def _text_output(output: str | None) -> Iterator[TextIO]:
     help="A query parameter (repeatable), e.g. --param path=/bin/busybox; "
     "a list as JSON, e.g. --param 'paths=[\"/bin/sh\"]'.",
 )
-@click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
+@click.option("--firmware", help=FIRMWARE_HELP)
+@quiet_option
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON instead of a table.")
 @click.option("--list", "list_them", is_flag=True, help="List the named queries with their descriptions.")
 def query(
@@ -228,7 +230,7 @@ def query(
             fail(f"{name} is an internal query of the pipeline; `linkgraph query --list` shows the others")
         with open_(True) as store:
             if "firmware" in named.parameters and "firmware" not in values:
-                values["firmware"] = store.resolve_firmware(firmware)
+                values["firmware"] = pick_firmware(store, firmware)
             rows = store.run_query(load_query(name, store.engine), values)
     except LinkgraphError as exc:
         fail(str(exc))
@@ -249,7 +251,10 @@ def query(
     help="The Neo4j server to copy to (also NEO4J_URI; NEO4J_USER / NEO4J_PASSWORD).",
 )
 @click.option("--neo4j-database", metavar="NAME", envvar="NEO4J_DATABASE", help="Database on the server.")
-@click.option("--firmware", help="Copy only this firmware (id prefix or name); default: all of them.")
+@click.option(
+    "--firmware", help="Copy only this firmware (name, unique name prefix or id prefix); default: all of them."
+)
+@quiet_option
 def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) -> None:
     """Copy firmware graphs from an embedded database into a Neo4j server, without scanning again.
 
@@ -264,7 +269,7 @@ def push(db: str, neo4j: str, neo4j_database: str | None, firmware: str | None) 
             open_store(db=db, read_only=True) as source,
             open_store(neo4j=neo4j, neo4j_database=neo4j_database) as target,
         ):
-            ids = [source.resolve_firmware(firmware)] if firmware else [f["id"] for f in source.firmware_ids()]
+            ids = [pick_firmware(source, firmware)] if firmware else [f["id"] for f in source.firmware_ids()]
             for fw in ids:
                 copied = copy_firmware(source, target, fw)
                 click.echo(

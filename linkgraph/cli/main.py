@@ -151,10 +151,11 @@ def scan(
 
 
 def _add_commands() -> None:
+    from .diff_command import diff
     from .graph_commands import push, query, report
     from .viewer_commands import diagram, serve
 
-    for command in (report, query, push, serve, diagram):
+    for command in (report, query, push, serve, diagram, diff):
         main.add_command(command)
 
 

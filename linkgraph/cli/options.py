@@ -65,3 +65,36 @@ def store_options(default_db: str | None) -> Callable:
         return wrapper
 
     return decorate
+
+
+_QUIET = "linkgraph.quiet"
+FIRMWARE_HELP = (
+    "Which firmware, when the store holds several: its name, a unique prefix of its name, or a prefix of its id "
+    "(the choice is said on stderr)."
+)
+
+
+def quiet_option(command: Callable) -> Callable:
+    """--quiet / -q: the command does not say which firmware --firmware chose."""
+
+    @click.option("--quiet", "-q", is_flag=True, help="Do not say on stderr which firmware --firmware chose.")
+    @functools.wraps(command)
+    def wrapper(quiet: bool, **kwargs: Any) -> Any:
+        click.get_current_context().meta[_QUIET] = quiet
+        return command(**kwargs)
+
+    return wrapper
+
+
+def pick_firmware(store: Any, wanted: str | None) -> str:
+    """The id of the firmware ``wanted`` names (``GraphStore.choose_firmware``); which one it is
+    goes to stderr when --firmware was given, unless --quiet."""
+    row = store.choose_firmware(wanted)
+    ctx = click.get_current_context(silent=True)
+    if wanted is not None and not (ctx and ctx.meta.get(_QUIET)):
+        from ..loader.store.printable import visible
+
+        click.echo(
+            f"linkgraph: --firmware {visible(wanted)}: {visible(row['name'] or '')} ({row['id'][:12]})", err=True
+        )
+    return row["id"]

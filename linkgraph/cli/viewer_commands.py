@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ..loader.errors import LinkgraphError
-from .options import fail, store_options
+from .options import FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
 
 SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
 
@@ -31,7 +31,8 @@ def _format_for(output: str, fmt: str | None) -> str:
 @click.command()
 @click.argument("file")
 @store_options(None)
-@click.option("--firmware", help="Which firmware (id prefix or name), when the store holds several.")
+@click.option("--firmware", help=FIRMWARE_HELP)
+@quiet_option
 @click.option(
     "--output",
     "-o",
@@ -77,7 +78,7 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
         fail(f"will not write {fmt.upper()} to a terminal: give -o FILE")
     try:
         with open_(True) as store:
-            firmware_id = store.resolve_firmware(firmware)
+            firmware_id = pick_firmware(store, firmware)
             row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
             graph = dependency_graph(store, firmware_id, file)
         title = TitleBlock.today(row, graph, file)
@@ -126,6 +127,7 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
       /                the firmware images in the store
       /fw/ID/          the file tree and, per file, Overview, ELF analysis and Graph tabs
       /fw/ID/whole     every module and dependency edge at once, with filters
+      /compare         two firmware compared: linkgraph diff's tables, the changed programs' graphs
     JSON API under /api/firmware (list, tree, file, graph, whole, edge), and exports: the
     per-file diagram as SVG, PDF or PNG (/api/firmware/ID/diagram.pdf?path=P) and the ELF
     analysis as CSV (/api/firmware/ID/analysis.csv?path=P). docs/viewer.md describes them all.

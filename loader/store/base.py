@@ -65,25 +65,47 @@ class GraphStore(abc.ABC):
         return [f for f in self.query("firmware") if f["id"] is not None]
 
     def resolve_firmware(self, wanted: str | None) -> str:
-        """The id of the firmware meant by ``wanted`` (id, id prefix or name); the only one if None."""
+        """The id of the firmware meant by ``wanted``; the only one if None.
+
+        ``wanted`` is, first match wins: an id, a name, or a prefix of exactly one firmware's
+        name or id. Several firmware sharing that name, or a prefix of several, is an error
+        that lists them (name and id)."""
+        return self.choose_firmware(wanted)["id"]
+
+    def choose_firmware(self, wanted: str | None) -> dict[str, Any]:
+        """The firmware row (``id``, ``name``, ...) that ``resolve_firmware`` picks."""
         known = self.firmware_ids()
         if not known:
             raise StoreError("the database holds no firmware yet: run `linkgraph scan` first")
         if wanted is None:
             if len(known) > 1:
-                names = ", ".join(f"{f['name']} ({f['id'][:12]})" for f in known)
-                raise StoreError(f"the database holds several firmware images ({names}): choose one with --firmware")
-            return known[0]["id"]
-        hits = [f for f in known if f["id"].startswith(wanted) or f["name"] == wanted]
-        if len(hits) != 1:
-            raise StoreError(f"--firmware {wanted!r} matches {len(hits)} firmware images in the database")
-        return hits[0]["id"]
+                raise StoreError(
+                    f"the database holds several firmware images ({_listed(known)}): choose one with --firmware"
+                )
+            return known[0]
+        for matches in (
+            lambda f: f["id"] == wanted,
+            lambda f: f["name"] == wanted,
+            lambda f: f["id"].startswith(wanted) or (f["name"] or "").startswith(wanted),
+        ):
+            hits = [f for f in known if matches(f)]
+            if len(hits) == 1:
+                return hits[0]
+            if hits:
+                raise StoreError(f"--firmware {wanted!r} is ambiguous: it matches {_listed(hits)}")
+        raise StoreError(f"--firmware {wanted!r} matches no firmware in the database (it holds {_listed(known)})")
 
     def __enter__(self) -> GraphStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _listed(rows: list[dict[str, Any]], most: int = 20) -> str:
+    """Firmware rows as ``name (id prefix)``, comma-separated, at most ``most`` of them."""
+    shown = ", ".join(f"{f['name']} ({f['id'][:12]})" for f in rows[:most])
+    return shown + (f" and {len(rows) - most} more" if len(rows) > most else "")
 
 
 def open_store(

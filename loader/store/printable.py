@@ -41,3 +41,16 @@ def make_printable(rows: GraphRows) -> None:
 # columns whose values linkgraph makes itself, ASCII by construction (edge ends and scopes are ids
 # from key_part, hashes, enum values); node ids are checked: a link map's id holds its path
 _MADE_HERE = frozenset({"firmware", "from", "to", "scope", "sha256", "kind", "machine", "endian", "class"})
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(text: str) -> str:
+    """Stored text fit for a terminal: every character Python does not call printable (control
+    and format characters, line separators, unusual spaces) as a ``\\xNN`` / ``\\uNNNN`` escape."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else _escape(c) for c in text)
