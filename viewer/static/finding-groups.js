@@ -3,8 +3,8 @@
 // them. A group's body is built when it is first shown, with the rows the filter keeps.
 import {clear, el, plural} from "./common.js";
 
-// A section with at most this many groups opens them all at first.
-const OPEN_AT_MOST = 3;
+// A section with at most this many groups, and this many rows in all, opens them all at first.
+const OPEN_AT_MOST = {groups: 3, rows: 30};
 
 /** rows grouped by keyOf(row), in the order the keys first appear. */
 export function groupBy(rows, keyOf) {
@@ -58,7 +58,7 @@ export class FindingGroups {
       this.node.appendChild(details);
     }
     this.filter("");
-    if (this.groups.length <= OPEN_AT_MOST) {
+    if (this.groups.length <= OPEN_AT_MOST.groups && rows.length <= OPEN_AT_MOST.rows) {
       for (const g of this.groups) {
         g.details.open = true;
         this.build(g);
