@@ -378,6 +378,8 @@ def test_licences_page_groups_a_real_firmware(lede_licences_server: ViewerServer
     watch.attach(page)
     pages.opened.append((page, watch))
     held: list[Any] = []
+    requested: list[str] = []
+    page.on("request", lambda req: requested.append(req.url))
     page.route(f"**/api/firmware/{fw}/licences", lambda route: held.append(route))
     page.goto(f"{server.url}/fw/{fw}/licences")
     wait_until(page, "() => document.querySelector('#licences progress.loading-progress') !== null")
@@ -429,4 +431,5 @@ def test_licences_page_groups_a_real_firmware(lede_licences_server: ViewerServer
 
     for query in ("libuci", "blobmsg_parse", "LicenseRef-Proprietary", "/usr/sbin/uhttpd", "no such thing", ""):
         check_filter(page, findings, query)
+    assert requested and all(u.startswith(server.url + "/") for u in requested), requested  # nothing outside
     watch.assert_clean()
