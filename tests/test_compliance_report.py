@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -244,7 +245,15 @@ def highlighted(src: str) -> set[str]:
 
 
 def test_html_report_holds_every_finding_with_diagram_evidence_and_sources(article: dict[str, Path]) -> None:
-    page = parse(html_of(article["proprietary"]))
+    html = html_of(article["proprietary"])
+    page = parse(html)
+    # the findings in the order of their letters, each letter once as a section; the summary has none
+    ids = ["summary", "gpl-used-by", "gpl-uses", "declared-only", "lgpl-used", "kernel-gpl-only", "appendix"]
+    at = [html.index(f'<section id="{i}"') for i in ids]
+    assert at == sorted(at), ids
+    heads = re.findall(r"<h2>\(([a-e])\)", html)
+    assert heads == ["a", "b", "c", "d", "e"], heads
+    assert "<h2>Summary</h2>" in html and "(e) Summary" not in html
     text = " ".join(" ".join(page.text).split())
     for words in (
         EXPLANATION,
@@ -252,7 +261,7 @@ def test_html_report_holds_every_finding_with_diagram_evidence_and_sources(artic
         "declared-unused",
         "hidden",
         "not legal advice",
-        "(e) Summary",
+        "Summary",
         "Appendix",
     ):
         assert words in text, words

@@ -3,10 +3,11 @@
 ``linkgraph serve`` runs as a user runs it (over LadybugDB, and over the test suite's Neo4j server),
 Chromium is driven by Playwright: the tree and its filters, the Overview (licence included), the ELF
 analysis with expandable symbols, the Graph tab drawn with the conventions (red hidden, dashed blue
-declared-unused, counts on used edges), clicking an edge shows its symbols, clicking a module moves
-to it, the exports, the bookmarkable URL, the whole-firmware canvas. The other viewer tests:
-test_viewer_graph.py (the Graph tab), test_viewer_licences.py, test_viewer_whole.py,
-test_viewer_hostile.py; their shared fixtures are in tests/support/browser.py.
+declared-unused, counts on used edges), clicking an edge shows its symbols, clicking a module
+chooses it and double-clicking moves to it, the exports, the bookmarkable URL, the whole-firmware
+canvas. The other viewer tests: test_viewer_graph.py (the Graph tab), test_viewer_licences.py,
+test_viewer_whole.py, test_viewer_hostile.py, test_viewer_navigation.py (Back and Forward, choose
+and open, aliases); their shared fixtures are in tests/support/browser.py.
 
 Screenshots of every page go to ``$LINKGRAPH_TEST_ARTIFACTS`` (default ``tests/artifacts/``).
 """
@@ -206,9 +207,14 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     assert status == 200 and ctype.startswith("text/csv") and b"util_foo" in body, (status, ctype, body[:300])
     open_tab(page, "graph")
 
-    # click the module libapcfg: the panel moves to it (the URL too), Graph tab kept
+    # one click on the module libapcfg chooses it (the URL says so), a double-click opens it: the panel
+    # moves to it (the URL too), Graph tab kept
     apcfg_node = next(n["id"] for n in graph["nodes"] if n["path"] == APCFG)
     page.click(f"#tabpanel-graph g#{apcfg_node}")
+    assert page.get_attribute("#tabpanel-graph .node-choice", "data-node") == APCFG
+    assert current_params(page) == {"path": BUSYBOX, "tab": "graph", "node": APCFG}
+    assert page.inner_text("#panel .file-name") == "busybox"
+    page.dblclick(f"#tabpanel-graph g#{apcfg_node}")
     wait_until(page, "() => document.querySelector('#panel .file-name')?.textContent === 'libapcfg.so'")
     page.wait_for_selector("#tabpanel-graph[data-state='ready']")
     assert current_params(page) == {"path": APCFG, "tab": "graph"}

@@ -156,9 +156,11 @@ def test_licences_page_lists_the_kernel_gpl_only_finding(
     assert api["summary"]["findings"]["kernel_gpl_only"] == 1
     page, watch = pages.open(store.server, f"/fw/{store.fw}/licences")
     sections = page.eval_on_selector_all("#licences section.finding", "ss => ss.map(s => s.dataset.finding)")
-    assert sections == ["gpl_uses", "gpl_used_by", "declared_only", "lgpl_used", "kernel_gpl_only", "summary"]
+    assert sections == ["gpl_used_by", "gpl_uses", "declared_only", "lgpl_used", "kernel_gpl_only", "summary"]
     head = page.inner_text("section[data-finding='kernel_gpl_only'] h2")
-    assert head.startswith("(e) Kernel modules") and head.endswith("(1)"), head
+    assert head.startswith("(e) Kernel modules") and head.endswith("(1 use in 1 provider)"), head
+    group = page.locator("section[data-finding='kernel_gpl_only'] details.finding-group")  # grouped by provider
+    assert group.evaluate_all("ds => ds.map(d => [d.dataset.group, d.open])") == [["vmlinux", True]]
     rows = page.evaluate(SECTION_ROWS, "section[data-finding='kernel_gpl_only'] tbody tr")
     shown = [(r["data"]["module"], r["licence"][0][0], r["data"]["provider"], r["symbols"]) for r in rows]
     assert shown == [(r["module"], r["licence"], r["provider"], r["symbols"]) for r in answer]

@@ -4,8 +4,10 @@ the symbols as evidence and the licence facts (source, certainty, package) of ev
 ``compliance_data(store, firmware_id)`` gathers it from the named queries (``licence_findings``,
 ``dependency_graph``, ``licences``, ``firmware``); ``compliance_render`` turns it into HTML or PDF.
 
-* (b) and (c) are grouped by the declaring module, (a) by the module that uses GPL code (its paths
-  together), (d) by LGPL library. (a)-(c) get a diagram each: the dependency graph of the module
+* The findings keep one letter everywhere (the report, the viewer's Licences page, docs/licences.md)
+  and come in its order; the summary has none. (a) is grouped by the module that uses GPL code (its
+  paths together), (b) and (c) by the declaring module, (d) by LGPL library, (e) is one row per
+  kernel module and provider. (a)-(c) get a diagram each: the dependency graph of the module
   (the viewer's, with licences on the nodes), the finding's edges drawn thick. An edge of the finding
   that the module's graph does not reach (a hop of a path through another module's hidden edge) is
   added to it; a graph of more than ``MAX_DIAGRAM_NODES`` modules is cut to the modules the finding
@@ -273,8 +275,14 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         }
         for r in store.query("licences", {"firmware": firmware_id})
     }
-    sections = (("b", "gpl_uses"), ("a", "gpl_used_by"), ("c", "declared_only"), ("d", "lgpl_used"))
-    for letter, section in (*sections, ("e", "kernel_gpl_only")):
+    sections = (
+        ("a", "gpl_used_by"),
+        ("b", "gpl_uses"),
+        ("c", "declared_only"),
+        ("d", "lgpl_used"),
+        ("e", "kernel_gpl_only"),
+    )
+    for letter, section in sections:
         for group in data[section]:
             group["facts"] = [facts[p] for p in dict.fromkeys(group["modules"]) if p in facts]
             for path in dict.fromkeys(group["modules"]):

@@ -54,7 +54,13 @@ class KindLook:
 BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
 STATUS_LOOKS: dict[Status, StatusLook] = {
     Status.USED: StatusLook("black", "solid", "declared, and symbols bind to it", "used (N symbols)", counted=True),
-    Status.DECLARED_UNUSED: StatusLook(BLUE, "dashed", "declared in DT_NEEDED, nothing binds to it", "declared-unused"),
+    Status.DECLARED_UNUSED: StatusLook(
+        BLUE,
+        "dashed",
+        "declared in DT_NEEDED: still loaded and its initialisation code runs, but no symbol of the declaring "
+        "object binds to it",
+        "declared-unused",
+    ),
     Status.HIDDEN: StatusLook(
         RED, "solid", "not declared, yet symbols bind to it", "hidden", counted=True, penwidth="1.4"
     ),

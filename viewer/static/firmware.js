@@ -1,5 +1,6 @@
-// The files page: the tree on the left, the file panel on the right, the URL (?path=P&tab=T or
-// ?missing=SONAME) kept in sync so that the page can be bookmarked.
+// The files page: the tree on the left, the file panel on the right. Every choice (a file, a missing
+// soname, a tab, a module chosen in the graph) is a history entry (?path=P&tab=T&node=N or
+// ?missing=SONAME), so Back and Forward walk through them and a URL opened fresh shows the same view.
 import {apiUrl, clear, errorBox, getJson} from "./common.js";
 import {FilePanel} from "./panel.js";
 import {FileTree} from "./tree.js";
@@ -8,17 +9,41 @@ const treeBox = document.getElementById("tree");
 const panelBox = document.getElementById("panel");
 let missing = new Map();
 
-function setUrl(params) {
+/** The view a URL's query names: {path, tab, node} or {missing}; {} for the empty page. */
+function viewOf(search) {
+  const params = new URLSearchParams(search);
+  if (params.get("path")) {
+    return {path: params.get("path"), tab: params.get("tab") || "overview", node: params.get("node") || null};
+  }
+  if (params.get("missing")) return {missing: params.get("missing")};
+  return {};
+}
+
+function queryOf(view) {
   const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v) query.set(k, v);
+  if (view.path) {
+    query.set("path", view.path);
+    if (view.tab && view.tab !== "overview") query.set("tab", view.tab);
+    if (view.node) query.set("node", view.node);
+  } else if (view.missing) query.set("missing", view.missing);
   const qs = query.toString();
-  history.replaceState(null, "", qs ? `?${qs}` : location.pathname);
+  return qs ? `?${qs}` : location.pathname;
+}
+
+/** A new history entry for the view, unless the URL already names it. */
+function remember(view) {
+  const url = queryOf(view);
+  if (url === (location.search || location.pathname)) return;
+  history.pushState(null, "", url);
 }
 
 const panel = new FilePanel(panelBox, {
   onNavigate: (path, tab) => openFile(path, tab),
   onTab: (tab) => {
-    if (panel.path) setUrl({path: panel.path, tab: tab === "overview" ? null : tab});
+    if (panel.path) remember({path: panel.path, tab});
+  },
+  onChoose: (node) => {
+    if (panel.path) remember({path: panel.path, tab: panel.tab, node});
   },
 });
 
@@ -30,15 +55,37 @@ const tree = new FileTree(treeBox, {
 });
 
 function openFile(path, tab) {
+  remember({path, tab});
+  return showFile(path, tab, null);
+}
+
+function showFile(path, tab, node) {
   tree.select(path);
-  setUrl({path, tab: tab === "overview" ? null : tab});
-  return panel.showFile(path, tab);
+  return panel.showFile(path, tab, node);
 }
 
 function openMissing(soname) {
+  remember({missing: soname});
+  showMissing(soname);
+}
+
+function showMissing(soname) {
   tree.select({missing: soname});
-  setUrl({missing: soname});
   panel.showMissing(soname, missing.get(soname) || []);
+}
+
+/** Show the view the current URL names, without a new history entry (page load, Back, Forward). */
+async function restore() {
+  const view = viewOf(location.search);
+  if (view.path) {
+    if (panel.path === view.path && panel.data && panel.container.dataset.state === "ready") {
+      panel.restore(view.tab, view.node);  // same file: only the tab or the chosen module changed
+    } else await showFile(view.path, view.tab, view.node);
+  } else if (view.missing) showMissing(view.missing);
+  else {
+    tree.select(null);
+    panel.showEmpty();
+  }
 }
 
 async function main() {
@@ -52,9 +99,8 @@ async function main() {
   }
   missing = new Map((data.missing || []).map((m) => [m.soname, m.needed_by]));
   tree.load(data, data.firmware && data.firmware.name ? data.firmware.name : "/");
-  const params = new URLSearchParams(location.search);
-  if (params.get("path")) await openFile(params.get("path"), params.get("tab") || "overview");
-  else if (params.get("missing")) openMissing(params.get("missing"));
+  window.addEventListener("popstate", () => restore());
+  await restore();
   document.body.dataset.ready = "1";
 }
 

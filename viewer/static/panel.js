@@ -12,16 +12,44 @@ export const TABS = [
   {key: "graph", label: "Graph"},
 ];
 
+// A module of the graph is chosen by one click and opened by a second click on it within this time
+// (a double-click), or by the Open button of the choice bar.
+const DOUBLE_CLICK_MS = 500;
+// More aliases than this are shown as a count with a "show" toggle.
+const ALIASES_SHOWN = 3;
+
 export class FilePanel {
-  /** onNavigate(path, tab): the user asked for another file (a link, a node of the graph). */
-  constructor(container, {onNavigate, onTab}) {
+  /**
+   * onNavigate(path, tab): the user asked for another file (a link, a module of the graph opened);
+   * onTab(tab): the user chose a tab; onChoose(path | null): the user chose a module of the graph.
+   */
+  constructor(container, {onNavigate, onTab, onChoose}) {
     this.container = container;
     this.onNavigate = onNavigate;
     this.onTab = onTab;
+    this.onChoose = onChoose;
     this.tab = "overview";
+    this.node = null;
+    this.lastClick = {path: null, at: 0};
     this.request = 0;
     this.data = null;
     this.diagram = null;
+    this.empty = [...container.childNodes].map((n) => n.cloneNode(true));  // the page's first words
+  }
+
+  /** Back to the page's first words (no file chosen). */
+  showEmpty() {
+    ++this.request;
+    this.data = null;
+    this.path = null;
+    clear(this.container).append(...this.empty.map((n) => n.cloneNode(true)));
+    this.container.dataset.state = "empty";
+  }
+
+  /** The same file, another tab or chosen module (Back, Forward): no new history entry. */
+  restore(tab, node) {
+    this.selectTab(TABS.some((t) => t.key === tab) ? tab : "overview", false);
+    this.choose(node || null, false);
   }
 
   /** A link to another file of the firmware that opens it in this panel (or in a new tab). */
@@ -36,9 +64,10 @@ export class FilePanel {
     return a;
   }
 
-  async showFile(path, tab = this.tab) {
+  async showFile(path, tab = this.tab, node = null) {
     const request = ++this.request;
     this.path = path;
+    this.node = node;
     this.tab = TABS.some((t) => t.key === tab) ? tab : "overview";
     clear(this.container).appendChild(el("p", {className: "muted"}, "Loading ", path, "…"));
     this.container.dataset.state = "loading";
@@ -82,13 +111,16 @@ export class FilePanel {
       head.appendChild(el("p", {className: "muted via"}, "opened through the symlink ", el("code", {}, this.path)));
     }
     const tabs = el("div", {className: "tabs", role: "tablist"});
+    this.choiceBar = null;
     this.tabButtons = new Map();
     this.tabPanels = new Map();
     const bodies = el("div", {className: "tab-bodies"});
     for (const t of TABS) {
       const button = el("button", {type: "button", role: "tab", id: `tab-${t.key}`, "aria-controls": `tabpanel-${t.key}`,
         dataset: {tab: t.key}}, t.label);
-      button.addEventListener("click", () => this.selectTab(t.key));
+      button.addEventListener("click", () => {
+        if (this.tab !== t.key) this.selectTab(t.key);
+      });
       tabs.appendChild(button);
       this.tabButtons.set(t.key, button);
       const body = el("div", {role: "tabpanel", id: `tabpanel-${t.key}`, "aria-labelledby": `tab-${t.key}`,
@@ -101,24 +133,76 @@ export class FilePanel {
     this.tabPanels.get("overview").appendChild(this.overview());
     this.tabPanels.get("analysis").appendChild(this.analysis());
     this.container.dataset.state = "ready";
-    this.selectTab(this.tab);
+    this.selectTab(this.tab, false);
   }
 
-  selectTab(key) {
+  /** Show a tab; notify: the user chose it (a new history entry), not the URL. */
+  selectTab(key, notify = true) {
     this.tab = key;
     for (const [k, button] of this.tabButtons) {
       button.setAttribute("aria-selected", String(k === key));
       button.tabIndex = k === key ? 0 : -1;
       this.tabPanels.get(k).hidden = k !== key;
     }
-    if (key === "graph" && !this.diagram) {
-      this.diagram = new DiagramView(this.tabPanels.get("graph"), {
-        path: this.data.module.path,
-        onNode: (path) => this.onNavigate(path, "graph"),
-      });
-      this.diagram.load();
+    if (key === "graph" && !this.diagram) this.drawGraph();
+    if (notify) this.onTab(key);
+  }
+
+  // ------------------------------------------------------------------ Graph: choose, then open
+
+  drawGraph() {
+    const body = this.tabPanels.get("graph");
+    this.choiceBar = el("div", {className: "node-choice", "aria-live": "polite"});
+    const host = el("div", {className: "diagram-host"});
+    clear(body).append(this.choiceBar, host);
+    this.diagram = new DiagramView(host, {path: this.data.module.path, onNode: (path) => this.nodeClicked(path)});
+    // the drawing comes later: mark the chosen module once it is there; tests wait on the graph's state
+    new MutationObserver(() => {
+      body.dataset.state = host.dataset.state || "";
+      this.markChosen();
+    }).observe(host, {attributes: true, attributeFilter: ["data-state"]});
+    this.choose(this.node, false);
+    this.diagram.load();
+  }
+
+  /** A module of the graph clicked: the first click chooses it, a second one on it soon after opens it. */
+  nodeClicked(path) {
+    const now = performance.now();
+    const again = this.lastClick.path === path && now - this.lastClick.at < DOUBLE_CLICK_MS;
+    this.lastClick = {path, at: again ? 0 : now};
+    if (again) this.onNavigate(path, "graph");
+    else if (this.node !== path) this.choose(path, true);
+  }
+
+  /** Choose a module of the graph (null: none): the choice bar names it and offers to open it. */
+  choose(path, notify) {
+    this.node = path;
+    if (!this.choiceBar) return;
+    clear(this.choiceBar);
+    this.choiceBar.dataset.node = path || "";
+    if (!path) {
+      this.choiceBar.appendChild(el("span", {className: "muted"},
+        "Click a module to choose it; double-click it, or use Open, to open it."));
+    } else {
+      const open = el("button", {type: "button", className: "small open-node", title: `open ${path}`,
+        on: {click: () => this.onNavigate(path, "graph")}}, "Open");
+      const drop = el("button", {type: "button", className: "small", title: "choose no module",
+        on: {click: () => this.choose(null, true)}}, "×");
+      this.choiceBar.append("Chosen: ", el("code", {}, path), " ", open, " ", drop);
     }
-    this.onTab(key);
+    this.markChosen();
+    if (notify) this.onChoose(path);
+  }
+
+  markChosen() {
+    const body = this.tabPanels && this.tabPanels.get("graph");
+    if (!body) return;
+    for (const g of body.querySelectorAll(".chosen")) g.classList.remove("chosen");
+    if (this.node) {
+      for (const g of body.querySelectorAll(`[data-path="${CSS.escape(this.node)}"]`)) {
+        if (!g.closest(".node-choice")) g.classList.add("chosen");
+      }
+    }
   }
 
   // ------------------------------------------------------------------ Overview
@@ -148,9 +232,7 @@ export class FilePanel {
     if (m.needed && m.needed.length) {
       row("DT_NEEDED", el("ol", {className: "plain-ol", start: "0"}, ...m.needed.map((n) => el("li", {}, el("code", {}, n)))));
     }
-    row("Aliases", m.aliases && m.aliases.length
-      ? el("ul", {className: "plain"}, ...m.aliases.map((a) => el("li", {}, el("code", {}, a))))
-      : el("span", {className: "muted"}, "none"));
+    row("Aliases", aliasList(m.aliases || []));
     row("Root", m.root ? el("code", {}, m.root) : null);
     const d = this.data;
     const summary = el("p", {className: "summary"},
@@ -159,11 +241,13 @@ export class FilePanel {
       `${d.hidden.length} hidden; used by ${plural(d.used_by.length, "module")}; `,
       `${plural(d.unresolved.filter((u) => !u.weak).length, "unresolved strong reference")}`,
       d.unresolved.some((u) => u.weak) ? ` (and ${d.unresolved.filter((u) => u.weak).length} weak)` : "", ".");
+    const unusedHelp = d.declared_unused.length
+      ? el("p", {className: "help muted declared-unused-help"}, "Declared-unused: ", DECLARED_UNUSED_HELP, ".") : null;
     const licence = el("section", {className: "licence-box", dataset: {section: "licence"}}, el("h2", {}, "Licence"),
       licenceFacts(m), el("p", {}, el("a", {href: licencesHref(), className: "licences-link"},
         "The licence findings of the whole firmware")));
     const kernel = m.kind === "kernel-module" ? kernelSummary(d) : null;
-    return el("div", {}, dl, summary, kernel, licence, this.exportLinks());
+    return el("div", {}, dl, summary, unusedHelp, kernel, licence, this.exportLinks());
   }
 
   exportLinks() {
@@ -234,7 +318,8 @@ export class FilePanel {
           statusTag(r.status), symbolDetails(r.symbols)]),
       this.section("used", "Used", "Declared, and symbols of this file bind to it.", d.used,
         ["soname", "file", "symbols"], (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
-      this.section("declared_unused", "Declared-unused", "Declared, but nothing of this file binds to it.",
+      this.section("declared_unused", "Declared-unused", `Declared, but nothing of this file binds to it: ${
+        DECLARED_UNUSED_HELP}.`,
         d.declared_unused, ["soname", "file"], (r) => [code(r.soname), this.fileLink(r.to)]),
       this.section("hidden", "Hidden", "Not declared, yet symbols of this file bind to it: it works only " +
         "because another object loads that library.", d.hidden, ["soname", "file", "symbols"],
@@ -253,4 +338,24 @@ export class FilePanel {
       ...(d.module.kind === "kernel-module"
         ? kernelSections(d, this.section.bind(this), (p) => this.fileLink(p)) : []));
   }
+}
+
+// What declared-unused means, in the words of the status's own explanation (docs/viewer.md).
+const DECLARED_UNUSED_HELP = "the library is still loaded and its initialisation code runs, but no symbol of " +
+  "the declaring object binds to it";
+
+/** A file's other names (symlinks): listed when few, else a count with a "show" toggle. */
+function aliasList(aliases) {
+  if (!aliases.length) return el("span", {className: "muted"}, "none");
+  const list = el("ul", {className: "plain alias-list"}, ...aliases.map((a) => el("li", {}, el("code", {}, a))));
+  if (aliases.length <= ALIASES_SHOWN) return list;
+  list.hidden = true;
+  const toggle = el("button", {type: "button", className: "small alias-toggle", "aria-expanded": "false"}, "show");
+  toggle.addEventListener("click", () => {
+    list.hidden = !list.hidden;
+    toggle.textContent = list.hidden ? "show" : "hide";
+    toggle.setAttribute("aria-expanded", String(!list.hidden));
+  });
+  return el("div", {className: "aliases"}, el("span", {className: "alias-count"}, plural(aliases.length, "alias",
+    "aliases")), " ", toggle, list);
 }

@@ -5,7 +5,8 @@ import {KIND_LABEL, basename, clear, el, fileHref, plural} from "./common.js";
 const FLAG_MARK = {hidden: "H", declared_unused: "U", missing: "M", unresolved: "?"};
 const FLAG_HELP = {
   hidden: "hidden dependencies (symbols bind to libraries it does not declare)",
-  declared_unused: "declared-unused dependencies (declared, nothing binds to them)",
+  declared_unused: "declared-unused dependencies (declared: still loaded, their initialisation code runs, " +
+    "but no symbol of this file binds to them)",
   missing: "missing libraries (declared, not in the image)",
   unresolved: "unresolved symbols (strong references nothing defines)",
 };
