@@ -116,14 +116,6 @@ class PrelinkInfo:
     slots: list[tuple[int, int, int, int | None, int]]
 
 
-class Digests(NamedTuple):
-    """A file's content hashes (hex), both from one read of it: SHA-256, which names a module
-    everywhere, and SHA-1, which SPDX 2.3 requires of every File (docs/sbom.md)."""
-
-    sha256: str
-    sha1: str
-
-
 @dataclass(slots=True)
 class ElfFacts:
     """What the loader needs to know about one ELF file, from its program headers."""
@@ -156,10 +148,9 @@ class ElfFacts:
     references: list[Reference] = field(default_factory=list)
     has_versym: bool = False  # the object carries a .gnu.version table
     prelink: PrelinkInfo | None = None  # DT_GNU_PRELINKED / DT_GNU_LIBLIST objects only
-    sha1: str = ""  # read with the sha256 (Digests)
+    sha1: str = ""  # read with the sha256 (elf.facts.Digests)
     modinfo: dict[str, str] = field(default_factory=dict)
-    # where the file-level view (p_filesz, p_offset, section headers) disagrees with what the
-    # loader reads in memory: (code, message), recorded as warnings by the scan
+    # (code, message) where the file-level view (p_filesz, p_offset, section headers) disagrees with the loaded one
     anomalies: list[tuple[ProblemCode, str]] = field(default_factory=list)
 
     def note(self, code: ProblemCode, message: str) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from typing import NamedTuple
 
 from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
 from ..errors import ElfError
-from ..model import Digests, ElfFacts, Kind
+from ..model import ElfFacts, Kind
 from ..problems import ProblemCode
 from . import tables as t
 from .anomalies import check_dynamic, check_entry_sizes, check_sections
@@ -35,6 +36,14 @@ _NAMES = {
 
 _EHDR = {False: "HHIIIIIHHHHHH", True: "HHIQQQIHHHHHH"}  # after e_ident
 _PHDR = {False: ("IIIIIIII", 32), True: ("IIQQQQQQ", 56)}
+
+
+class Digests(NamedTuple):
+    """A file's content hashes (hex), both from one read of it: SHA-256, which names a module
+    everywhere, and SHA-1, which SPDX 2.3 requires of every File (docs/sbom.md)."""
+
+    sha256: str
+    sha1: str
 
 
 def is_elf(head: Buffer) -> bool:

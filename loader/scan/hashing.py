@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 
-from ..model import Digests
+from ..elf.facts import Digests
 
 _CHUNK = 1 << 18  # hashlib.file_digest's buffer size
 

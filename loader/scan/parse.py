@@ -18,10 +18,10 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
-from ..elf.facts import read_elf_facts
+from ..elf.facts import Digests, read_elf_facts
 from ..elf.image import Buffer
 from ..errors import ElfError
-from ..model import Digests, ElfFacts
+from ..model import ElfFacts
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 from .hashing import BackgroundHashes, digest_here
