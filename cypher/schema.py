@@ -69,6 +69,7 @@ ModuleRow = TypedDict(
         "licence_certainty": "str | None",
         "package": "str | None",
         "licence_class": str,  # LicenceClass
+        "sha1": "str | None",  # SPDX 2.3 Files need it; None in a store written before it was kept
     },
 )
 

@@ -148,9 +148,9 @@ class ElfFacts:
     references: list[Reference] = field(default_factory=list)
     has_versym: bool = False  # the object carries a .gnu.version table
     prelink: PrelinkInfo | None = None  # DT_GNU_PRELINKED / DT_GNU_LIBLIST objects only
+    sha1: str = ""  # read with the sha256 (elf.facts.Digests)
     modinfo: dict[str, str] = field(default_factory=dict)
-    # where the file-level view (p_filesz, p_offset, section headers) disagrees with what the
-    # loader reads in memory: (code, message), recorded as warnings by the scan
+    # (code, message) where the file-level view (p_filesz, p_offset, section headers) disagrees with the loaded one
     anomalies: list[tuple[ProblemCode, str]] = field(default_factory=list)
 
     def note(self, code: ProblemCode, message: str) -> None:

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 from conftest import REPO, linkgraph
 from support import diff_expected as expected
-from support.images import FFULM, LEDE
+from support.images import FFULM, LEDE, unpacked_root
 
 pytestmark = pytest.mark.slow
 SCHEMA = json.loads((REPO / "docs" / "diff.schema.json").read_text())
@@ -41,13 +41,6 @@ class Compared:
     db: Path
 
 
-def _root_in(workdir: Path) -> Path:
-    """The unpacked root filesystem kept in ``workdir`` (the one folder holding bin/, etc/ and lib/)."""
-    roots = [d for d in workdir.rglob("*") if d.is_dir() and all((d / sub).is_dir() for sub in ("bin", "etc", "lib"))]
-    assert len(roots) == 1, roots
-    return roots[0]
-
-
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory: pytest.TempPathFactory) -> Compared:
     tmp = tmp_path_factory.mktemp("diff-images")
@@ -58,7 +51,7 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> Compared:
         work = tmp / name
         linkgraph("scan", str(image), "--db", str(db), "--name", name, "--workdir", str(work), "--quiet")
         report = json.loads(linkgraph("report", "--db", str(db), "--firmware", name).stdout)
-        versions.append(Version(report, _root_in(work)))
+        versions.append(Version(report, unpacked_root(work)))
     proc = linkgraph("diff", OLD, NEW, "--db", str(db), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     diff = json.loads(proc.stdout)

@@ -248,7 +248,7 @@ def sstrip(data: bytes) -> bytes:
 
 def comparable(facts: ElfFacts) -> dict:
     fields = dataclasses.asdict(facts)
-    for name in ("path", "size", "sha256"):
+    for name in ("path", "size", "sha256", "sha1"):
         del fields[name]
     return fields
 

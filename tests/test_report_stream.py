@@ -76,7 +76,7 @@ def test_sections_choose_the_parts(db: Path, tmp_path: Path) -> None:
 
 def test_module_files_are_the_reports_modules_with_their_hashes(db: Path) -> None:
     """``module_files`` (what the SBOMs and diff describe modules by) lists the report's modules,
-    with the sha256 of each file as hashlib gives it."""
+    with the sha256 and sha1 of each file (one read in the scan) as hashlib gives them."""
     import hashlib
 
     from linkgraph.loader.report.inventory import module_files
@@ -91,4 +91,21 @@ def test_module_files_are_the_reports_modules_with_their_hashes(db: Path) -> Non
     for f in files:
         data = (db.parent / "root" / f.path.lstrip("/")).read_bytes()
         assert f.sha256 == hashlib.sha256(data).hexdigest(), f.path
+        assert f.sha1 == hashlib.sha1(data).hexdigest(), f.path
         assert f.size == len(data)
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["hashed-by-a-child", "hashed-in-workers"])
+def test_the_scan_reads_each_files_sha256_and_sha1(db: Path, workers: int) -> None:
+    """Both ways the scan hashes (a child process beside the link maps with one worker, the worker
+    processes with several) give each module the sha256 and sha1 hashlib gives its file."""
+    import hashlib
+
+    from linkgraph.loader.scan.root import scan_root
+
+    root = db.parent / "root"
+    modules = scan_root(str(root), workers=workers).modules
+    assert len(modules) > 2
+    for m in modules:
+        data = (root / m.path.lstrip("/")).read_bytes()
+        assert (m.facts.sha256, m.facts.sha1) == (hashlib.sha256(data).hexdigest(), hashlib.sha1(data).hexdigest())

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from conftest import linkgraph
 from support.article import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, NVRAM, TRAP_MISSING, UTIL, build_article_root
-from support.images import FFULM, LEDE
+from support.images import FFULM, LEDE, unpacked_root
+from support.spdx2_files import check_files
 from support.spdx_read import (
     pyspdxtools,
     report_edges,
@@ -48,9 +49,9 @@ ARTICLE_APCFG_HIDDEN = {
 }
 
 
-def _scanned(target: Path, work: Path, name: str) -> tuple[Path, dict[str, Any]]:
+def _scanned(target: Path, work: Path, name: str, *more: str) -> tuple[Path, dict[str, Any]]:
     db = work / f"{name}.lbdb"
-    linkgraph("scan", str(target), "--db", str(db), "--name", name, "--quiet")
+    linkgraph("scan", str(target), "--db", str(db), "--name", name, "--quiet", *more)
     return db, json.loads(linkgraph("report", "--db", str(db)).stdout)
 
 
@@ -99,16 +100,16 @@ def test_article_spdx2(article: tuple[Path, Path, dict[str, Any]], tmp_path: Pat
         "declared-unused": {"DEPENDS_ON"},
         "missing": {"DEPENDS_ON"},
     }
-    data = json.loads(path.read_text())
-    packages = {p["name"]: p for p in data["packages"]}
-    busybox = packages[BUSYBOX]
-    assert busybox["checksums"] == [
-        {"algorithm": "SHA256", "checksumValue": hashlib.sha256((root / BUSYBOX[1:]).read_bytes()).hexdigest()}
-    ]
+    files = check_files(path, root, report)
+    assert {p["name"] for p in json.loads(path.read_text())["packages"]} == {"tew-636apb"}  # no package data
     for module in report["modules"]:
-        assert packages[module["path"]]["licenseConcluded"] == (module["licence"] or "NOASSERTION")
+        assert files[module["path"]]["licenseConcluded"] == (module["licence"] or "NOASSERTION")
+    data = json.loads(path.read_text())
     missing = [r for r in data["relationships"] if r["relatedSpdxElement"] == "NOASSERTION"]
     assert [r["comment"].splitlines()[0] for r in missing] == ["linkgraph dependency: missing"]
+    symbols = {r["comment"] for r in data["relationships"] if r["spdxElementId"] == files[APCFG]["SPDXID"]}
+    assert "linkgraph dependency: hidden\nsoname: libutility.so" in "\n".join(symbols)
+    assert any(c.endswith("symbols (1): aplog_write") for c in symbols), symbols
 
 
 def test_article_spdx3(article: tuple[Path, Path, dict[str, Any]], tmp_path: Path) -> None:
@@ -181,8 +182,9 @@ class _Recorder(io.StringIO):
 @pytest.mark.parametrize("image", [LEDE, FFULM], ids=["lede", "freifunk"])
 def test_image_sboms(image: Path, tmp_path: Path) -> None:
     assert image.is_file(), f"{image} is missing: the shared firmware folder is part of the workplace"
-    db, report = _scanned(image, tmp_path, image.name)
+    db, report = _scanned(image, tmp_path, image.name, "--workdir", str(tmp_path / "unpacked"))
     spdx2 = _sbom(db, "spdx-json", tmp_path / "fw.spdx.json")
+    check_files(spdx2, unpacked_root(tmp_path / "unpacked"), report)
     assert spdx2_messages(spdx2) == []
     assert spdx2_schema_errors(spdx2) == []
     run = pyspdxtools(spdx2)
@@ -255,8 +257,8 @@ def test_hostile_names_make_valid_sboms(tmp_path: Path) -> None:
     assert spdx2_messages(spdx2) == []
     assert spdx2_schema_errors(spdx2) == []
     assert spdx2_edges(spdx2) == report_edges(report)
-    names = {p["name"] for p in json.loads(spdx2.read_text())["packages"]}
-    assert {m["path"] for m in report["modules"]} <= names and "/lib/" + MARKUP in names
+    names = {f["fileName"] for f in json.loads(spdx2.read_text())["files"]}
+    assert {"." + m["path"] for m in report["modules"]} == names and "./lib/" + MARKUP in names
     doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "hostile.spdx3.json").read_text())
     assert spdx3_schema_errors(doc) == []
     assert spdx3_shacl_violations(doc) == []
@@ -298,15 +300,44 @@ def test_licence_refs_and_override_packages(tmp_path: Path) -> None:
         "LicenseRef-Proprietary",
         "LicenseRef-Vendor-EULA",
     }
-    packages = {p["name"]: p for p in data["packages"]}
-    assert packages[APCFG]["licenseConcluded"] == packages[APCFG]["licenseDeclared"] == "LicenseRef-Proprietary"
-    assert packages[UTIL]["licenseConcluded"] == "LicenseRef-Vendor-EULA AND MIT"
-    vendor = packages["vendor-sdk"]
+    files = {f["fileName"].removeprefix("."): f for f in data["files"]}
+    assert files[APCFG]["licenseConcluded"] == "LicenseRef-Proprietary"
+    assert files[UTIL]["licenseConcluded"] == "LicenseRef-Vendor-EULA AND MIT"
+    vendor = next(p for p in data["packages"] if p["name"] == "vendor-sdk")
     assert vendor["versionInfo"] == "4.2" and "externalRefs" not in vendor  # no package manager: no purl
+    assert vendor["licenseDeclared"] == "LicenseRef-Proprietary"  # the override declares it
     contains = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in data["relationships"]}
-    assert (vendor["SPDXID"], packages[APCFG]["SPDXID"]) in contains
+    assert (vendor["SPDXID"], files[APCFG]["SPDXID"]) in contains
 
     doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "fw.spdx3.json").read_text())
     assert spdx3_schema_errors(doc) == [] and spdx3_shacl_violations(doc) == []
     expressions = {e.get("simplelicensing_licenseExpression") for e in doc["@graph"]}
     assert {"LicenseRef-Proprietary", "LicenseRef-Vendor-EULA AND MIT"} <= expressions
+
+
+def test_modules_without_sha1_stay_packages(article: tuple[Path, Path, dict[str, Any]], tmp_path: Path) -> None:
+    """A store written before linkgraph kept SHA1s (here: one module's removed from a copy of the
+    article's database) still gives a valid document: that module is a Package with its SHA256,
+    under the same id, so it is still contained and every edge still reaches it."""
+    import shutil
+
+    import ladybug
+
+    _, db, report = article
+    old = tmp_path / "old.lbdb"
+    shutil.copyfile(db, old)
+    database = ladybug.Database(str(old))
+    ladybug.Connection(database).execute("MATCH (m:Module) WHERE m.path = $path SET m.sha1 = NULL", {"path": UTIL})
+    database.close()
+    path = _sbom(old, "spdx-json", tmp_path / "old.spdx.json")
+    assert spdx2_messages(path) == [] and spdx2_schema_errors(path) == []
+    assert spdx2_edges(path) == report_edges(report)
+    data = json.loads(path.read_text())
+    assert UTIL not in {f["fileName"].removeprefix(".") for f in data["files"]}
+    (util,) = [p for p in data["packages"] if p["name"] == UTIL]
+    assert [c["algorithm"] for c in util["checksums"]] == ["SHA256"] and util["filesAnalyzed"] is False
+    assert ("SPDXRef-Firmware", util["SPDXID"]) in {
+        (r["spdxElementId"], r["relatedSpdxElement"])
+        for r in data["relationships"]
+        if r["relationshipType"] == "CONTAINS"
+    }

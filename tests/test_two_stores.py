@@ -24,6 +24,7 @@ QUERY_PARAMS = {
     "images-using": ["--param", "library=libutility.so"],
     "symbol-users": ["--param", "symbol=util_bar", "--param", "library=libutility.so"],
     "module": ["--param", "path=/bin/sh"],
+    "module-kernel-links": ["--param", "path=/bin/busybox"],
     "link-map": ["--param", "path=/bin/busybox"],
     "module-unresolved": ["--param", "path=/lib/libtrapundef.so"],
     "module-duplicates": ["--param", "path=/usr/bin/trap_dup"],

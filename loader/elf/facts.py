@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from typing import NamedTuple
 
 from elftools.elf.enums import ENUM_E_MACHINE, ENUM_E_TYPE, ENUM_EI_OSABI
 
@@ -37,6 +38,14 @@ _EHDR = {False: "HHIIIIIHHHHHH", True: "HHIQQQIHHHHHH"}  # after e_ident
 _PHDR = {False: ("IIIIIIII", 32), True: ("IIQQQQQQ", 56)}
 
 
+class Digests(NamedTuple):
+    """A file's content hashes (hex), both from one read of it: SHA-256, which names a module
+    everywhere, and SHA-1, which SPDX 2.3 requires of every File (docs/sbom.md)."""
+
+    sha256: str
+    sha1: str
+
+
 def is_elf(head: Buffer) -> bool:
     """True if ``head`` (the first bytes of a file) starts with the ELF magic."""
     return head[:4] == ELF_MAGIC
@@ -46,22 +55,22 @@ def _name(prefix: str, value: int) -> str:
     return _NAMES[prefix].get(value) or f"{prefix}_{value:#x}"
 
 
-def read_elf_facts(data: Buffer, path: str, digest: str | None = None) -> ElfFacts:
+def read_elf_facts(data: Buffer, path: str, digests: Digests | None = None) -> ElfFacts:
     """Parse one ELF image (the whole file content: bytes, or a map of the file) whose device path
     is ``path``. Nothing returned refers to ``data``: a map can be closed once this returns.
 
-    ``digest`` is the content's sha256 when the caller has it already. Raises ElfError with a
+    ``digests`` are the content's hashes when the caller has them already. Raises ElfError with a
     one-line message for truncated, corrupt or hostile input.
     """
     try:
-        return _read(data, path, digest)
+        return _read(data, path, digests)
     except ElfError as exc:
         raise ElfError(f"{path}: {exc}") from None
     except (struct.error, IndexError, ValueError, KeyError, OverflowError, UnicodeDecodeError) as exc:
         raise ElfError(f"{path}: corrupt ELF file ({type(exc).__name__}: {exc})") from None
 
 
-def _read(data: Buffer, path: str, digest: str | None = None) -> ElfFacts:
+def _read(data: Buffer, path: str, digests: Digests | None) -> ElfFacts:
     if not is_elf(data):
         raise ElfError("not an ELF file (bad magic)")
     if len(data) < 16 or data[4] not in (1, 2) or data[5] not in (1, 2):
@@ -71,10 +80,13 @@ def _read(data: Buffer, path: str, digest: str | None = None) -> ElfFacts:
         raise ElfError("truncated ELF header")
     header = struct.unpack_from(e + _EHDR[is64], data, 16)
     e_type, e_machine, e_version, entry, phoff, shoff, e_flags, _ehsize, phentsize, phnum = header[:10]
+    if digests is None:
+        digests = Digests(hashlib.sha256(data).hexdigest(), hashlib.sha1(data).hexdigest())
     facts = ElfFacts(
         path=path,
         size=len(data),
-        sha256=digest or hashlib.sha256(data).hexdigest(),
+        sha256=digests.sha256,
+        sha1=digests.sha1,
         kind=Kind.OTHER_ELF,
         elf_class=64 if is64 else 32,
         endian="little" if e == "<" else "big",

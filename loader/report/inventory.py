@@ -21,6 +21,7 @@ class ModuleFile:
     kind: str
     soname: str | None
     sha256: str
+    sha1: str | None  # None: the store was written before linkgraph kept it
     size: int
     aliases: tuple[str, ...]
     licence: str | None
@@ -32,7 +33,7 @@ class ModuleFile:
 
 def module_files(store: GraphStore, firmware: str) -> Iterator[ModuleFile]:
     """The firmware's modules in path order, one at a time."""
-    for path, kind, soname, sha256, size, aliases, lic, lic_class, source, certainty, package in store.stream(
+    for path, kind, soname, sha256, sha1, size, aliases, lic, lic_class, source, certainty, package in store.stream(
         "module-files", {"firmware": firmware}
     ):
         yield ModuleFile(
@@ -40,6 +41,7 @@ def module_files(store: GraphStore, firmware: str) -> Iterator[ModuleFile]:
             kind=kind,
             soname=soname,
             sha256=sha256,
+            sha1=sha1 or None,
             size=int(size),
             aliases=tuple(sorted(aliases or [])),
             licence=lic,

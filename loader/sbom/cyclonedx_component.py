@@ -1,7 +1,7 @@
 """One module of the firmware as a CycloneDX 1.6 component (docs/sbom.md, "CycloneDX 1.6").
 
 A component per ELF module: its path is its ``bom-ref`` (unique in the firmware, the same in every
-run and store), its file name its ``name``; SHA-256 hash; the licence fact as an SPDX id, an SPDX
+run and store), its file name its ``name``; SHA-256 and SHA-1 hashes; the licence fact as an SPDX id, an SPDX
 expression or, when it is neither, a name, acknowledged ``declared`` or ``concluded`` as the
 fact's certainty says; a purl when the firmware's own dpkg or opkg data gives the package.
 ``evidence.occurrences`` holds where the component is (its path, its aliases) and, for each
@@ -43,6 +43,7 @@ BLINT_NAMES = {
 # the edges a module depends on at run time: dependsOn, and symbols as occurrences on the target
 BINDING_STATUSES = (Status.USED, Status.HIDDEN)
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SHA1 = re.compile(r"^[0-9a-f]{40}$")
 
 
 class PackageManager(enum.StrEnum):
@@ -119,8 +120,11 @@ def component(
     version = file.package.partition(" ")[2] if file.package else ""
     if version:
         entry["version"] = version
-    if _SHA256.match(file.sha256):
-        entry["hashes"] = [{"alg": "SHA-256", "content": file.sha256}]
+    hashes = [{"alg": "SHA-256", "content": file.sha256}] if _SHA256.match(file.sha256) else []
+    if file.sha1 and _SHA1.match(file.sha1):
+        hashes.append({"alg": "SHA-1", "content": file.sha1})
+    if hashes:
+        entry["hashes"] = hashes
     found = licences(file.licence, file.licence_certainty)
     if found:
         entry["licenses"] = list(found)

@@ -1,14 +1,18 @@
 """SPDX 2.3 JSON for one firmware (``linkgraph report --format spdx-json``, docs/sbom.md).
 
-The document is written entry by entry as the store gives them (the modules are read three
-times: for their package database, as packages, for their CONTAINS relationships), so its memory
-does not grow with the firmware; what is held is one line per package of the firmware's own
-package data and per LicenseRef-. It is not built with spdx-tools: its writer takes a whole
-``Document`` object, which is the memory a stream avoids; spdx-tools' parser and validator judge
-what is written (tests/test_sbom_spdx.py).
+The firmware is a Package that contains its own packages (dpkg, opkg, ...) as Packages, and each
+module is a File (``spdx2_files``) that its package or the firmware contains; every dependency
+edge, dlopen edge and kernel link is a relationship between Files.
 
-A module is a Package, not a File: SPDX 2.3 requires a SHA1 checksum on every File (clause 8.4)
-and the store holds each module's SHA256 only; a Package takes any checksum algorithm.
+The document is written entry by entry as the store gives them (the modules are read four
+times: for their package database, as files, as packages when they cannot be files, for their
+CONTAINS relationships; their SHA1s once more in SHA1 order, for the verification codes), so its
+memory does not grow with the firmware; what is held is one entry per package of the firmware's
+own package data and per LicenseRef-. The files come before the packages in the document (JSON
+members have no order), so that what the packages say of their files is known when they are
+written. It is not built with spdx-tools: its writer takes a whole ``Document`` object, which is
+the memory a stream avoids; spdx-tools' parser and validator judge what is written
+(tests/test_sbom_spdx.py).
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ..model import Status
-from ..report.inventory import ModuleFile, module_files
+from ..report.inventory import module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import firmware_manager, purl
+from .spdx2_files import OwnPackage, fallback_package, file_entry, is_file, verification_codes
 from .spdx_facts import (
     SPDX2_TYPE,
     JsonList,
@@ -40,9 +45,7 @@ from .spdx_facts import (
 NOASSERTION = "NOASSERTION"
 DOCUMENT = "SPDXRef-DOCUMENT"
 FIRMWARE = "SPDXRef-Firmware"
-_PURPOSE = {"executable": "APPLICATION", "library": "LIBRARY", "kernel-module": "OTHER", "other-elf": "FILE"}
 _ID_CHARS = re.compile(r"[^A-Za-z0-9.]+")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def spdx_id(kind: str, text: str) -> str:
@@ -73,25 +76,30 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
             "created": created(),
             "creators": [f"Tool: linkgraph-{tool_version()}"],
             "comment": "The dynamic linking of the firmware's modules as linkgraph's static analysis of its "
-            "loaders found it: each module a package, each dependency edge a relationship whose comment "
+            "loaders found it: each module a file, each dependency edge a relationship whose comment "
             "gives its status and the symbols bound across it.",
         },
     }
     out.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in head.items()))
+    manager = firmware_manager(m.licence_source for m in module_files(store, firmware))
+    own: dict[str, OwnPackage] = {}
+    refs: dict[str, str] = {}
+    out.write(',\n "files": ')
+    files = JsonList(out)
+    for module in module_files(store, firmware):
+        for ref in licence_fact(module.licence).refs:
+            refs.setdefault(ref, module.licence_source)
+        if module.package:
+            own.setdefault(module.package, OwnPackage()).add(module, purl(module, manager))
+        if is_file(module):
+            files.add(file_entry(module, module_id(module.path)))
+    files.close()
+    firmware_code, codes = verification_codes(store.stream("module-sha1s", {"firmware": firmware}))
     out.write(',\n "packages": ')
     packages = JsonList(out)
-    packages.add(_firmware_package(header))
-    manager = firmware_manager(m.licence_source for m in module_files(store, firmware))
-    own: dict[str, str | None] = {}  # package -> its purl (the first of its modules that gives one)
-    refs: dict[str, str] = {}
-    for module in module_files(store, firmware):
-        fact = licence_fact(module.licence)
-        for ref in fact.refs:
-            refs.setdefault(ref, module.licence_source)
-        packages.add(_module_package(module))
-        if module.package and own.get(module.package) is None:
-            own[module.package] = purl(module, manager)
-    packages.extend(_own_package(package, own[package]) for package in sorted(own))
+    packages.add(_firmware_package(header, firmware_code))
+    packages.extend(_own_package(package, own[package], codes.get(package)) for package in sorted(own))
+    packages.extend(fallback_package(m, module_id(m.path)) for m in module_files(store, firmware) if not is_file(m))
     packages.close()
     out.write(',\n "relationships": ')
     relationships = JsonList(out)
@@ -110,13 +118,21 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     out.write("\n}\n")
 
 
-def _firmware_package(header: dict[str, Any]) -> dict[str, Any]:
+def _analysed(entry: dict[str, Any], code: str | None, what: str) -> None:
+    """``filesAnalyzed`` and the verification code of a package that contains files (SPDX 2.3
+    forbids files in a package that says false), over ``what``."""
+    entry["filesAnalyzed"] = code is not None
+    if code is not None:
+        entry["packageVerificationCode"] = {"packageVerificationCodeValue": code}
+        entry["comment"] += f"; its verification code covers {what}"
+
+
+def _firmware_package(header: dict[str, Any], code: str | None) -> dict[str, Any]:
     source = header.get("source") or {}
-    return {
+    entry: dict[str, Any] = {
         "SPDXID": FIRMWARE,
         "name": header["name"],
         "downloadLocation": NOASSERTION,
-        "filesAnalyzed": False,
         "primaryPackagePurpose": "FIRMWARE",
         "licenseConcluded": NOASSERTION,
         "licenseDeclared": NOASSERTION,
@@ -124,40 +140,11 @@ def _firmware_package(header: dict[str, Any]) -> dict[str, Any]:
         "comment": f"linkgraph firmware {header['sha256']}"
         + (f", the root {source['root']} of {source.get('target', '?')}" if source.get("root") else ""),
     }
-
-
-def _module_package(m: ModuleFile) -> dict[str, Any]:
-    fact = licence_fact(m.licence)
-    expression = fact.expression or NOASSERTION
-    notes = [f"source: {m.licence_source}"]
-    if m.licence_certainty:
-        notes.append(f"certainty: {m.licence_certainty}")
-    if fact.note:
-        notes.append(fact.note)
-    described = [f"ELF {m.kind}", f"size {m.size}"]
-    if m.soname:
-        described.append(f"soname {m.soname}")
-    if m.aliases:
-        described.append(f"also reached as {' '.join(m.aliases)}")
-    entry: dict[str, Any] = {
-        "SPDXID": module_id(m.path),
-        "name": m.path,
-        "packageFileName": "." + m.path,
-        "downloadLocation": NOASSERTION,
-        "filesAnalyzed": False,
-        "primaryPackagePurpose": _PURPOSE.get(m.kind, "OTHER"),
-    }
-    if _SHA256.fullmatch(m.sha256):
-        entry["checksums"] = [{"algorithm": "SHA256", "checksumValue": m.sha256}]
-    entry["licenseConcluded"] = expression
-    entry["licenseDeclared"] = expression if m.licence_certainty == "declared" else NOASSERTION
-    entry["licenseComments"] = "; ".join(notes)
-    entry["copyrightText"] = NOASSERTION
-    entry["comment"] = ", ".join(described)
+    _analysed(entry, code, "the ELF files of the firmware this document lists (the files linkgraph reads)")
     return entry
 
 
-def _own_package(package: str, package_url: str | None) -> dict[str, Any]:
+def _own_package(package: str, facts: OwnPackage, code: str | None) -> dict[str, Any]:
     name, version = split_package(package)
     entry: dict[str, Any] = {"SPDXID": package_id(package), "name": name}
     if version:
@@ -165,14 +152,16 @@ def _own_package(package: str, package_url: str | None) -> dict[str, Any]:
     entry.update(
         {
             "downloadLocation": NOASSERTION,
-            "filesAnalyzed": False,
+            "licenseConcluded": NOASSERTION,
+            "licenseDeclared": facts.licence_declared(),
             "copyrightText": NOASSERTION,
             "comment": "a package of the firmware's own package data, with the modules it installed",
         }
     )
-    if package_url:
+    _analysed(entry, code, "its ELF files")
+    if facts.purl:
         entry["externalRefs"] = [
-            {"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl", "referenceLocator": package_url}
+            {"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl", "referenceLocator": facts.purl}
         ]
     return entry
 

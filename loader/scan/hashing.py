@@ -1,11 +1,14 @@
-"""The sha256 of many files, computed by a child Python process while this one goes on.
+"""The sha256 and sha1 of many files, computed by a child Python process while this one goes on.
+
+Each file is read once, in chunks into one buffer, and each chunk goes to both hashes (SPDX 2.3
+wants a SHA-1 of every File beside the SHA-256 that names a module everywhere else).
 
 A thread would do the same work, but it needs the GIL for every chunk it reads: beside a thread
 that computes in Python (the link maps), each chunk waits for the interpreter's switch interval,
 and hashing 4 GB takes longer than the rest of the scan. The child is a plain interpreter running a
 few lines of the standard library (isolated mode, no site packages): it reads the paths, NUL
-separated, from its input and writes one line per file, in order: the hex digest, or ``!`` and the
-reason the file could not be read.
+separated, from its input and writes one line per file, in order: the two hex digests separated
+by a blank, or ``!`` and the reason the file could not be read.
 """
 
 from __future__ import annotations
@@ -16,13 +19,23 @@ import subprocess
 import sys
 import threading
 
-_CHILD = """
+from ..elf.facts import Digests
+
+_CHUNK = 1 << 18  # hashlib.file_digest's buffer size
+
+_CHILD = f"""
 import hashlib, sys
 out = sys.stdout.buffer
+buffer = bytearray({_CHUNK})
+view = memoryview(buffer)
 for path in sys.stdin.buffer.read().split(b"\\0")[:-1]:
     try:
+        sha256, sha1 = hashlib.sha256(), hashlib.sha1()
         with open(path, "rb", buffering=0) as fh:
-            line = hashlib.file_digest(fh, "sha256").hexdigest()
+            while size := fh.readinto(buffer):
+                sha256.update(view[:size])
+                sha1.update(view[:size])
+        line = sha256.hexdigest() + " " + sha1.hexdigest()
     except OSError as exc:
         line = "!" + (exc.strerror or type(exc).__name__)
     out.write(line.encode() + b"\\n")
@@ -31,7 +44,7 @@ out.flush()
 
 
 class BackgroundHashes:
-    """``start(paths)``, then ``results()``: per path its sha256, or an OSError's reason."""
+    """``start(paths)``, then ``results()``: per path its digests, or an OSError's reason."""
 
     def __init__(self) -> None:
         self._paths: list[str] = []
@@ -40,7 +53,7 @@ class BackgroundHashes:
 
     def start(self, paths: list[str]) -> None:
         self._paths = paths
-        self._thread = threading.Thread(target=self._run, name="sha256-child", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="digest-child", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
@@ -54,21 +67,34 @@ class BackgroundHashes:
         if child.returncode == 0:
             self._output = child.stdout.splitlines()
 
-    def results(self) -> list[str | OSError]:
-        """Wait for the child; each path's digest, or the error reading it (computed here for every
-        path if the child could not run or did not finish)."""
+    def results(self) -> list[Digests | OSError]:
+        """Wait for the child; each path's digests, or the error reading it (computed here for
+        every path if the child could not run or did not finish)."""
         if self._thread is not None:
             self._thread.join()
         if len(self._output) != len(self._paths):
             return [digest_here(p) for p in self._paths]
-        return [line.decode() if not line.startswith(b"!") else OSError(0, line[1:].decode()) for line in self._output]
+        return [_digests(line) for line in self._output]
 
 
-def digest_here(path: str) -> str | OSError:
-    """One file's sha256 in this process, read in chunks into one buffer (cheaper than through a
+def _digests(line: bytes) -> Digests | OSError:
+    if line.startswith(b"!"):
+        return OSError(0, line[1:].decode())
+    sha256, sha1 = line.decode().split(" ")
+    return Digests(sha256, sha1)
+
+
+def digest_here(path: str) -> Digests | OSError:
+    """One file's digests in this process, read in chunks into one buffer (cheaper than through a
     map, whose page faults cost more than the copy), or the error reading it."""
+    buffer = bytearray(_CHUNK)
+    view = memoryview(buffer)
+    sha256, sha1 = hashlib.sha256(), hashlib.sha1()
     try:
         with open(path, "rb", buffering=0) as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
+            while size := fh.readinto(buffer):
+                sha256.update(view[:size])
+                sha1.update(view[:size])
     except OSError as exc:
         return exc
+    return Digests(sha256.hexdigest(), sha1.hexdigest())

@@ -18,7 +18,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
-from ..elf.facts import read_elf_facts
+from ..elf.facts import Digests, read_elf_facts
 from ..elf.image import Buffer
 from ..errors import ElfError
 from ..model import ElfFacts
@@ -29,7 +29,7 @@ from .magic_check import Answer, answers
 
 MAX_ELF_SIZE = 512 * 1024 * 1024
 MIN_ELF_SIZE = 52  # the smallest ELF header
-DIGEST_LATER = "sha256 not read yet"  # ElfReader.digests sets each one
+DIGEST_LATER = Digests("sha256 not read yet", "sha1 not read yet")  # ElfReader.digests sets them
 
 Progress = Callable[[str, int, int], None]
 
@@ -97,14 +97,14 @@ def _contents(host: str) -> Iterator[Buffer]:
             data.close()
 
 
-def _parse(job: tuple[str, str], digest: str) -> ElfFacts | Problem:
+def _parse(job: tuple[str, str], digests: Digests) -> ElfFacts | Problem:
     """Parse one ELF file (the facts keep no reference to its map)."""
     host, device = job
     try:
         with _contents(host) as data:
             if len(data) > MAX_ELF_SIZE:  # grew since it was checked
                 return _too_large(device)
-            return read_elf_facts(data, device, digest)
+            return read_elf_facts(data, device, digests)
     except OSError as exc:
         return _read_failed(device, exc)
     except ElfError as exc:
@@ -197,8 +197,8 @@ class ElfReader:
             self._hashing, self._to_hash = (self._to_hash, hashes), []
 
     def digests(self) -> list[Problem]:
-        """Wait for the sha256 of every file parsed here and set it in its facts; a file that could
-        not be read again keeps an empty sha256, and a problem says so."""
+        """Wait for the digests of every file parsed here and set them in its facts; a file that
+        could not be read again keeps an empty sha256 and sha1, and a problem says so."""
         self.hash_in_background()
         if self._hashing is None:
             return []
@@ -208,6 +208,6 @@ class ElfReader:
         for (facts, (_host, device)), digest in zip(files, hashes.results(), strict=True):
             if isinstance(digest, OSError):
                 problems.append(_read_failed(device, digest))
-                digest = ""
-            facts.sha256 = digest
+                digest = Digests("", "")
+            facts.sha256, facts.sha1 = digest
         return problems

@@ -40,7 +40,7 @@ def make_printable(rows: GraphRows) -> None:
 
 # columns whose values linkgraph makes itself, ASCII by construction (edge ends and scopes are ids
 # from key_part, hashes, enum values); node ids are checked: a link map's id holds its path
-_MADE_HERE = frozenset({"firmware", "from", "to", "scope", "sha256", "kind", "machine", "endian", "class"})
+_MADE_HERE = frozenset({"firmware", "from", "to", "scope", "sha256", "sha1", "kind", "machine", "endian", "class"})
 
 
 def _escape(char: str) -> str:

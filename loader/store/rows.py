@@ -266,6 +266,7 @@ def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> Module
         "licence_certainty": fact.certainty.value if fact.certainty else None,
         "package": fact.package,
         "licence_class": licence_class(fact.licence).value,
+        "sha1": m.facts.sha1,
     }
 
 

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from conftest import REPO
 
 FIRMWARE = REPO.parent / "shared" / "firmware"
 LEDE = FIRMWARE / "lede-17.01.4-ar71xx-tiny-tl-wr841-v11-squashfs-sysupgrade.bin"
 FFULM = FIRMWARE / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin"
+
+
+def unpacked_root(workdir: Path) -> Path:
+    """The unpacked root filesystem a scan with ``--workdir`` kept in ``workdir`` (the one folder
+    holding bin/, etc/ and lib/)."""
+    roots = [d for d in workdir.rglob("*") if d.is_dir() and all((d / sub).is_dir() for sub in ("bin", "etc", "lib"))]
+    assert len(roots) == 1, roots
+    return roots[0]

@@ -71,7 +71,7 @@ def spdx2_edges(path: Path) -> set[Edge]:
     from spdx_tools.spdx.parser.parse_anything import parse_file
 
     doc = parse_file(str(path))
-    names = {p.spdx_id: p.name for p in doc.packages}
+    names = {p.spdx_id: p.name for p in doc.packages} | {f.spdx_id: f.name.removeprefix(".") for f in doc.files}
     edges: set[Edge] = set()
     for r in doc.relationships:
         head = (r.comment or "").split("\n", 1)[0]
