@@ -28,7 +28,6 @@ QUERY_PARAMS = {
     "link-map": ["--param", "path=/bin/busybox"],
     "module-unresolved": ["--param", "path=/lib/libtrapundef.so"],
     "module-duplicates": ["--param", "path=/usr/bin/trap_dup"],
-    "module-kernel-links": ["--param", "path=/bin/sh"],
     "edges-from": ["--param", 'paths=["/bin/busybox", "/lib/libapcfg.so", "/usr/bin/trap_missing"]'],
     "edge": ["--param", "from=/lib/libapcfg.so", "--param", "to=/lib/libutility.so"],
 }
