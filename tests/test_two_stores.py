@@ -34,6 +34,7 @@ QUERY_PARAMS = {
     "symbol-providers": ["--param", "symbol=__cxa_finalize"],
     "symbol-bindings": ["--param", "symbol=__cxa_finalize", "--param", "offset=1", "--param", "limit=3"],
     "symbol-duplicates": ["--param", "symbol=dup_fn"],
+    "symbol-names": ["--param", "text=_", "--param", "offset=2", "--param", "limit=5"],
     "link-map-edges": ["--param", "program=/bin/busybox"],
     "link-map-bindings": ["--param", "program=/bin/busybox", "--param", "library=/lib/libapcfg.so"],
 }

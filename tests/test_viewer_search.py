@@ -92,6 +92,13 @@ def test_module_search_by_path_soname_and_symlink(client: Any, fw: str) -> None:
     assert _get(client, fw, "symbol", name="no_such_symbol")["providers"] == []
 
 
+def test_symbol_names_starting_with_the_text(client: Any, fw: str) -> None:
+    found = _get(client, fw, "symbol", name="util_")
+    assert found["names"] == {"items": ["util_bar", "util_foo"], "more": False}
+    assert found["providers"] == [] and found["bindings"]["items"] == []
+    assert _get(client, fw, "symbol", name="UTIL_")["names"]["items"] == []  # symbol names keep their case
+
+
 @pytest.mark.parametrize(
     ("what", "params", "code"),
     [

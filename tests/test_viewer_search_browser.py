@@ -87,9 +87,13 @@ def test_symbol_search_and_why(store: str, request: pytest.FixtureRequest, pages
     assert _rows(page, "#lg-why .why-chain li.why-step:not(.why-start)", "from", "to") == [(BUSYBOX, APLOG)]
     assert _rows(page, "#lg-why tr.why-binding", "module", "status") == [(APCFG, "hidden")]
 
-    # the box is in the header of the whole-firmware view too
+    # the box is in the header of the whole-firmware view too; a beginning offers the names
     page, watch3 = pages.open(server, f"/fw/{fw}/whole")
-    _search(page, "util_bar")
+    _search(page, "util_")
+    assert _rows(page, ".search-names button", "name") == [("util_bar",), ("util_foo",)]
+    page.click(".search-names button[data-name='util_bar']")
+    page.wait_for_selector(".search-symbol[data-symbol='util_bar']")
+    page.wait_for_selector(RESULTS)
     assert _rows(page, ".search-bindings tbody tr", "module", "provider", "status") == [(APCFG, UTIL, "hidden")]
     screenshot(page, f"search-util_bar-{store}")
     for w in (watch, watch2, watch3):

@@ -1,6 +1,6 @@
 """The viewer's search box (docs/viewer.md "Search"): modules by path, soname or symlink, and a
 symbol's providers and binders, from the named queries ``search-modules``, ``symbol-providers``,
-``symbol-bindings`` and ``symbol-duplicates``.
+``symbol-bindings``, ``symbol-duplicates`` and ``symbol-names``.
 
 Long answers come a page at a time (``Page``): the query is asked for one row more than the page
 holds, so ``more`` says whether another page follows without counting them all (a common symbol
@@ -17,6 +17,8 @@ DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
 # the programs listed with one binding (the rest are counted): a libc symbol holds in every link map
 PROGRAMS_SHOWN = 12
+# the symbol names starting with the text asked for, offered when it is not a whole name
+NAMES_SHOWN = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +62,18 @@ def _binding(row: Row) -> Row:
 
 
 def symbol_search(store: Queryable, firmware_id: str, symbol: str, page: Page) -> Row:
-    """Who provides *symbol* (each provider a reference binds it to, with its version and how many
-    references bind there), where several objects of one link map define it (the first in load
-    order wins), and a page of who binds it: the referencing module, the provider, the status of the
-    edge between them and the programs whose link maps hold the binding."""
+    """The symbol names that start with *symbol* (the first ``NAMES_SHOWN``), who provides *symbol*
+    (each provider a reference binds it to, with its version and how many references bind there),
+    where several objects of one link map define it (the first in load order wins), and a page of
+    who binds it: the referencing module, the provider, the status of the edge between them and the
+    programs whose link maps hold the binding."""
     params = {"firmware": firmware_id, "symbol": symbol}
     bindings = paged(store, "symbol-bindings", params, page)
     bindings["items"] = [_binding(r) for r in bindings["items"]]
+    names = paged(store, "symbol-names", {"firmware": firmware_id, "text": symbol}, Page(0, NAMES_SHOWN))
     return {
         "symbol": symbol,
+        "names": {"items": [r["name"] for r in names["items"]], "more": names["more"]},
         "providers": store.query("symbol-providers", params),
         "duplicates": [
             {

@@ -77,6 +77,20 @@ function programsCell(b) {
 function symbolSection(data) {
   const box = el("section", {className: "search-symbol", dataset: {symbol: data.symbol}},
     el("h2", {}, "Symbol ", code(data.symbol)));
+  const others = data.names.items.filter((n) => n !== data.symbol);
+  if (others.length) {
+    const line = el("p", {className: "search-names"}, "Symbols starting with it: ");
+    others.forEach((name, i) => {
+      const button = el("button", {type: "button", className: "link-button", dataset: {name}}, name);
+      button.addEventListener("click", () => {
+        input.value = name;
+        search(name);
+      });
+      append(line, i ? " · " : "", button);
+    });
+    append(line, data.names.more ? " …" : "");
+    box.appendChild(line);
+  }
   if (!data.providers.length) {
     box.appendChild(el("p", {className: "muted none"}, "No reference in this firmware binds a symbol of this name."));
     return box;
@@ -123,7 +137,7 @@ function render(body, [text, modules, symbol]) {
     modules.firmware.name || modules.firmware.id));
   // a symbol answer first when there is one: a name like "malloc" is rarely also a path
   const sections = [moduleSection(text, modules.modules), symbolSection(symbol)];
-  if (symbol.providers.length) sections.reverse();
+  if (symbol.providers.length || (symbol.names.items.length && !modules.modules.items.length)) sections.reverse();
   body.append(...sections);
 }
 
