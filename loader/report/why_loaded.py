@@ -69,7 +69,8 @@ def load_chain(objects: list[str], edges: list[Row], target: str) -> list[Row]:
 def why_loaded(store: Queryable, firmware_id: str, program: str, library: str) -> Row:
     """Why *library* is in the link map of *program* (paths, or a symlink's; the library may be a
     soname): whether it is loaded and where in load order, the chain of edges that loads it, every
-    object of the link map that declares it, and who in the link map binds which of its symbols."""
+    object of the link map that declares it, and which other object of the link map binds which of
+    its symbols."""
     prog = find_module(store, firmware_id, program)["path"]
     maps = store.query("link-map", {"firmware": firmware_id, "path": prog})
     if not maps:

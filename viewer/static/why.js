@@ -70,12 +70,12 @@ function render(box, data) {
 
   const count = data.bindings.reduce((n, b) => n + b.symbols.length, 0);
   box.appendChild(el("h2", {}, `Bindings to it (${plural(count, "symbol")})`));
-  box.appendChild(el("p", {className: "help muted"}, "The references of this program's objects that the loader binds to ",
+  box.appendChild(el("p", {className: "help muted"}, "The references of this program's other objects that the loader binds to ",
     el("code", {}, name), ", by object; a hidden edge means the object does not declare it."));
   box.appendChild(data.bindings.length
     ? table(["object", "edge", "symbols"], data.bindings.map((b) =>
-      el("tr", {className: "why-binding", dataset: {module: b.module, status: b.status || "own"}},
-        el("td", {}, fileLink(b.module)), el("td", {}, b.status ? statusTag(b.status) : el("span", {className: "muted"}, "its own")),
+      el("tr", {className: "why-binding", dataset: {module: b.module, status: b.status || "none"}},
+        el("td", {}, fileLink(b.module)), el("td", {}, b.status ? statusTag(b.status) : el("span", {className: "muted"}, "none")),
         el("td", {}, symbolDetails(b.symbols.map((s) => (s.version ? `${s.name}@${s.version}` : s.name)),
           {open: b.symbols.length <= 8})))))
     : el("p", {className: "muted why-no-bindings"}, "No reference of this program binds to it."));
