@@ -51,12 +51,62 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
         params[name] = ["--param", f"path={program}"]
     params["edges-from"] = ["--param", f"paths={json.dumps([program])}"]
     params["edge"] = ["--param", f"from={program}", "--param", f"to={report['link_maps'][0]['objects'][-1]}"]
+    page = ["--param", "offset=0", "--param", "limit=5"]
+    params["search-modules"] = ["--param", "text=lib", *page]
+    params["symbol-names"] = ["--param", "text=mal", *page]
+    params["symbol-bindings"] = ["--param", "symbol=malloc", *page]
+    for name in ("symbol-providers", "symbol-duplicates"):
+        params[name] = ["--param", "symbol=malloc"]
+    params["link-map-edges"] = ["--param", f"program={program}"]
+    params["link-map-bindings"] = [
+        "--param",
+        f"program={program}",
+        "--param",
+        f"library={report['link_maps'][0]['objects'][-1]}",
+    ]
     for name in names:
         proc = linkgraph("query", name, "--db", str(db), "--json", *params.get(name, []))
         assert proc.returncode == 0, proc.stderr
         assert isinstance(json.loads(proc.stdout), list)
     rows = json.loads(linkgraph("query", "providers", "--db", str(db), "--json", "--param", "symbol=malloc").stdout)
     assert any(r["module"] == HOST_PROGRAM for r in rows)
+    # the paged bindings of the search box are the same, a page at a time; a page is a whole number
+    bindings = [
+        row
+        for offset in range(0, len(rows) + 2, 2)
+        for row in json.loads(
+            linkgraph(
+                "query",
+                "symbol-bindings",
+                "--db",
+                str(db),
+                "--json",
+                "--param",
+                "symbol=malloc",
+                "--param",
+                f"offset={offset}",
+                "--param",
+                "limit=2",
+            ).stdout
+        )
+    ]
+    assert sorted((b["module"], b["version"], b["provider"]) for b in bindings) == sorted(
+        (r["module"], r["version"], r["provider"]) for r in rows
+    )
+    bad = linkgraph(
+        "query",
+        "symbol-bindings",
+        "--db",
+        str(db),
+        "-p",
+        "symbol=malloc",
+        "-p",
+        "offset=0",
+        "-p",
+        "limit=x",
+        check=False,
+    )
+    assert bad.returncode == 2 and "whole number" in bad.stderr
 
 
 def test_commands_are_documented() -> None:

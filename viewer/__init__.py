@@ -39,6 +39,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from . import api, exports, pages, security, store_access
     from . import compare as _compare  # noqa: F401  # its routes join pages.bp and api.bp
+    from . import search_api as _search_api  # noqa: F401  # its routes join api.bp
 
     security.init_app(app)
     store_access.init_app(app)

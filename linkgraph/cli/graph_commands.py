@@ -180,6 +180,10 @@ def _text_output(output: str | None) -> Iterator[TextIO]:
             os.unlink(partial)
 
 
+# the parameters of a page of rows (SKIP $offset LIMIT $limit): whole numbers, never text
+PAGING_PARAMS = ("offset", "limit")
+
+
 @click.command()
 @click.argument("name", required=False)
 @store_options(None)
@@ -190,7 +194,8 @@ def _text_output(output: str | None) -> Iterator[TextIO]:
     multiple=True,
     metavar="KEY=VALUE",
     help="A query parameter (repeatable), e.g. --param path=/bin/busybox; "
-    "a list as JSON, e.g. --param 'paths=[\"/bin/sh\"]'.",
+    "a list as JSON, e.g. --param 'paths=[\"/bin/sh\"]'; the paging parameters offset and limit "
+    "are whole numbers.",
 )
 @click.option("--firmware", help=FIRMWARE_HELP)
 @quiet_option
@@ -223,7 +228,14 @@ def query(
         key, sep, value = item.partition("=")
         if not sep:
             fail(f"--param {item!r}: write it as KEY=VALUE")
-        values[key] = json.loads(value) if value.startswith("[") else value
+        if value.startswith("["):
+            values[key] = json.loads(value)
+        elif key in PAGING_PARAMS:
+            if not value.isdigit():
+                fail(f"--param {key}={value!r}: a whole number")
+            values[key] = int(value)
+        else:
+            values[key] = value
     try:
         named = load_query(name)
         if named.internal:

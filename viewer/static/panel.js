@@ -5,6 +5,7 @@ import {
 import {DiagramView} from "./diagram.js";
 import {kernelSections, kernelSummary} from "./kernel.js";
 import {licenceFacts, licencesHref} from "./licence.js";
+import {whyButton} from "./why.js";
 
 export const TABS = [
   {key: "overview", label: "Overview"},
@@ -301,6 +302,11 @@ export class FilePanel {
         el("li", {}, one(v), ` for ${plural(v.executables.length, "link map")}`))));
   }
 
+  // "why?" beside a library of a program's link map: the panel of why.js (how the program loads it)
+  why(library) {
+    return library && this.data.module.kind === "executable" ? whyButton(this.data.module.path, library) : null;
+  }
+
   analysis() {
     const d = this.data;
     const code = (t) => (t === null || t === undefined ? "" : el("code", {}, t));
@@ -314,7 +320,7 @@ export class FilePanel {
       this.section("declared", "Declared", "DT_NEEDED entries in order, with the file the loader takes for each " +
         "and how it found it (the rule and the folder), or the paths it tried for a missing one.",
         d.declared, ["#", "soname", "loads", "found by", "status", "symbols"],
-        (r) => [String(r.position ?? ""), code(r.soname), this.fileLink(r.to), this.foundBy(r.found_by),
+        (r) => [String(r.position ?? ""), code(r.soname), [this.fileLink(r.to), this.why(r.to)], this.foundBy(r.found_by),
           statusTag(r.status), symbolDetails(r.symbols)]),
       this.section("used", "Used", "Declared, and symbols of this file bind to it.", d.used,
         ["soname", "file", "symbols"], (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
@@ -323,7 +329,7 @@ export class FilePanel {
         d.declared_unused, ["soname", "file"], (r) => [code(r.soname), this.fileLink(r.to)]),
       this.section("hidden", "Hidden", "Not declared, yet symbols of this file bind to it: it works only " +
         "because another object loads that library.", d.hidden, ["soname", "file", "symbols"],
-      (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
+      (r) => [code(r.soname), [this.fileLink(r.to), this.why(r.to)], symbolDetails(r.symbols)]),
       this.section("missing", "Missing", "Declared, but no file in the image satisfies it.", d.missing,
         ["soname"], (r) => [code(r.soname)]),
       this.section("used_by", "Used by", "Modules that depend on this file.", d.used_by,
