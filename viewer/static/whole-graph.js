@@ -123,23 +123,35 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
   added.nodes().forEach((node) => { if (!node.hasClass("group")) node.scratch("i", state.index.get(node.id())); });
   added.edges().forEach((edge, j) => { edge.scratch("k", edgeIndices[j]); });
   cy.endBatch();
-  shownColour = state.colourBy;  // the new elements have the colours of now, and no marks
+  shownColour = state.colourBy;  // the new elements have the colours of now, no marks, all shown
   marked = {nodes: new Set(), edges: new Set(), faded: false};
+  drawn = {nodes: null, edges: null, few: null, crowd: null};
 }
 
-/** Show and hide modules and edges after a filter change, without moving anything. */
+let drawn = {nodes: null, edges: null, few: null, crowd: null};  // what applyVisibility last set
+
+/** Show and hide modules and edges after a filter change, without moving anything; only the
+ * elements whose visibility changes are touched. */
 export function applyVisibility() {
+  const few = state.visibleNodeCount <= FEW || state.focus >= 0;
+  const crowd = state.visibleEdgeCount > CROWD;
   cy.batch(() => {
+    let changed = false;
     cy.nodes().forEach((node) => {
-      if (node.hasClass("group")) return;
-      node.toggleClass("off", !state.nodeVisible[node.scratch("i")]);
+      const i = node.scratch("i");
+      if (i === undefined || drawn.nodes?.[i] === state.nodeVisible[i]) return;
+      node.toggleClass("off", !state.nodeVisible[i]);
+      changed = true;
     });
-    cy.edges().forEach((edge) => edge.toggleClass("off", !state.edgeVisible[edge.scratch("k")]));
-    cy.nodes(".group").forEach((g) => g.toggleClass("off", g.children().not(".off").empty()));
-    const few = state.visibleNodeCount <= FEW || state.focus >= 0;
-    cy.nodes().not(".group").toggleClass("all-labels", few);
-    cy.edges().toggleClass("crowd", state.visibleEdgeCount > CROWD);
+    cy.edges().forEach((edge) => {
+      const k = edge.scratch("k");
+      if (drawn.edges?.[k] !== state.edgeVisible[k]) edge.toggleClass("off", !state.edgeVisible[k]);
+    });
+    if (changed) cy.nodes(".group").forEach((g) => g.toggleClass("off", g.children().not(".off").empty()));
+    if (few !== drawn.few) cy.nodes().not(".group").toggleClass("all-labels", few);
+    if (crowd !== drawn.crowd) cy.edges().toggleClass("crowd", crowd);
   });
+  drawn = {nodes: state.nodeVisible, edges: state.edgeVisible, few, crowd};
 }
 
 let shownColour = null;
