@@ -42,6 +42,8 @@ const STYLE = [
     opacity: 0.6}},
   {selector: "edge.crowd", style: {opacity: 0.25, "curve-style": "haystack", "haystack-radius": 0}},
   ...edgeStyles(),
+  {selector: "edge.routed", style: {"curve-style": "segments", "edge-distances": "node-position",
+    "segment-weights": "data(sw)", "segment-distances": "data(sd)"}},
   {selector: "edge.selected", style: {width: 4, opacity: 1}},
   {selector: ".faded", style: {opacity: 0.12}},
   {selector: "edge.near", style: {opacity: 1, width: 2}},
@@ -97,6 +99,20 @@ function nodeElement(i, parent) {
     classes: n.missing ? "missing" : ""};
 }
 
+/** ELK's bend points as Cytoscape's segments: for each, where along the line from source to target
+ * (a weight, 0 to 1) and how far from it (a distance, in the direction Cytoscape measures it). */
+function segments(from, to, bends) {
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  const length2 = dx * dx + dy * dy;
+  if (!length2) return {};
+  const length = Math.sqrt(length2);
+  return {
+    sw: bends.map((b) => ((b.x - from.x) * dx + (b.y - from.y) * dy) / length2),
+    sd: bends.map((b) => ((b.y - from.y) * dx - (b.x - from.x) * dy) / length),
+  };
+}
+
 /**
  * Draw these modules (indices) at `positions` (Map id -> centre), with the edges among them;
  * `groups` (Map group id -> label) adds the compound boxes, `parentOf(i)` says which one.
@@ -116,8 +132,12 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
   }
   for (const k of edgeIndices) {
     const e = state.edges[k];
-    els.push({group: "edges", data: {id: e.id, source: state.nodes[e.from].id, target: state.nodes[e.to].id,
-      status: EDGE_STYLE[e.status] ? e.status : "used"}});
+    const data = {id: e.id, source: state.nodes[e.from].id, target: state.nodes[e.to].id,
+      status: EDGE_STYLE[e.status] ? e.status : "used"};
+    const route = positions.get(e.id)?.bends;
+    const ends = [positions.get(data.source), positions.get(data.target)];
+    if (route && ends[0] && ends[1] && data.source !== data.target) Object.assign(data, segments(ends[0], ends[1], route));
+    els.push({group: "edges", data, classes: data.sw ? "routed" : ""});
   }
   const added = cy.add(els);
   added.nodes().forEach((node) => { if (!node.hasClass("group")) node.scratch("i", state.index.get(node.id())); });
@@ -174,7 +194,8 @@ export function applyMarks() {
     }
   }
   if (state.selectedEdge >= 0) nearEdges.add(state.selectedEdge);
-  const faded = (focus >= 0 || state.selectedEdge >= 0) && state.visibleEdgeCount <= CROWD;
+  // fade the rest, unless too many edges are shown or the module is the focus (its neighbourhood is the view)
+  const faded = ((focus >= 0 && focus !== state.focus) || state.selectedEdge >= 0) && state.visibleEdgeCount <= CROWD;
   const special = new Set([...near, ...state.matchSet, state.selectedNode, state.focus].filter((i) => i >= 0));
   const recolour = shownColour !== state.colourBy;
   const all = recolour || faded || marked.faded;

@@ -4,7 +4,7 @@
 //     so it takes a fraction of a second even for thousands of modules;
 //   * a focus or an isolated set: ELK "layered", left to right along the dependencies.
 // Every node's box is as wide as its label, so labels never overlap. Positions are node centres
-// (with the width ELK gave the node: a group's title is cut to it).
+// (with the width ELK gave the node: a group's title is cut to it); layered edges keep ELK's bends.
 const ELK = window.ELK;  // vendor/elk-api-*.js, a classic script the page loads first
 const WORKER = document.querySelector("script[data-elk-worker]").dataset.elkWorker;
 
@@ -45,10 +45,15 @@ function leaf(n) {
   return {id: n.id, width: nodeWidth(n.short), height: NODE_HEIGHT};
 }
 
+/** Node centres (and widths) by id, and the bend points ELK routed each edge through, by edge id. */
 function centres(graph, out = new Map(), dx = 0, dy = 0) {
   for (const c of graph.children || []) {
     out.set(c.id, {x: dx + c.x + c.width / 2, y: dy + c.y + c.height / 2, w: c.width});
     centres(c, out, dx + c.x, dy + c.y);
+  }
+  for (const e of graph.edges || []) {
+    const bends = (e.sections || []).flatMap((section) => section.bendPoints || []);
+    if (bends.length) out.set(e.id, {bends: bends.map((b) => ({x: dx + b.x, y: dy + b.y}))});
   }
   return out;
 }
