@@ -82,7 +82,10 @@ async function render({push = true, fit = false} = {}) {
     loading.hidden = false;
     const started = performance.now();
     try {
-      const laid = overviews.get(key) || await layOut(current);
+      const laid = overviews.get(key) || await layOut(current).catch((err) => {
+        loading.replaceChildren(errorBox(`Cannot lay the graph out: ${err.message || err}`));
+        throw err;
+      });
       if (current === "overview") overviews.set(key, laid);
       if (seq !== layoutSeq) return;  // a newer change is being laid out
       const laidOut = performance.now();
@@ -94,7 +97,7 @@ async function render({push = true, fit = false} = {}) {
       again = true;
     } finally {
       api.busy -= 1;
-      if (seq === layoutSeq) loading.hidden = true;
+      if (seq === layoutSeq && !loading.querySelector(".error")) loading.hidden = true;
     }
   }
   const t = [performance.now()];
