@@ -41,6 +41,11 @@ function engine() {
   return elk;
 }
 
+/** Start the worker (it loads and compiles ELK, a few hundred ms) while the page waits for its data. */
+export function warmUp() {
+  engine().layout({id: "warm-up", children: [], edges: []}).catch(() => {});  // a real layout reports errors
+}
+
 function leaf(n) {
   return {id: n.id, width: nodeWidth(n.short), height: NODE_HEIGHT};
 }

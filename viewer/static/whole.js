@@ -10,7 +10,7 @@ import {apiUrl, errorBox, fileHref, getJson} from "./common.js";
 import {buildControls, syncControls} from "./whole-controls.js";
 import {applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
 import {setActions, showSelection} from "./whole-info.js";
-import {LAYERED_LIMIT, layeredLayout, packedLayout} from "./whole-layout.js";
+import {LAYERED_LIMIT, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
 import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./whole-state.js";
 import {fromQuery, pushState} from "./whole-url.js";
 import {testingApi} from "./whole-testing.js";
@@ -191,6 +191,7 @@ Object.assign(api, {
 });
 
 async function main() {
+  warmUp();
   let data;
   try {
     data = await getJson(apiUrl("whole"));
