@@ -162,12 +162,9 @@ def test_whole_firmware_holds_every_module_and_edge(client: Any, fw: str) -> Non
 
     assert len(whole["edges"]) == len(json.loads(edges))
     place = {n["path"] or n["label"]: n for n in whole["nodes"]}
-    # programs in the first layer, each library right of everything that depends on it
-    assert place[BUSYBOX]["layer"] == 0 and place[APCFG]["layer"] < place[UTIL]["layer"]
-    by_id = {n["id"]: n for n in whole["nodes"]}
-    forward = [e for e in whole["edges"] if by_id[e["to"]]["layer"] > by_id[e["from"]]["layer"]]
-    assert len(forward) >= len(whole["edges"]) - 1  # only the ld.so -> libc cycle may point back
-    assert len({(n["x"], n["y"]) for n in whole["nodes"]}) == len(whole["nodes"])
+    # what the page groups by: the folder, the package, the licence class (the page lays it out)
+    assert place[BUSYBOX]["dir"] == "/bin" and place[APCFG]["dir"] == "/lib"
+    assert all("package" in n and "x" not in n for n in whole["nodes"])
 
 
 def test_no_kernel_links_without_kernel_modules(client: Any, fw: str) -> None:

@@ -249,6 +249,13 @@ def test_hostile_names_are_text_everywhere(hostile_server: ViewerServer, pages: 
 
     # the whole-firmware view: the selection panel shows the names as text
     page, watch = pages.open(server, f"/fw/{fw}/whole")
+    # the graph library draws the names as text on its canvas; the tooltip is the name, as text
+    drawn = {label["key"]: label["label"] for label in page.evaluate("linkgraphWhole.labels()")}
+    assert drawn[markup_path] == MARKUP and drawn[GHOST] == GHOST, drawn
+    pos = page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(markup_path)})")
+    box = page.locator("#whole-canvas").bounding_box()
+    page.mouse.move(box["x"] + pos["x"], box["y"] + pos["y"])
+    wait_until(page, "want => document.getElementById('whole-canvas').title === want", markup_path)
     assert page.evaluate(f"linkgraphWhole.select({json.dumps(markup_path)})")
     info = page.inner_text("#whole-info")
     assert MARKUP in info and program.rsplit("/", 1)[1] in info, info

@@ -1,59 +1,56 @@
-"""The whole-firmware view in a real browser.
+"""The whole-firmware view in a real browser (Cytoscape.js drawing, ELK laying out in a Web Worker).
 
-* A root of real host programs: time to the first interactive frame (printed, and written to the
-  artifacts folder), every module and edge counted, highlighting, zoom, filters and search.
-* The article's root with licence overrides (tests/support/browser.py): the modules coloured by licence
-  class with a legend, the filter by licence class, the licence class in the side panel.
+* This machine's whole-/usr/bin root: time to the first interactive frame (printed, and written to
+  the artifacts folder), every module and edge drawn, selection, highlighting, filters and search;
+  a focus on ``/usr/bin/curl`` (its neighbourhood as the API says, every label drawn at 10 CSS px or
+  more, no two labels overlapping); the "hidden only" set isolated and laid out again.
+* The article's root with licence overrides (tests/support/browser.py), on LadybugDB and on Neo4j:
+  the grouping by folder, package and licence class, the colouring by licence class with a legend,
+  and no request leaving the viewer. tests/test_viewer_whole_url.py has the URL, Back and Forward,
+  the selection and the double click.
 """
 
 from __future__ import annotations
 
 import json
 import time
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import linkgraph
-from support.browser import (
-    ARTICLE_NAME,
-    BUSYBOX,
-    CRYPT,
-    Pages,
-    ViewerServer,
-    artifacts_dir,
-    wait_until,
+from support.browser import ARTICLE_NAME, BUSYBOX, CRYPT, Pages, ViewerServer, artifacts_dir, screenshot, wait_until
+from support.whole_view import (
+    BOTH_STORES,
+    assert_labels_legible,
+    keyed,
+    neighbourhood,
+    outside_requests,
+    query,
+    settled,
 )
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
-# 30 wheel events, one an animation frame, alternately in and out: the mean time of a frame (ms)
-ZOOM_FRAMES = """() => new Promise(done => {
-    const canvas = document.getElementById('whole-canvas');
-    const r = canvas.getBoundingClientRect();
-    const t0 = performance.now();
-    let n = 0;
-    function step() {
-        canvas.dispatchEvent(new WheelEvent('wheel', {deltaY: n % 2 ? 120 : -120, clientX: r.left + r.width / 3,
-            clientY: r.top + r.height / 2, bubbles: true, cancelable: true}));
-        if (++n < 30) requestAnimationFrame(step);
-        else requestAnimationFrame(() => done((performance.now() - t0) / 30));
-    }
-    step();
-})"""
+
+CURL = "/usr/bin/curl"
 
 
 @pytest.fixture(scope="module")
 def host_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
     from support import hostroot
 
-    root = hostroot.cached_host_root(limit=600)
+    root = hostroot.cached_host_root()
     work = tmp_path_factory.mktemp("host-serve")
     db = work / "graph.lbdb"
     proc = linkgraph("scan", str(root), "--db", str(db), "--name", "host-programs", "--quiet")
     assert proc.returncode in (0, 1), proc.stderr
     with ViewerServer(["--db", str(db)], work) as server:
         yield server
+
+
+# --------------------------------------------------------------------------- the /usr/bin root
 
 
 def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages) -> None:
@@ -66,112 +63,159 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
     state = page.evaluate("""({ready: linkgraphWhole.ready, first: linkgraphWhole.firstFrameMs,
         data: linkgraphWhole.dataMs, nodes: linkgraphWhole.nodes, edges: linkgraphWhole.edges,
         visible: linkgraphWhole.visibleEdges(), shown: linkgraphWhole.visibleNodes(),
-        frames: linkgraphWhole.frames})""")
+        frames: linkgraphWhole.frames, layout: linkgraphWhole.lastLayoutMs})""")
     assert state["ready"] is True and state["frames"] >= 1
     assert state["nodes"] == len(whole["nodes"]) and state["edges"] == len(whole["edges"])
     assert state["visible"] == len(whole["edges"]) and state["shown"] == len(whole["nodes"])
-    assert isinstance(state["first"], (int, float)) and state["first"] > 0
+    keys, edges = keyed(whole)
+    assert page.evaluate("linkgraphWhole.visibleKeys()") == sorted(keys.values())
+    assert page.evaluate("linkgraphWhole.visibleEdgeList()") == sorted([f, t, s] for f, t, s in edges)
     timing = {
         "modules": state["nodes"],
         "edges": state["edges"],
         "first_frame_ms": round(state["first"], 1),
         "data_arrived_ms": round(state["data"], 1),
+        "overview_layout_ms": round(state["layout"], 1),
         "wall_s": round(wall, 2),
     }
     print(
-        f"\nwhole-firmware view: {state['nodes']} modules, {state['edges']} edges; data at "
-        f"{state['data']:.0f} ms, first interactive frame at {state['first']:.0f} ms after navigation start"
+        f"\nwhole-firmware view: {state['nodes']} modules, {state['edges']} edges; data at {state['data']:.0f} ms, "
+        f"first interactive frame at {state['first']:.0f} ms after navigation start (layout {state['layout']:.0f} ms)"
     )
+    # grouped by folder: a box per folder holding exactly its modules
+    groups = page.evaluate("linkgraphWhole.groups()")
+    folders: dict[str, list[str]] = {}
+    for n in whole["nodes"]:
+        if n["path"]:
+            folders.setdefault(n["dir"], []).append(n["path"])
+    for folder, members in folders.items():
+        assert groups[f"{folder} ({len(members)})"] == sorted(members), folder
 
-    # still interactive: highlight a hub's neighbourhood, redraw many times, filter, search
+    # the side panel of a hub, a click on a module selects it, a click on nothing clears it
     libc = next(n["path"] for n in whole["nodes"] if n["label"] == "libc.so.6")
     assert page.evaluate(f"linkgraphWhole.select({json.dumps(libc)})")
     assert page.get_attribute("#whole-info", "data-node") == libc
-    users = sum(1 for e in whole["edges"] if e["to"] == next(n["id"] for n in whole["nodes"] if n["path"] == libc))
+    users = sum(1 for f, t, _ in edges if t == libc)
     assert f"Used by ({users})" in page.inner_text("#whole-info")
-    redraw = page.evaluate(ZOOM_FRAMES)
-    timing["zoom_frame_ms"] = round(redraw, 1)
-    print(f"zooming with libc's neighbourhood highlighted: {redraw:.0f} ms a frame")
     canvas = page.locator("#whole-canvas").bounding_box()
-    page.evaluate("linkgraphWhole.fit()")
     exe = next(n for n in whole["nodes"] if n["kind"] == "executable")
+    page.evaluate(f"linkgraphWhole.select({json.dumps(exe['path'])})")  # brings it on screen
+    page.evaluate("linkgraphWhole.select(null)")
     pos = page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(exe['path'])})")
-    page.mouse.move(canvas["x"] + pos["x"], canvas["y"] + pos["y"])
-    page.mouse.down()
-    page.mouse.up()
+    page.mouse.click(canvas["x"] + pos["x"], canvas["y"] + pos["y"])
     assert page.get_attribute("#whole-info", "data-node") == exe["path"]
-    # hovering a module highlights it, its neighbours and its edges
-    ids = {n["id"]: n["path"] or n["label"] for n in whole["nodes"]}
-    lib = next(n for n in whole["nodes"] if n["label"].startswith("libselinux") or n["label"].startswith("libz."))
-    around = (
-        {lib["path"]}
-        | {ids[e["from"]] for e in whole["edges"] if e["to"] == lib["id"]}
-        | {ids[e["to"]] for e in whole["edges"] if e["from"] == lib["id"]}
-    )
-    degree = sum(1 for e in whole["edges"] if lib["id"] in (e["from"], e["to"]))
-    page.evaluate(f"linkgraphWhole.select({json.dumps(lib['path'])})")  # brings it on screen
-    page.click("#whole-canvas", position={"x": 2, "y": 2})  # a click on nothing: no selection
+    assert urllib.parse.urlsplit(page.url).path == f"/fw/{fw}/whole"  # one click selects, it does not navigate
+    page.mouse.click(canvas["x"] + 3, canvas["y"] + 3)
     assert page.evaluate("linkgraphWhole.selected()") is None
-    pos = page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(lib['path'])})")
-    page.mouse.move(canvas["x"] + pos["x"], canvas["y"] + pos["y"])
-    for _ in range(6):  # zoom in on it with the wheel, until its row is clear of the next ones
-        page.mouse.wheel(0, -300)
-        page.wait_for_timeout(50)
+    # hovering a module highlights it, its neighbours and its edges
+    lib = next(n for n in whole["nodes"] if n["label"].startswith(("libselinux", "libz.")))
+    around = {lib["path"]} | {f for f, t, _ in edges if t == lib["path"]} | {t for f, t, _ in edges if f == lib["path"]}
+    degree = sum(1 for f, t, _ in edges if lib["path"] in (f, t))
+    page.evaluate(f"linkgraphWhole.select({json.dumps(lib['path'])})")
+    page.evaluate("linkgraphWhole.select(null)")
     pos = page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(lib['path'])})")
     page.mouse.move(canvas["x"] + pos["x"], canvas["y"] + pos["y"])
     wait_until(page, "want => linkgraphWhole.highlighted().focus === want", lib["path"])
     lit = page.evaluate("linkgraphWhole.highlighted()")
     assert set(lit["nodes"]) == around and lit["edges"] == degree, (lit, sorted(around), degree)
-    page.mouse.move(canvas["x"] + 2, canvas["y"] + 2)
-    # filters: kinds and folders
+    page.mouse.move(canvas["x"] + 3, canvas["y"] + 3)
+    # filters: kinds and folders hide without moving anything
+    before = page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(libc)})")
     page.uncheck("#whole-kind input[value='executable']")
     assert page.evaluate("linkgraphWhole.visibleNodes()") == sum(1 for n in whole["nodes"] if n["kind"] != "executable")
     page.check("#whole-kind input[value='executable']")
     page.select_option("#whole-dir", "/usr/bin")
     assert page.evaluate("linkgraphWhole.visibleNodes()") == sum(1 for n in whole["nodes"] if n["dir"] == "/usr/bin")
     page.select_option("#whole-dir", "")
+    assert page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(libc)})") == before
     hidden = sum(1 for e in whole["edges"] if e["status"] == "hidden")
-    page.uncheck("#whole-status input[value='used']")
-    page.uncheck("#whole-status input[value='declared-unused']")
-    page.uncheck("#whole-status input[value='dlopen']")  # dlopen edges have a filter of their own
+    for status in ("used", "declared-unused", "dlopen"):  # dlopen edges have a filter of their own
+        page.uncheck(f"#whole-status input[value='{status}']")
     assert page.evaluate("linkgraphWhole.visibleEdges()") == hidden
     page.check("#whole-status input[value='dlopen']")
     dlopen = sum(1 for e in whole["edges"] if e["status"] == "dlopen")
     assert page.evaluate("linkgraphWhole.visibleEdges()") == hidden + dlopen
     page.check("#whole-status input[value='used']")
+    page.check("#whole-status input[value='declared-unused']")
     page.fill("#whole-search", "libc.so")
     wait_until(page, "() => document.querySelector('#whole-matches').textContent.includes('match')")
     assert "libc.so.6" in page.inner_text("#whole-matches")
+    screenshot(page, "whole-host-overview")
     (artifacts_dir() / "whole-firmware-timing.json").write_text(json.dumps(timing, indent=1))
     watch.assert_clean()
 
 
-# --------------------------------------------------------------------------- licences on the canvas
+def test_focus_on_curl_and_isolate_the_hidden_set(host_server: ViewerServer, pages: Pages) -> None:
+    fw = host_server.firmware_id("host-programs")
+    whole = host_server.json(f"/api/firmware/{fw}/whole")
+    keys, edges = keyed(whole)
+    assert CURL in keys.values(), "the host's /usr/bin/curl is part of the test's root"
+    page, watch = pages.open(host_server, f"/fw/{fw}/whole")
+    # focus from the side panel: curl's neighbourhood, one hop both ways, laid out again
+    layouts = page.evaluate("linkgraphWhole.layouts")
+    page.evaluate(f"linkgraphWhole.select({json.dumps(CURL)})")
+    page.click("#whole-focus-here")
+    settled(page)
+    assert page.evaluate("[linkgraphWhole.mode(), linkgraphWhole.focused()]") == ["focus", CURL]
+    assert page.evaluate("linkgraphWhole.layouts") == layouts + 1
+    shown, among = neighbourhood(whole, CURL, 1, "both")
+    assert page.evaluate("linkgraphWhole.visibleKeys()") == shown
+    assert page.evaluate("linkgraphWhole.visibleEdgeList()") == among
+    assert page.evaluate("linkgraphWhole.groups()") == {}  # no boxes: layers
+    labels = assert_labels_legible(page)
+    view = page.evaluate("linkgraphWhole.view()")
+    for label in labels:  # on screen, all of them
+        box = label["box"]
+        assert box["x1"] >= 0 and box["y1"] >= 0 and box["x2"] <= view["width"] and box["y2"] <= view["height"], label
+    assert query(page)["focus"] == [CURL]
+    print(f"\nfocus on curl: {len(shown)} modules laid out in {page.evaluate('linkgraphWhole.lastLayoutMs'):.0f} ms")
+    screenshot(page, "whole-focus-curl")
+    # two hops along the dependencies
+    page.select_option("#whole-direction", "out")
+    page.fill("#whole-hops", "2")
+    page.dispatch_event("#whole-hops", "change")
+    settled(page)
+    shown, among = neighbourhood(whole, CURL, 2, "out")
+    assert page.evaluate("linkgraphWhole.visibleKeys()") == shown
+    assert page.evaluate("linkgraphWhole.visibleEdgeList()") == among
+    assert_labels_legible(page)
+    assert query(page)["hops"] == ["2"] and query(page)["direction"] == ["out"]
+    page.click("#whole-unfocus")
+    settled(page)
+    assert page.evaluate("linkgraphWhole.mode()") == "overview"
 
-# the dot colours of licence.js (LICENCE_STYLE)
-LICENCE_DOT = {"gpl": (0xD3, 0x54, 0x00), "lgpl": (0xC9, 0x9A, 0x00), "unknown": (0xA0, 0xA0, 0xA0)}
-KIND_DOT = {"executable": (0x00, 0x69, 0x5C), "library": (0x37, 0x47, 0x4F)}
+    # the "hidden only" set: the filters hide, isolating lays the rest out again
+    for status in ("used", "declared-unused", "missing", "dlopen"):
+        page.uncheck(f"#whole-status input[value='{status}']")
+    page.check("#whole-connected")
+    hidden = sorted([f, t, s] for f, t, s in edges if s == "hidden")
+    ends = sorted({f for f, _, _ in hidden} | {t for _, t, _ in hidden})
+    assert page.evaluate("linkgraphWhole.visibleKeys()") == ends
+    before = page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(ends[0])})")
+    layouts = page.evaluate("linkgraphWhole.layouts")
+    page.click("#whole-isolate")
+    settled(page)
+    assert page.evaluate("linkgraphWhole.mode()") == "isolate"
+    assert page.evaluate("linkgraphWhole.layouts") == layouts + 1
+    assert page.evaluate("linkgraphWhole.visibleKeys()") == ends
+    assert page.evaluate("linkgraphWhole.visibleEdgeList()") == hidden
+    assert page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(ends[0])})") != before
+    assert page.evaluate("linkgraphWhole.labels()"), "no module drawn"
+    assert query(page)["isolate"] == ["1"]
+    screenshot(page, "whole-isolate-hidden")
+    watch.assert_clean()
 
 
-def dot_colour(page: Any, key: str) -> tuple[int, int, int]:
-    """The colour drawn at the centre of a module's dot (after the next frame)."""
-    page.evaluate("linkgraphWhole.redraw()")
-    return tuple(
-        page.evaluate(
-            """key => {
-        const canvas = document.getElementById('whole-canvas');
-        const p = linkgraphWhole.nodePosition(key);
-        const dpr = window.devicePixelRatio || 1;
-        const d = canvas.getContext('2d').getImageData(Math.round(p.x * dpr), Math.round(p.y * dpr), 1, 1).data;
-        return [d[0], d[1], d[2]];
-    }""",
-            key,
-        )
-    )
+# --------------------------------------------------------------------------- the article, both stores
+
+# the colours of licence.js (LICENCE_STYLE) and of the kinds (vocabulary)
+LICENCE_COLOUR = {"gpl": (0xD3, 0x54, 0x00), "lgpl": (0xC9, 0x9A, 0x00), "unknown": (0xA0, 0xA0, 0xA0)}
+KIND_COLOUR = {"executable": (0x00, 0x69, 0x5C), "library": (0x37, 0x47, 0x4F)}
 
 
-def near(colour: tuple[int, ...], want: tuple[int, ...]) -> bool:
-    return all(abs(a - b) <= 12 for a, b in zip(colour, want, strict=True))
+def colour(page: Any, key: str) -> tuple[int, ...]:
+    css = page.evaluate(f"linkgraphWhole.nodeColour({json.dumps(key)})")
+    return tuple(int(part) for part in css[css.index("(") + 1 : -1].split(","))
 
 
 def expected_view(whole: dict[str, Any], classes: set[str]) -> tuple[list[str], int]:
@@ -181,24 +225,42 @@ def expected_view(whole: dict[str, Any], classes: set[str]) -> tuple[list[str], 
     return sorted(shown.values()), edges
 
 
-def test_whole_firmware_by_licence_class(article_server: ViewerServer, pages: Pages) -> None:
-    server = article_server
-    fw = server.firmware_id(ARTICLE_NAME)
-    whole = server.json(f"/api/firmware/{fw}/whole")
+@BOTH_STORES
+def test_whole_firmware_by_licence_class(store: str, request: pytest.FixtureRequest, pages: Pages) -> None:
+    article: ViewerServer = request.getfixturevalue(store)
+    fw = article.firmware_id(ARTICLE_NAME)
+    whole = article.json(f"/api/firmware/{fw}/whole")
     classes = {n["path"]: n["licence_class"] for n in whole["nodes"] if not n["missing"]}
     assert classes[BUSYBOX] == "gpl" and classes[CRYPT] == "lgpl"
-    page, watch = pages.open(server, f"/fw/{fw}/whole")
+    page, watch = pages.open(article, f"/fw/{fw}/whole")
+    outside = outside_requests(page, article)
+    keys, edges = keyed(whole)
+    assert page.evaluate("linkgraphWhole.visibleKeys()") == sorted(keys.values())
+    assert page.evaluate("linkgraphWhole.visibleEdgeList()") == sorted([f, t, s] for f, t, s in edges)
 
     # the filter: one checkbox per class, with its count
-    labels = {
-        cls: page.inner_text(f"#whole-licence label:has(input[value='{cls}'])")
-        for cls in ("gpl", "lgpl", "permissive", "incompatible", "unknown")
-    }
-    for cls, text in labels.items():
+    for cls in ("gpl", "lgpl", "permissive", "incompatible", "unknown"):
+        text = page.inner_text(f"#whole-licence label:has(input[value='{cls}'])")
         assert f"({sum(1 for c in classes.values() if c == cls)})" in text, (cls, text)
-
+    # grouped by licence class: a box per class (and one for the missing soname)
+    page.select_option("#whole-group", "licence")
+    settled(page)
+    groups = page.evaluate("linkgraphWhole.groups()")
+    labels = {
+        "gpl": "GPL",
+        "lgpl": "LGPL",
+        "permissive": "permissive",
+        "incompatible": "incompatible",
+        "unknown": "unknown",
+    }
+    for cls, label in labels.items():
+        members = sorted(p for p, c in classes.items() if c == cls)
+        if members:
+            assert groups[f"{label} ({len(members)})"] == members, (cls, groups)
+    assert groups["no licence (1)"] == ["libgone.so.1"]
+    assert query(page)["group"] == ["licence"]
     # coloured by kind first, by licence class when asked; the legend follows
-    assert near(dot_colour(page, BUSYBOX), KIND_DOT["executable"]), dot_colour(page, BUSYBOX)
+    assert colour(page, BUSYBOX) == KIND_COLOUR["executable"]
     assert page.get_attribute("#whole-legend", "data-colour") == "kind"
     page.select_option("#whole-colour", "licence")
     assert page.get_attribute("#whole-legend", "data-colour") == "licence"
@@ -207,33 +269,38 @@ def test_whole_firmware_by_licence_class(article_server: ViewerServer, pages: Pa
     )
     assert legend == ["gpl", "lgpl", "permissive", "incompatible", "unknown"]
     for path in (BUSYBOX, CRYPT, "/lib/libutility.so"):
-        assert near(dot_colour(page, path), LICENCE_DOT[classes[path]]), (path, dot_colour(page, path))
+        assert colour(page, path) == LICENCE_COLOUR[classes[path]], path
 
     # only GPL: busybox (and the missing soname, which has no licence), no edge between them
     for cls in ("lgpl", "permissive", "incompatible", "unknown"):
         page.uncheck(f"#whole-licence input[value='{cls}']")
-    shown, edges = expected_view(whole, {"gpl"})
+    shown, count = expected_view(whole, {"gpl"})
     assert shown == sorted([BUSYBOX, "libgone.so.1"])
     assert page.evaluate("linkgraphWhole.visibleKeys()") == shown
-    assert page.evaluate("linkgraphWhole.visibleEdges()") == edges == 0
+    assert page.evaluate("linkgraphWhole.visibleEdges()") == count == 0
     # only LGPL: the C library, the GCC runtime and libcrypt, with the edges among them
     page.check("#whole-licence input[value='lgpl']")
     page.uncheck("#whole-licence input[value='gpl']")
-    shown, edges = expected_view(whole, {"lgpl"})
-    assert page.evaluate("linkgraphWhole.visibleKeys()") == shown and edges > 0
-    assert page.evaluate("linkgraphWhole.visibleEdges()") == edges
+    shown, count = expected_view(whole, {"lgpl"})
+    assert page.evaluate("linkgraphWhole.visibleKeys()") == shown and count > 0
+    assert page.evaluate("linkgraphWhole.visibleEdges()") == count
     assert BUSYBOX not in shown and CRYPT in shown
     assert page.inner_text("#whole-stats").startswith(f"{len(shown)} of ")
+    # few modules shown: every label drawn, none overlapping
+    assert_labels_legible(page)
 
     # the side panel names the class
     for cls in ("gpl", "unknown"):
         page.check(f"#whole-licence input[value='{cls}']")
-    assert page.evaluate("linkgraphWhole.visibleNodes()") == len(whole["nodes"]) - sum(
-        1 for c in classes.values() if c in ("permissive", "incompatible")
-    )
     assert page.evaluate(f"linkgraphWhole.select({json.dumps(BUSYBOX)})")
     assert page.get_attribute("#whole-info .node-licence .lclass", "data-licence-class") == "gpl"
     assert page.evaluate("linkgraphWhole.select('libgone.so.1')")  # a missing soname has no licence
     info = page.inner_text("#whole-info")
     assert "libgone.so.1" in info and "licence" not in info and "null" not in info, info
+    # by package: every module has one box, named after its package or "no package"
+    page.select_option("#whole-group", "package")
+    settled(page)
+    packages = page.evaluate("linkgraphWhole.groups()")
+    assert sum(len(m) for m in packages.values()) == page.evaluate("linkgraphWhole.visibleNodes()")
+    assert outside == [], outside
     watch.assert_clean()

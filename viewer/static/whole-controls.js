@@ -1,58 +1,25 @@
-// The controls of the whole-firmware view: filters by edge status, kind, licence class and folder,
-// the colouring (kind or licence class) with its legend, and the search box.
+// The controls of the whole-firmware view: grouping, filters by edge status, kind, licence class and
+// folder, the colouring with its legend, the focus (hops, direction), isolation and the search box.
+// Each control changes the state and calls `changed()` (whole.js lays out, draws, pushes the URL);
+// syncControls() puts the state back into the controls (after Back or Forward).
 import {EDGE_STYLE, KIND_LABEL, LATER_EDGES, STATUSES, clear, el, legend, plural} from "./common.js";
 import {LICENCE_CLASSES, LICENCE_STYLE, classTag, licencesHref} from "./licence.js";
-import {fit, requestDraw} from "./whole-canvas.js";
-import {nodeButton, selectNode} from "./whole-info.js";
-import {KIND_ORDER, state} from "./whole-state.js";
+import {nodeButton} from "./whole-info.js";
+import {KIND_ORDER, MAX_HOPS, state} from "./whole-state.js";
 
-const searchBox = document.getElementById("whole-search");
-const matchesBox = document.getElementById("whole-matches");
-const statsBox = document.getElementById("whole-stats");
+const $ = (id) => document.getElementById(id);
+const searchBox = $("whole-search");
+const matchesBox = $("whole-matches");
+let changed = () => {};
+let onSelect = () => {};
 
-export function applyFilters() {
-  const {nodes, edges} = state;
-  const nodeOk = new Uint8Array(nodes.length);
-  const dir = state.dir;
-  for (let i = 0; i < nodes.length; i++) {
-    const n = nodes[i];
-    const inDir = !dir || (!n.missing && (n.dir === dir || n.dir.startsWith(dir === "/" ? "/" : `${dir}/`)));
-    const licenceOk = n.licence === null || state.licenceOn.has(n.licence);  // missing sonames, the kernel
-    nodeOk[i] = state.kindOn.has(n.kind) && licenceOk && (inDir || (n.missing && !dir)) ? 1 : 0;
-  }
-  const edgeOk = new Uint8Array(edges.length);
-  const touched = new Uint8Array(nodes.length);
-  let count = 0;
-  for (let k = 0; k < edges.length; k++) {
-    const e = edges[k];
-    if (state.statusOn.has(e.status) && nodeOk[e.from] && nodeOk[e.to]) {
-      edgeOk[k] = 1;
-      touched[e.from] = 1;
-      touched[e.to] = 1;
-      count += 1;
-    }
-  }
-  let shown = 0;
-  for (let i = 0; i < nodes.length; i++) {
-    if (state.onlyConnected && !touched[i]) nodeOk[i] = 0;
-    shown += nodeOk[i];
-  }
-  state.nodeVisible = nodeOk;
-  state.edgeVisible = edgeOk;
-  state.visibleEdgeCount = count;
-  state.visibleNodeCount = shown;
-  statsBox.textContent = `${shown} of ${plural(nodes.length, "module")}, ${count} of ${plural(edges.length, "edge")} shown`;
-  requestDraw();
-}
-
-/** A checkbox per value that adds it to or takes it from `set`, then filters again. */
-function checkbox(box, set, value, ...label) {
-  const input = el("input", {type: "checkbox", value});
-  input.checked = set.has(value);
+/** A checkbox per value that adds it to or takes it from the set `state[key]`. */
+function checkbox(box, key, value, ...label) {
+  const input = el("input", {type: "checkbox", value, dataset: {set: key}});
   input.addEventListener("change", () => {
-    if (input.checked) set.add(value);
-    else set.delete(value);
-    applyFilters();
+    if (input.checked) state[key].add(value);
+    else state[key].delete(value);
+    changed();
   });
   box.appendChild(el("label", {className: "check"}, input, ...label));
 }
@@ -63,16 +30,21 @@ function counts(items, key) {
   return out;
 }
 
-export function buildControls() {
-  const statusBox = document.getElementById("whole-status");
+function select(id, key, convert = (v) => v) {
+  $(id).addEventListener("change", () => {
+    state[key] = convert($(id).value);
+    changed();
+  });
+}
+
+export function buildControls(actions) {
+  changed = actions.changed;
+  onSelect = actions.select;
+  const statusBox = $("whole-status");
   const statuses = counts(state.edges, "status");
-  for (const status of STATUSES) {
-    checkbox(statusBox, state.statusOn, status, el("span", {className: `legend-line line-${status}`}),
+  for (const status of [...STATUSES, ...LATER_EDGES]) {  // dlopen: no start-up status, counted apart
+    checkbox(statusBox, "statusOn", status, el("span", {className: `legend-line line-${status}`}),
       `${status} (${statuses.get(status) || 0})`);
-  }
-  for (const later of LATER_EDGES) {  // dlopen: no start-up status, counted apart
-    checkbox(statusBox, state.statusOn, later, el("span", {className: `legend-line line-${later}`}),
-      `${later} (${statuses.get(later) || 0})`);
   }
   const kernelLinks = state.edges.filter((e) => e.link === "kernel").length;
   if (kernelLinks) {
@@ -82,62 +54,87 @@ export function buildControls() {
   const only = el("input", {type: "checkbox", id: "whole-connected"});
   only.addEventListener("change", () => {
     state.onlyConnected = only.checked;
-    applyFilters();
+    changed();
   });
   statusBox.appendChild(el("label", {className: "check"}, only, "only modules with a shown edge"));
 
-  const kindBox = document.getElementById("whole-kind");
   const kinds = counts(state.nodes, "kind");
-  state.kindOn.clear();
-  for (const kind of [...KIND_ORDER, ...[...kinds.keys()].filter((k) => !KIND_ORDER.includes(k))]) {
-    if (!kinds.has(kind)) continue;
-    state.kindOn.add(kind);
-    checkbox(kindBox, state.kindOn, kind, el("span", {className: `kind kind-${kind}`}, KIND_LABEL[kind] || kind),
+  for (const kind of state.allKinds) {
+    checkbox($("whole-kind"), "kindOn", kind, el("span", {className: `kind kind-${kind}`}, KIND_LABEL[kind] || kind),
       ` ${kind} (${kinds.get(kind)})`);
   }
-
-  const licenceBox = document.getElementById("whole-licence");
   const licences = counts(state.nodes, "licence");
   for (const cls of LICENCE_CLASSES) {
-    checkbox(licenceBox, state.licenceOn, cls, classTag(cls), ` (${licences.get(cls) || 0})`);
+    checkbox($("whole-licence"), "licenceOn", cls, classTag(cls), ` (${licences.get(cls) || 0})`);
   }
-  licenceBox.appendChild(el("p", {className: "help"}, el("a", {href: licencesHref()}, "The licence findings")));
-
-  const colour = document.getElementById("whole-colour");
-  colour.addEventListener("change", () => {
-    state.colourBy = colour.value;
-    showLegend(kinds);
-    requestDraw();
-  });
-  state.colourBy = colour.value;
-  showLegend(kinds);
-
-  const dirSelect = document.getElementById("whole-dir");
+  $("whole-licence").appendChild(el("p", {className: "help"}, el("a", {href: licencesHref()}, "The licence findings")));
   const dirs = counts(state.nodes, "dir");
-  for (const dir of [...dirs.keys()].sort()) dirSelect.appendChild(el("option", {value: dir}, `${dir} (${dirs.get(dir)})`));
-  dirSelect.addEventListener("change", () => {
-    state.dir = dirSelect.value;
-    applyFilters();
-    fit();
+  for (const dir of [...dirs.keys()].sort()) $("whole-dir").appendChild(el("option", {value: dir}, `${dir} (${dirs.get(dir)})`));
+  select("whole-group", "group");
+  select("whole-colour", "colourBy");
+  select("whole-dir", "dir");
+  select("whole-direction", "direction");
+  const hops = $("whole-hops");
+  hops.max = String(MAX_HOPS);
+  hops.addEventListener("change", () => {
+    const value = Number.parseInt(hops.value, 10);
+    state.hops = Number.isFinite(value) ? Math.min(MAX_HOPS, Math.max(1, value)) : 1;
+    changed();
   });
+  $("whole-unfocus").addEventListener("click", () => {
+    state.focus = -1;
+    changed();
+  });
+  $("whole-isolate").addEventListener("click", () => {
+    state.isolate = !state.isolate;
+    changed();
+  });
+  $("whole-fit").addEventListener("click", actions.fit);
 
   let timer = null;
   searchBox.addEventListener("input", () => {
     clearTimeout(timer);
-    timer = setTimeout(search, 150);
+    timer = setTimeout(() => {
+      search();
+      actions.marks();
+    }, 150);
   });
   searchBox.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && state.matches.length) {
       state.matchCursor = (state.matchCursor + 1) % state.matches.length;
-      selectNode(state.matches[state.matchCursor], true);
+      onSelect(state.matches[state.matchCursor]);
     }
   });
-  document.getElementById("whole-fit").addEventListener("click", fit);
 }
 
-/** The legend under the canvas: the edge styles, and the dot colours of the current colouring. */
-function showLegend(kinds) {
-  const box = clear(document.getElementById("whole-legend"));
+/** Put the state into the controls, the legend and the counts. */
+export function syncControls() {
+  for (const input of document.querySelectorAll(".whole-controls input[data-set]")) {
+    input.checked = state[input.dataset.set].has(input.value);
+  }
+  $("whole-connected").checked = state.onlyConnected;
+  $("whole-group").value = state.group;
+  $("whole-colour").value = state.colourBy;
+  $("whole-dir").value = state.dir;
+  $("whole-hops").value = String(state.hops);
+  $("whole-direction").value = state.direction;
+  const focusBox = $("whole-focus");
+  focusBox.dataset.active = state.focus >= 0 ? "1" : "0";
+  clear($("whole-focus-name")).append(state.focus >= 0 ? nodeButton(state.focus) : "none: click a module, then " +
+    "“Focus on its neighbourhood”");
+  $("whole-isolate").textContent = state.isolate ? "Back to the whole overview" : "Isolate the shown modules";
+  $("whole-isolate").setAttribute("aria-pressed", state.isolate ? "true" : "false");
+  $("whole-stats").textContent = `${state.visibleNodeCount} of ${plural(state.nodes.length, "module")}, ` +
+    `${state.visibleEdgeCount} of ${plural(state.edges.length, "edge")} shown`;
+  showLegend();
+}
+
+/** The legend under the graph: the edge styles, and the colours of the current colouring. */
+function showLegend() {
+  const box = $("whole-legend");
+  if (box.dataset.colour === state.colourBy) return;
+  clear(box);
+  const kinds = new Set(state.nodes.map((n) => n.kind));
   const dot = (colour) => {
     const span = el("span", {className: "legend-dot"});
     span.style.background = colour;
@@ -171,5 +168,4 @@ function search() {
     if (state.matches.length > 30) ul.appendChild(el("li", {className: "muted"}, `… ${state.matches.length - 30} more`));
     matchesBox.appendChild(ul);
   }
-  requestDraw();
 }

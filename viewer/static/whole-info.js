@@ -1,39 +1,58 @@
-// The side panel of the whole-firmware view: the selected module (kind, licence class, its edges)
-// or the selected edge (its symbols, asked from the API). Names are text.
+// The side panel of the whole-firmware view: the selected module (kind, licence class, its edges,
+// buttons to focus on it or open its page) or the selected edge (its symbols, asked from the API).
+// Names are text. The panel only shows: what a button does is whole.js's (`actions`).
 import {
   KIND_LABEL, apiUrl, append, clear, el, errorBox, fileHref, getJson, plural, statusTag, symbolDetails,
 } from "./common.js";
 import {kernelSymbols} from "./kernel.js";
 import {classTag} from "./licence.js";
-import {requestDraw} from "./whole-canvas.js";
-import {state, toScreen} from "./whole-state.js";
+import {state} from "./whole-state.js";
 
 const info = document.getElementById("whole-info");
+let actions = {select: () => {}, selectEdge: () => {}, focus: () => {}};
+
+export function setActions(given) {
+  actions = given;
+}
 
 /** A module's name as a button that selects it. */
 export function nodeButton(i) {
   const n = state.nodes[i];
-  return el("button", {type: "button", className: "link-button", title: n.key, on: {click: () => selectNode(i, true)}},
+  return el("button", {type: "button", className: "link-button", title: n.key, on: {click: () => actions.select(i)}},
     n.label);
 }
 
-export function selectNode(i, centre = false) {
-  state.selectedNode = i;
-  state.selectedEdge = -1;
+function edgeList(title, ks, other) {
+  if (!ks.length) return;
+  info.appendChild(el("h3", {}, `${title} (${ks.length})`));
+  const ul = el("ul", {className: "plain neighbours"});
+  for (const k of ks) {
+    const e = state.edges[k];
+    ul.appendChild(el("li", {dataset: {link: e.link}}, nodeButton(other(e)), " ", statusTag(e.status), " ",
+      e.link === "kernel" ? el("span", {className: "link-kind muted"}, "kernel link ") : null,
+      e.certainty ? el("span", {className: "certainty muted"}, `${e.certainty} `) : null,
+      el("button", {type: "button", className: "link-button small", on: {click: () => actions.selectEdge(k)}},
+        e.count ? plural(e.count, "symbol") : "details"),
+      e.gplOnly ? el("span", {className: "gpl-only-count"}, ` (${e.gplOnly} GPL-only)`) : null));
+  }
+  info.appendChild(ul);
+}
+
+/** Show what is selected now (state.selectedNode or state.selectedEdge), or the hint. */
+export function showSelection() {
+  if (state.selectedEdge >= 0) {
+    if (info.dataset.edgeIndex !== String(state.selectedEdge)) showEdge(state.selectedEdge);
+    return;
+  }
+  delete info.dataset.edgeIndex;
+  const i = state.selectedNode;
   if (i < 0) {
-    clear(info).appendChild(el("p", {className: "muted"}, "Click a module or an edge."));
+    clear(info).appendChild(el("p", {className: "muted"}, "Click a module or an edge; double-click a module to open it."));
     delete info.dataset.node;
-    requestDraw();
+    delete info.dataset.edge;
     return;
   }
   const n = state.nodes[i];
-  if (centre) {
-    const [x, y] = toScreen(n.x, n.y);
-    if (x < 40 || x > state.width - 40 || y < 40 || y > state.height - 40) {
-      state.tx += state.width / 2 - x;
-      state.ty += state.height / 2 - y;
-    }
-  }
   clear(info);
   info.dataset.node = n.key;
   delete info.dataset.edge;
@@ -43,35 +62,23 @@ export function selectNode(i, centre = false) {
       ? "the kernel: its exports, which kernel modules link to" : "missing library: not in the image"),
     el("p", {}, el("span", {className: `kind kind-${n.kind}`}, KIND_LABEL[n.kind] || n.kind), " ", n.kind,
       n.dir ? " in " : "", n.dir ? el("code", {}, n.dir) : ""),
+    n.package ? el("p", {className: "node-package"}, "package ", el("code", {}, n.package)) : null,
     n.licence ? el("p", {className: "node-licence"}, "licence class ", classTag(n.licence)) : null);
-  if (n.path) info.appendChild(el("p", {}, el("a", {href: fileHref(n.path), className: "open-file"}, "Open in the file view")));
-  const list = (title, ks, other) => {
-    if (!ks.length) return;
-    info.appendChild(el("h3", {}, `${title} (${ks.length})`));
-    const ul = el("ul", {className: "plain neighbours"});
-    for (const k of ks) {
-      const e = state.edges[k];
-      ul.appendChild(el("li", {dataset: {link: e.link}}, nodeButton(other(e)), " ", statusTag(e.status), " ",
-        e.link === "kernel" ? el("span", {className: "link-kind muted"}, "kernel link ") : null,
-        e.certainty ? el("span", {className: "certainty muted"}, `${e.certainty} `) : null,
-        el("button", {type: "button", className: "link-button small", on: {click: () => selectEdge(k)}},
-          e.count ? plural(e.count, "symbol") : "details"),
-        e.gplOnly ? el("span", {className: "gpl-only-count"}, ` (${e.gplOnly} GPL-only)`) : null));
-    }
-    info.appendChild(ul);
-  };
-  list("Depends on", state.out[i], (e) => e.to);
-  list("Used by", state.in[i], (e) => e.from);
-  requestDraw();
+  const buttons = el("p", {className: "node-actions"},
+    el("button", {type: "button", id: "whole-focus-here", on: {click: () => actions.focus(i)}},
+      state.focus === i ? "Focused" : "Focus on its neighbourhood"));
+  if (n.path) buttons.append(" ", el("a", {href: fileHref(n.path), className: "open-file"}, "Open in the file view"));
+  info.appendChild(buttons);
+  edgeList("Depends on", state.out[i], (e) => e.to);
+  edgeList("Used by", state.in[i], (e) => e.from);
 }
 
-export async function selectEdge(k) {
-  state.selectedEdge = k;
-  state.selectedNode = -1;
+async function showEdge(k) {
   const e = state.edges[k];
   const from = state.nodes[e.from];
   const to = state.nodes[e.to];
   clear(info);
+  info.dataset.edgeIndex = String(k);
   info.dataset.edge = `${from.key}\n${to.key}`;
   delete info.dataset.node;
   const body = el("div", {className: "edge-symbols"}, el("p", {className: "muted"}, "Loading the symbols…"));
@@ -80,7 +87,6 @@ export async function selectEdge(k) {
   info.append(el("h2", {}, title),
     el("p", {}, nodeButton(e.from), " → ", nodeButton(e.to)),
     el("p", {}, statusTag(e.status), e.certainty ? ` certainty ${e.certainty}` : ""), body);
-  requestDraw();
   if (e.link === "dlopen") {  // no start-up binding: what it binds in its program is in dlopen-edges
     clear(body).appendChild(el("p", {className: "muted"}, "No start-up dependency: the module may load this " +
       "library later with dlopen."));

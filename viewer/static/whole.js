@@ -1,134 +1,197 @@
-// The whole-firmware view: every module and every dependency edge on one <canvas>, placed at the
-// x/y the API gives. Drag to pan, wheel to zoom; hovering or clicking a module highlights its
-// neighbourhood; clicking an edge asks the API for its symbols. This file loads the data and
-// offers window.linkgraphWhole to tests and benchmarks; whole-state.js holds the view's state,
-// whole-canvas.js draws, whole-controls.js, whole-info.js and whole-input.js handle the user.
-import {apiUrl, errorBox, getJson} from "./common.js";
-import {draw, fit, resize} from "./whole-canvas.js";
-import {applyFilters, buildControls} from "./whole-controls.js";
-import {selectEdge, selectNode} from "./whole-info.js";
-import {wireCanvas} from "./whole-input.js";
-import {LABEL_FONT, ctx, curvePoint, state} from "./whole-state.js";
+// The whole-firmware view: every module and every edge, drawn by Cytoscape.js and laid out by ELK
+// in a Web Worker. Three ways to look: the overview (modules in a box per folder, package or
+// licence class; filters hide without moving anything), a focus (a module's neighbourhood, N hops
+// in a direction, laid out again in layers with every label on) and an isolated set (the modules the
+// filters leave, laid out again). Single click selects, double click opens a module's page; the
+// state is in the URL (whole-url.js) and each change is a history entry.
+// This file loads the data, decides what is laid out and offers window.linkgraphWhole to tests
+// and benchmarks.
+import {apiUrl, errorBox, fileHref, getJson} from "./common.js";
+import {buildControls, syncControls} from "./whole-controls.js";
+import {applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
+import {setActions, showSelection} from "./whole-info.js";
+import {LAYERED_LIMIT, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
+import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./whole-state.js";
+import {fromQuery, pushState} from "./whole-url.js";
+import {testingApi} from "./whole-testing.js";
 
-const MAX_LABEL = 48;        // characters drawn on the canvas (the panel shows the whole name)
+const loading = document.getElementById("whole-loading");
+const api = testingApi();
+window.linkgraphWhole = api;
+let layoutKey = null;
+let layoutSeq = 0;
+let marks = {focus: -1, near: new Set(), nearEdges: new Set()};
+const overviews = new Map();  // grouping -> its laid-out overview (coming back to it costs no layout)
 
-const api = {
-  ready: false, firstFrameMs: null, dataMs: null, nodes: 0, edges: 0,
-  get frames() { return state.frames; },
-  get lastFrameMs() { return state.lastFrameMs; },
-  get lastDrawMs() { return state.lastDrawMs; },
-  visibleEdges: () => state.visibleEdgeCount,
-  visibleNodes: () => state.visibleNodeCount,
-  drawnEdges: () => state.drawnEdges,
-  /** Screen position (CSS pixels, relative to the canvas) of a module given by path or missing soname. */
-  nodePosition(key) {
-    const i = nodeIndex(key);
-    if (i < 0) return null;
-    const n = state.nodes[i];
-    return {x: n.x * state.scale + state.tx, y: n.y * state.scale + state.ty};
-  },
-  /** Screen position of the middle of the edge from one module to another (or null). */
-  edgePosition(from, to) {
-    const e = edgeIndex(from, to);
-    if (e < 0) return null;
-    const p = curvePoint(state.edges[e], 0.5);
-    return {x: p[0], y: p[1]};
-  },
+function mode() {
+  if (state.focus >= 0) return "focus";
+  return state.isolate ? "isolate" : "overview";
+}
+
+function shownIndices(flags) {
+  const out = [];
+  for (let i = 0; i < flags.length; i++) if (flags[i]) out.push(i);
+  return out;
+}
+
+/** Boxes per group of these modules: Map group id -> {label, members: [node]}. */
+function grouping(indices) {
+  const byName = new Map();
+  for (const i of indices) {
+    const name = groupOf(state.nodes[i]) ?? "";
+    if (!byName.has(name)) byName.set(name, []);
+    byName.get(name).push(i);
+  }
+  const groups = new Map();
+  const parent = new Map();
+  [...byName.keys()].sort().forEach((name, g) => {
+    const id = `g${g}`;
+    groups.set(id, {label: `${name} (${byName.get(name).length})`, members: byName.get(name).map((i) => state.nodes[i])});
+    for (const i of byName.get(name)) parent.set(i, id);
+  });
+  return {groups, parent};
+}
+
+async function layOut(current) {
+  const all = current === "overview";
+  const indices = all ? state.nodes.map((_, i) => i) : shownIndices(state.nodeVisible);
+  const edges = all ? state.edges.map((_, k) => k) : shownIndices(state.edgeVisible);
+  if (current !== "overview" && indices.length <= LAYERED_LIMIT) {
+    const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
+    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids))};
+  }
+  const {groups, parent} = grouping(indices);
+  const positions = await packedLayout(groups);
+  const boxes = state.group === "none" ? null : new Map([...groups].map(([id, g]) => [id, g.label]));
+  return {indices, edges, positions, boxes, parentOf: boxes ? (i) => parent.get(i) : null};
+}
+
+/** Work out what is shown, lay it out again when that changed the set to lay out, draw. */
+async function render({push = true, fit = false} = {}) {
+  const begun = performance.now();
+  computeVisible();
+  if (push) pushState();
+  const current = mode();
+  const key = current === "overview" ? `overview:${state.group}`
+    : `${current}:${state.group}:${shownIndices(state.nodeVisible).join(",")}:${shownIndices(state.edgeVisible).join(",")}`;
+  let again = fit;
+  if (key !== layoutKey) {
+    const seq = ++layoutSeq;
+    api.busy += 1;
+    loading.textContent = api.ready ? "Laying out…" : "Loading the graph…";
+    loading.hidden = false;
+    const started = performance.now();
+    try {
+      const laid = overviews.get(key) || await layOut(current).catch((err) => {
+        loading.replaceChildren(errorBox(`Cannot lay the graph out: ${err.message || err}`));
+        throw err;
+      });
+      if (current === "overview") overviews.set(key, laid);
+      if (seq !== layoutSeq) return;  // a newer change is being laid out
+      const laidOut = performance.now();
+      show(laid.indices, laid.edges, laid.positions, laid.boxes, laid.parentOf);
+      layoutKey = key;
+      api.lastLayoutMs = laidOut - started;
+      api.lastShowMs = performance.now() - laidOut;
+      api.layouts += 1;
+      again = true;
+    } finally {
+      api.busy -= 1;
+      if (seq === layoutSeq && !loading.querySelector(".error")) loading.hidden = true;
+    }
+  }
+  const t = [performance.now()];
+  applyVisibility();
+  t.push(performance.now());
+  marks = applyMarks();
+  t.push(performance.now());
+  showSelection();
+  syncControls();
+  t.push(performance.now());
+  if (again) fitView();
+  t.push(performance.now());
+  api.steps = t.slice(1).map((x, i) => Math.round(x - t[i]));
+  api.renders += 1;
+  api.lastRenderMs = performance.now() - begun;
+}
+
+function changed() {
+  return render();
+}
+
+function selectNode(i) {
+  state.selectedNode = i;
+  state.selectedEdge = -1;
+  marks = applyMarks();
+  showSelection();
+  if (i >= 0) reveal(i);
+  pushState();
+}
+
+function selectEdge(k) {
+  state.selectedEdge = k;
+  state.selectedNode = -1;
+  marks = applyMarks();
+  showSelection();
+  pushState();
+}
+
+function focusOn(i) {
+  state.focus = i;
+  state.selectedNode = i;
+  state.selectedEdge = -1;
+  return render();
+}
+
+function hover(i) {
+  state.hover = i;
+  marks = applyMarks();
+}
+
+function open(i) {
+  const n = state.nodes[i];
+  if (n.path) location.assign(fileHref(n.path));
+}
+
+Object.assign(api, {
+  /** Select a module (path or missing soname); null clears the selection. */
   select(key) {
-    const i = nodeIndex(key);
-    if (i >= 0) selectNode(i, true);
+    const i = key === null ? -1 : nodeIndex(key);
+    if (i >= 0 || key === null) selectNode(i);
     return i >= 0;
   },
   /** Open the side panel of the edge from one module to another (paths, missing names, "vmlinux"). */
   selectEdge(from, to) {
-    const e = edgeIndex(from, to);
-    if (e >= 0) selectEdge(e);
-    return e >= 0;
+    const k = edgeIndex(from, to);
+    if (k >= 0) selectEdge(k);
+    return k >= 0;
   },
-  /** The edges shown now, by link (elf, kernel, dlopen) and status: {kernel: {used: 3}, ...}. */
-  visibleLinks() {
-    const out = {};
-    state.edges.forEach((e, k) => {
-      if (!state.edgeVisible[k]) return;
-      const per = out[e.link] || (out[e.link] = {});
-      per[e.status] = (per[e.status] || 0) + 1;
-    });
-    return out;
+  /** Focus on a module (a promise, resolved once it is laid out and drawn). */
+  focus(key, hops = state.hops, direction = state.direction) {
+    state.hops = hops;
+    state.direction = direction;
+    return focusOn(nodeIndex(key));
+  },
+  isolate(on) {
+    state.isolate = Boolean(on);
+    return render();
   },
   setStatus(status, on) {
-    const box = document.querySelector(`#whole-status input[value="${CSS.escape(status)}"]`);
-    if (box) {
-      box.checked = on;
-      box.dispatchEvent(new Event("change"));
-    }
+    if (on) state.statusOn.add(status);
+    else state.statusOn.delete(status);
+    return render();
   },
-  fit: () => fit(),
-  redraw: () => draw(),
-  selected: () => (state.selectedNode >= 0 ? state.nodes[state.selectedNode].key : null),
-  /** The modules shown now (paths, or sonames of missing libraries), sorted. */
-  visibleKeys: () => state.nodes.filter((_, i) => state.nodeVisible[i]).map((n) => n.key).sort(),
-  /** What the last frame highlighted: the module in focus (hovered or selected), its neighbours, its edges. */
+  fit: () => fitView(),
+  redraw: () => graph().forceRender(),
   highlighted() {
-    const h = state.highlight;
-    if (!h || h.focus < 0) return {focus: null, nodes: [], edges: h ? h.nearEdges.size : 0};
-    return {focus: state.nodes[h.focus].key, nodes: [...h.near].map((i) => state.nodes[i].key).sort(),
-      edges: h.nearEdges.size};
+    if (marks.focus < 0) return {focus: null, nodes: [], edges: marks.nearEdges.size};
+    return {focus: state.nodes[marks.focus].key, nodes: [...marks.near].map((i) => state.nodes[i].key).sort(),
+      edges: marks.nearEdges.size};
   },
-};
-window.linkgraphWhole = api;
-
-function nodeIndex(key) {
-  return state.nodes.findIndex((n) => n.key === key || n.id === key);
-}
-
-function edgeIndex(from, to) {
-  return state.edges.findIndex((e) => state.nodes[e.from].key === from && state.nodes[e.to].key === to);
-}
-
-function prepare(data) {
-  const index = new Map();
-  state.nodes = data.nodes.map((n, i) => {
-    index.set(n.id, i);
-    const kind = n.missing ? "missing" : (n.kind || "other-elf");
-    const label = n.label || n.path || "";
-    return {id: n.id, path: n.path, key: n.path || n.label, label, kind, dir: n.dir || "", missing: Boolean(n.missing),
-      licence: n.missing || n.kind === "kernel" ? null : (n.licence_class || "unknown"),
-      x: Number(n.x), y: Number(n.y), search: `${n.path || ""}\n${label}`.toLowerCase(),
-      short: label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label, width: 0};
-  });
-  state.out = state.nodes.map(() => []);
-  state.in = state.nodes.map(() => []);
-  state.edges = [];
-  for (const e of data.edges) {
-    const from = index.get(e.from);
-    const to = index.get(e.to);
-    if (from === undefined || to === undefined) continue;
-    const k = state.edges.length;
-    state.edges.push({id: e.id, from, to, status: e.status, count: e.count || 0, link: e.link || "elf",
-      gplOnly: e.gpl_only || 0, certainty: e.certainty || null});
-    state.out[from].push(k);
-    state.in[to].push(k);
-  }
-  ctx.font = LABEL_FONT;
-  for (const n of state.nodes) n.width = ctx.measureText(n.short.replace(/[\u0000-\u001f]/g, " ")).width;
-  // the row spacing of the layout: the smallest vertical gap between two modules of one column
-  const columns = new Map();
-  for (const n of state.nodes) {
-    if (!columns.has(n.x)) columns.set(n.x, []);
-    columns.get(n.x).push(n.y);
-  }
-  let gap = Infinity;
-  for (const ys of columns.values()) {
-    ys.sort((a, b) => a - b);
-    for (let i = 1; i < ys.length; i++) if (ys[i] > ys[i - 1]) gap = Math.min(gap, ys[i] - ys[i - 1]);
-  }
-  state.rowGap = Number.isFinite(gap) && gap > 0 ? gap : 26;
-  api.nodes = state.nodes.length;
-  api.edges = state.edges.length;
-}
+});
 
 async function main() {
-  const loading = document.getElementById("whole-loading");
+  warmUp();
   let data;
   try {
     data = await getJson(apiUrl("whole"));
@@ -139,18 +202,27 @@ async function main() {
   }
   api.dataMs = performance.now();
   prepare(data);
-  buildControls();
-  resize();
-  applyFilters();
-  fit();
-  wireCanvas();
-  loading.remove();
-  draw();  // the first full frame, now; the next animation frame is when it is on screen
-  requestAnimationFrame(() => {
+  api.nodes = state.nodes.length;
+  api.edges = state.edges.length;
+  fromQuery();
+  setActions({select: selectNode, selectEdge, focus: focusOn});
+  buildControls({changed, select: selectNode, fit: fitView, marks: () => { marks = applyMarks(); }});
+  const cy = createGraph(document.getElementById("whole-canvas"),
+    {node: selectNode, edge: selectEdge, none: () => selectNode(-1), open, hover});
+  cy.on("render", () => {
+    api.frames += 1;
+    api.lastFrameMs = performance.now();
+  });
+  window.addEventListener("popstate", () => {
+    fromQuery();
+    render({push: false});
+  });
+  await render({push: false, fit: true});
+  requestAnimationFrame(() => requestAnimationFrame(() => {
     api.firstFrameMs = performance.now();
     api.ready = true;
     document.body.dataset.ready = "1";
-  });
+  }));
 }
 
 main();

@@ -1,0 +1,90 @@
+// Where the modules go, computed by ELK (elkjs) in a Web Worker, so that the page stays responsive:
+//   * the overview: one box per group (folder, package, licence class) holding its modules packed
+//     in rows (ELK "box"), the boxes packed together (ELK "rectpacking"); no edge moves anything,
+//     so it takes a fraction of a second even for thousands of modules;
+//   * a focus or an isolated set: ELK "layered", left to right along the dependencies.
+// Every node's box is as wide as its label, so labels never overlap. Positions are node centres
+// (with the width ELK gave the node: a group's title is cut to it); layered edges keep ELK's bends.
+const ELK = window.ELK;  // vendor/elk-api-*.js, a classic script the page loads first
+const WORKER = document.querySelector("script[data-elk-worker]").dataset.elkWorker;
+
+export const NODE_HEIGHT = 18;
+export const LABEL_FONT_PX = 11;
+export const TITLE_FONT_PX = 13;
+export const FONT_FAMILY = "system-ui, sans-serif";
+export const LAYERED_LIMIT = 300;  // more modules than this: packed in groups, not in layers (seconds)
+
+let elk = null;
+const measure = document.createElement("canvas").getContext("2d");
+measure.font = `${LABEL_FONT_PX}px ${FONT_FAMILY}`;
+const widths = new Map();
+
+/** The width of a node: its label and some padding. */
+export function nodeWidth(text) {
+  let w = widths.get(text);
+  if (w === undefined) {
+    w = Math.ceil(measure.measureText(text).width) + 14;
+    widths.set(text, w);
+  }
+  return w;
+}
+
+function titleWidth(text) {
+  measure.font = `bold ${TITLE_FONT_PX}px ${FONT_FAMILY}`;
+  const w = Math.ceil(measure.measureText(text).width) + 20;
+  measure.font = `${LABEL_FONT_PX}px ${FONT_FAMILY}`;
+  return w;
+}
+
+function engine() {
+  if (!elk) elk = new ELK({workerUrl: WORKER});
+  return elk;
+}
+
+/** Start the worker (it loads and compiles ELK, a few hundred ms) while the page waits for its data. */
+export function warmUp() {
+  engine().layout({id: "warm-up", children: [], edges: []}).catch(() => {});  // a real layout reports errors
+}
+
+function leaf(n) {
+  return {id: n.id, width: nodeWidth(n.short), height: NODE_HEIGHT};
+}
+
+/** Node centres (and widths) by id, and the bend points ELK routed each edge through, by edge id. */
+function centres(graph, out = new Map(), dx = 0, dy = 0) {
+  for (const c of graph.children || []) {
+    out.set(c.id, {x: dx + c.x + c.width / 2, y: dy + c.y + c.height / 2, w: c.width});
+    centres(c, out, dx + c.x, dy + c.y);
+  }
+  for (const e of graph.edges || []) {
+    const bends = (e.sections || []).flatMap((section) => section.bendPoints || []);
+    if (bends.length) out.set(e.id, {bends: bends.map((b) => ({x: dx + b.x, y: dy + b.y}))});
+  }
+  return out;
+}
+
+/** The overview: `groups` maps a group's id to {label, members}; each box at least as wide as its title. */
+export async function packedLayout(groups) {
+  const children = [...groups].map(([id, g]) => ({id, children: g.members.map(leaf), layoutOptions: {
+    "elk.algorithm": "box", "elk.aspectRatio": "1.6", "elk.spacing.nodeNode": "6",
+    "elk.padding": "[top=30,left=10,bottom=10,right=10]", "elk.nodeSize.constraints": "MINIMUM_SIZE",
+    "elk.nodeSize.minimum": `(${titleWidth(g.label)}, 40)`}}));
+  const graph = {id: "root", children,
+    layoutOptions: {"elk.algorithm": "rectpacking", "elk.aspectRatio": "1.6", "elk.spacing.nodeNode": "24"}};
+  return centres(await engine().layout(graph));
+}
+
+/** Modules in layers from left to right along the edges (`edges`: [{id, from, to}] of node ids). */
+export async function layeredLayout(nodes, edges) {
+  const graph = {
+    id: "root",
+    layoutOptions: {
+      "elk.algorithm": "layered", "elk.direction": "RIGHT", "elk.layered.thoroughness": "3",
+      "elk.spacing.nodeNode": "10", "elk.layered.spacing.nodeNodeBetweenLayers": "60",
+      "elk.separateConnectedComponents": "true", "elk.spacing.componentComponent": "30",
+    },
+    children: nodes.map(leaf),
+    edges: edges.map((e) => ({id: e.id, sources: [e.from], targets: [e.to]})),
+  };
+  return centres(await engine().layout(graph));
+}
