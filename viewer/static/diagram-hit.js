@@ -2,8 +2,10 @@
 // 14 screen pixels wide at every zoom (diagram.css), and where the twins of close edges overlap the
 // click goes to the edge whose drawn line passes nearest.
 
-/** The edges whose lines pass nearest a click, nearest first: the one clicked, and any other within a
- * pixel of it (the wide click targets of close edges overlap; bundled lines may coincide). */
+const NEAR = 2;  // px: lines this close to the nearest one pass through the click too (a hovered line is 3 px wide)
+
+/** The edges whose lines pass nearest a click, nearest first: the one clicked, and any other within NEAR
+ * pixels of it (the wide click targets of close edges overlap; bundled lines may coincide). */
 export function nearestEdges(ev, group) {
   const groups = new Set(document.elementsFromPoint(ev.clientX, ev.clientY)
     .filter((e) => e.classList.contains("hit")).map((e) => e.closest("g.edge")));
@@ -14,7 +16,7 @@ export function nearestEdges(ev, group) {
     found.push({id: g.id, d});
   }
   found.sort((a, b) => a.d - b.d);
-  return found.filter((f) => f.d <= found[0].d + 1).map((f) => f.id);
+  return found.filter((f) => f.d <= found[0].d + NEAR).map((f) => f.id);
 }
 
 /** Screen distance from (x, y) to a path: sampled every 2 px, then refined near the closest sample. */
