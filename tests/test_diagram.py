@@ -24,6 +24,7 @@ from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, sho
 from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES, TitleBlock
 from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
 from support.article import APCFG, APLOG, BUSYBOX, NVRAM, UTIL
+from support.graphs import edge
 
 from linkgraph import __version__
 
@@ -61,18 +62,6 @@ def node(index: int, path: str | None, kind: str = "library", missing: bool = Fa
         "kind": kind,
         "soname": None,
         "missing": missing,
-    }
-
-
-def edge(index: int, tail: int, head: int, status: str, symbols: list[str]) -> dict[str, Any]:
-    return {
-        "id": f"e{index}",
-        "from": f"n{tail}",
-        "to": f"n{head}",
-        "status": status,
-        "soname": f"lib{head}.so",
-        "symbols": symbols,
-        "count": len(symbols),
     }
 
 
@@ -710,3 +699,11 @@ def test_viewer_diagram_options(client: Any, tmp_path: Path) -> None:
     assert {n["id"] for n in direct["nodes"]} == {"n0"} | {e["to"] for e in direct["edges"]}
     drawn = by_id(ET.fromstring(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}&direct=1").data))
     assert {i for i in drawn if i.startswith("e")} == {e["id"] for e in direct["edges"]}
+
+
+def test_cli_direct_only(article_db: Path) -> None:
+    whole = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", "-", "--format", "dot").stdout
+    direct = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", "-", "--format", "dot", "--direct").stdout
+    edges = [line.split()[0] for line in direct.splitlines() if " -> " in line and "style=invis" not in line]
+    assert edges and set(edges) == {"n0"}  # busybox's own edges
+    assert len(edges) < sum(1 for line in whole.splitlines() if " -> " in line and "style=invis" not in line)
