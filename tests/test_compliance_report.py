@@ -316,9 +316,7 @@ def test_long_symbol_lists_are_cut(article: dict[str, Path]) -> None:
     assert f"… {18 - LGPL_SYMBOL_LIMIT} more" in text
 
 
-def test_diagrams_get_the_finding_edges_and_are_cut_when_large(
-    article: dict[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_diagrams_draw_the_finding_path(article: dict[str, Path]) -> None:
     from linkgraph.loader.store import open_store
     from linkgraph.viewer import compliance
 
@@ -327,12 +325,13 @@ def test_diagrams_get_the_finding_edges_and_are_cut_when_large(
         fw = store.query("firmware")[0]["id"]
         graph, omitted = compliance.finding_graph(store, fw, NVRAM, [hop])  # libnvram's graph lacks the hop
         paths = {n["id"]: n["path"] for n in graph["nodes"]}
-        assert omitted == 0 and {APCFG, APLOG} <= set(paths.values())
+        assert set(paths.values()) == {NVRAM, APCFG, APLOG}  # the path, not libnvram's link map
+        whole = compliance.dependency_graph(store, fw, NVRAM)
+        assert omitted == len(whole["nodes"]) - 1
         added = [e for e in graph["edges"] if (paths[e["from"]], paths[e["to"]]) == (APCFG, APLOG)]
         assert [(e["status"], e["symbols"], e["count"]) for e in added] == [("hidden", ["aplog_write"], 1)]
         assert len({n["id"] for n in graph["nodes"]}) == len(graph["nodes"])
         assert len({e["id"] for e in graph["edges"]}) == len(graph["edges"])
-        monkeypatch.setattr(compliance, "MAX_DIAGRAM_NODES", 3)
         edges = [{"from": BUSYBOX, "to": UTIL, "status": "used", "symbols": ["util_foo"]}]
         graph, omitted = compliance.finding_graph(store, fw, BUSYBOX, edges)
         assert {n["path"] for n in graph["nodes"]} == {BUSYBOX, UTIL} and omitted == 7  # 9 in busybox's link map
@@ -346,7 +345,7 @@ def test_diagrams_get_the_finding_edges_and_are_cut_when_large(
         assert base64.b64decode(d["src"].split(",", 1)[1]).startswith(PNG_MAGIC)
     from linkgraph.viewer.compliance_render import render_html
 
-    assert "other modules are not drawn" in " ".join(parse(render_html(data)).text)
+    assert "Only the finding's path is drawn" in " ".join(parse(render_html(data)).text)
 
 
 def test_json_stays_the_default(article: dict[str, Path], tmp_path: Path) -> None:
@@ -420,8 +419,8 @@ def test_pdf_report_renders(article: dict[str, Path], tmp_path: Path) -> None:
     text = pdf_text(pdf)
     for words in ("busybox", "util_foo", "apcfg_get", "nvram_get", EXPLANATION, "Licence compliance report"):
         assert words in text, words
-    # the diagrams are drawn in the PDF: their legend's licence key is text only they hold
-    assert text.count("licence class (node colours):") == 3
+    # the diagrams are drawn in the PDF: their legend is text only they hold
+    assert text.count("used (N symbols)") == 3
     subprocess.run(
         ["pdftoppm", "-png", "-r", "60", str(pdf), str(artifacts_dir() / "compliance-report-pdf")],
         check=True,

@@ -19,10 +19,12 @@ import pytest
 from conftest import linkgraph
 from linkgraph.loader.errors import DiagramError
 from linkgraph.viewer.diagram import render, to_dot
+from linkgraph.viewer.diagram_export import PageSize, page_layout
 from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, shorten
 from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES, TitleBlock
 from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
 from support.article import APCFG, APLOG, BUSYBOX, NVRAM, UTIL
+from support.graphs import edge
 
 from linkgraph import __version__
 
@@ -60,18 +62,6 @@ def node(index: int, path: str | None, kind: str = "library", missing: bool = Fa
         "kind": kind,
         "soname": None,
         "missing": missing,
-    }
-
-
-def edge(index: int, tail: int, head: int, status: str, symbols: list[str]) -> dict[str, Any]:
-    return {
-        "id": f"e{index}",
-        "from": f"n{tail}",
-        "to": f"n{head}",
-        "status": status,
-        "soname": f"lib{head}.so",
-        "symbols": symbols,
-        "count": len(symbols),
     }
 
 
@@ -175,29 +165,51 @@ def test_tooltips_give_the_path_and_the_symbols() -> None:
     assert tooltip(ids["e2"]).split("\n")[-3:] == ["2 symbols:", "apcfg_get", "apcfg_set"]
 
 
-def test_legend_has_one_sample_edge_per_status() -> None:
+def legend_lines(legend: ET.Element) -> dict[str, tuple[str | None, str | None]]:
+    """The foot block's status samples: the text beside each, and its line's (stroke, dashes)."""
+    lines = list(legend.iter(f"{SVG}polyline"))
+    words = [t for t in texts(legend) if t in {"used (N symbols)", "declared-unused", "hidden", "missing", "dlopen"}]
+    return {word: (line.get("stroke"), line.get("stroke-dasharray")) for word, line in zip(words, lines, strict=False)}
+
+
+def test_the_foot_block_has_one_sample_line_per_status() -> None:
     ids = by_id(svg_of(sample_graph(), title=None))
     legend = ids["legend"]
-    assert classes(legend) == {"cluster", "legend"}
-    all_text = texts(svg_of(sample_graph(), title=None))
-    for text in ["Legend", "used (N symbols)", "declared-unused", "hidden", "missing"]:
-        assert text in all_text
-    assert stroke_of(ids["legend_used"]) == ("black", None)
-    assert stroke_of(ids["legend_declared-unused"]) == (BLUE, "5,2")
-    assert stroke_of(ids["legend_hidden"]) == (RED, None)
-    assert stroke_of(ids["legend_missing"]) == (GREY, "1,5")
-    assert "title" not in ids  # no title block unless asked for
+    assert classes(legend) == {"node", "legend"}  # no title block unless asked for
+    assert texts(legend)[0] == "Edges" and "SHA-256" not in texts(legend)
+    assert legend_lines(legend) == {
+        "used (N symbols)": ("black", None),
+        "declared-unused": (BLUE, "5,2"),
+        "hidden": (RED, None),
+        "missing": (GREY, "1,5"),
+        "dlopen": ("#00838f", "5,2"),
+    }
+    # below every module
+    bottom = max(float(t.get("y")) for i, g in ids.items() if i.startswith("n") for t in g.iter(f"{SVG}text"))
+    assert min(float(t.get("y")) for t in legend.iter(f"{SVG}text")) > bottom
+
+
+def title_rows(legend: ET.Element) -> dict[str, str]:
+    """The title block's rows (caption -> the value's lines joined), and ``version`` its last line."""
+    words = texts(legend)
+    words = words[words.index("Firmware") :]
+    captions = [i for i, w in enumerate(words) if w in ("Firmware", "SHA-256", "File", "Date")]
+    rows = {words[i]: "".join(words[i + 1 : j]) for i, j in zip(captions, [*captions[1:], len(words) - 1], strict=True)}
+    return rows | {"version": words[-1]}
 
 
 def test_title_block() -> None:
     ids = by_id(svg_of(sample_graph()))
-    block = ids["title"]
-    assert classes(block) == {"node", "title-block"}
-    assert texts(block) == [
+    block = ids["legend"]
+    assert classes(block) == {"node", "legend", "title-block"}
+    words = texts(block)
+    start = words.index("Firmware")
+    assert words[start:] == [
         "Firmware",
         "TEW-636APB",
         "SHA-256",
-        "ab" * 32,
+        "ab" * 16,  # the SHA-256 in two lines, so that the block stays narrow
+        "ab" * 16,
         "File",
         "/bin/busybox",
         "Date",
@@ -206,9 +218,31 @@ def test_title_block() -> None:
     ]
 
 
+def test_the_foot_block_is_narrower_than_before() -> None:
+    """Statuses, licence classes and title block side by side fit in about 600 pt (they were 1,000)."""
+    svg = svg_of(licensed_graph())
+    legend = by_id(svg)["legend"]
+    xs = [
+        float(p)
+        for poly in legend.iter(f"{SVG}polygon")
+        for pt in poly.get("points").split()
+        for p in pt.split(",")[:1]
+    ]
+    assert max(xs) - min(xs) < 620, max(xs) - min(xs)
+
+
+def test_without_the_legend_only_the_graph_is_drawn() -> None:
+    ids = by_id(render_svg(to_dot(licensed_graph(), TITLE, legend=False)))
+    assert "legend" not in ids and {"n0", "e0"} <= set(ids)
+
+
+def render_svg(dot: str) -> ET.Element:
+    return ET.fromstring(render(dot, "svg"))
+
+
 def test_a_graph_without_edges_still_draws() -> None:
     ids = by_id(svg_of({"nodes": [node(0, "/bin/static", "executable")], "edges": []}))
-    assert texts(ids["n0"]) == ["static"] and "legend" in ids and "title" in ids
+    assert texts(ids["n0"]) == ["static"] and "title-block" in classes(ids["legend"])
 
 
 # --- licences and highlighted edges ---------------------------------------------------------------
@@ -261,13 +295,13 @@ def test_licences_are_shown_on_the_nodes_and_coloured_by_class() -> None:
 
 def test_the_legend_has_a_licence_key_only_when_there_are_licences() -> None:
     ids = by_id(svg_of(licensed_graph()))
-    key = ids["legend_licences"]
-    assert classes(key) == {"node", "legend", "licence-key"}
-    assert texts(key) == ["licence class (node colours):", *LICENCE_NAMES.values()]
-    fills = {p.get("fill") for p in key.iter(f"{SVG}polygon")}
+    key = texts(ids["legend"])
+    start = key.index("Licence class")
+    assert key[start + 1 : start + 1 + len(LICENCE_NAMES)] == list(LICENCE_NAMES.values())
+    fills = {p.get("fill") for p in ids["legend"].iter(f"{SVG}polygon")}
     assert {s["fillcolor"] for s in LICENCE_STYLES.values()} <= fills
-    assert "legend_licences" not in by_id(svg_of(sample_graph()))  # a graph from before licences
-    assert "title" in ids  # the title block still comes with it
+    assert "Licence class" not in texts(by_id(svg_of(sample_graph()))["legend"])  # a graph from before licences
+    assert "Firmware" in key  # the title block still comes with it
 
 
 def test_graphs_without_licence_keys_are_drawn_as_before() -> None:
@@ -351,7 +385,7 @@ def test_hostile_names_are_only_text() -> None:
     # no node or edge that the graph does not have (the "evil" node of the DOT injection)
     ids = by_id(svg)
     groups = {i for i, el in ids.items() if {"node", "edge"} & classes(el) and "legend" not in classes(el)}
-    assert groups == {f"n{i}" for i in range(len(HOSTILE) + 1)} | {f"e{i}" for i in range(len(HOSTILE))} | {"title"}
+    assert groups == {f"n{i}" for i in range(len(HOSTILE) + 1)} | {f"e{i}" for i in range(len(HOSTILE))}
 
 
 def test_hostile_names_render_exactly() -> None:
@@ -365,9 +399,13 @@ def test_hostile_names_render_exactly() -> None:
             assert tooltip(ids[f"e{index}"]).split("\n")[-2:] == [name, name + "2"], name
     assert texts(ids["n0"]) == [HOSTILE[0]]
     assert texts(ids[f"n{len(HOSTILE)}"]) == [shorten(HOSTILE[7])]  # a missing soname, 41 characters long
-    block = texts(ids["title"])
-    assert block[:8] == ["Firmware", HOSTILE[0], "SHA-256", HOSTILE[7], "File", HOSTILE[6], "Date", HOSTILE[4]]
-    assert block[8] == f"linkgraph {HOSTILE[1]}"
+    assert title_rows(ids["legend"]) == {
+        "Firmware": HOSTILE[0],
+        "SHA-256": HOSTILE[7],
+        "File": HOSTILE[6],
+        "Date": HOSTILE[4],
+        "version": f"linkgraph {HOSTILE[1]}",
+    }
 
 
 def test_long_names_are_cut_in_the_middle_and_whole_in_the_tooltip() -> None:
@@ -519,7 +557,7 @@ def test_cli_draws_the_article_picture(article_db: Path, tmp_path: Path) -> None
     assert texts(ids["n0"]) == ["busybox", "GPL-2.0-only"]  # the knowledge base knows busybox
     utility = next(i for i, p in path_of.items() if p == UTIL)
     assert texts(ids[utility]) == ["libutility.so", "licence unknown"] and "licence-unknown" in classes(ids[utility])
-    assert "legend_licences" in ids
+    assert "Licence class" in texts(ids["legend"])
     edges = {
         (path_of[a], path_of[b]): el
         for el in ids.values()
@@ -538,9 +576,9 @@ def test_cli_draws_the_article_picture(article_db: Path, tmp_path: Path) -> None
     assert drawn(APCFG, UTIL) == ({"edge", "hidden"}, (RED, None), ["1"])
     assert drawn(APCFG, APLOG) == ({"edge", "hidden"}, (RED, None), ["1"])
     assert tooltip(edges[(APCFG, UTIL)]).split("\n")[-1] == "util_bar"
-    block = texts(ids["title"])
-    assert block[0:2] == ["Firmware", "root"] and block[4:6] == ["File", BUSYBOX]
-    assert block[-1] == f"linkgraph {__version__}" and len(block[3]) == 64
+    block = title_rows(ids["legend"])
+    assert block["Firmware"] == "root" and block["File"] == BUSYBOX
+    assert block["version"] == f"linkgraph {__version__}" and len(block["SHA-256"]) == 64
 
 
 def test_cli_pdf_png_dot_and_stdout(article_db: Path, tmp_path: Path) -> None:
@@ -591,3 +629,81 @@ def test_viewer_csv(client: Any) -> None:
     assert hidden == {(UTIL, "util_bar"), (APLOG, "aplog_write")}
     assert {(r["from"], r["status"]) for r in rows if r["section"] == "used-by"} == {(BUSYBOX, "used")}
     assert client.get(f"/api/firmware/{fw}/analysis.csv").status_code == 400
+
+
+# --- exports: standard pages, resolution ------------------------------------------------------------
+
+
+def pdf_pages(pdf: bytes, folder: Path) -> list[str]:
+    """pdfinfo's "Page size" of each page (poppler-utils, installed by scripts/setup.sh)."""
+    (folder / "p.pdf").write_bytes(pdf)
+    out = subprocess.run(
+        ["pdfinfo", "-f", "1", "-l", "99", str(folder / "p.pdf")], check=True, capture_output=True, text=True
+    ).stdout
+    return [line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Page") and "size" in line]
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    assert png.startswith(PNG_MAGIC) and png[12:16] == b"IHDR"
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def test_cli_pdf_is_one_standard_page_and_png_twice_the_resolution(article_db: Path, tmp_path: Path) -> None:
+    a4 = tmp_path / "a4.pdf"
+    linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(a4))
+    # busybox's drawing is wider than tall: A4 landscape (842 x 595 pt), one page
+    assert [p.split(" pts")[0] for p in pdf_pages(a4.read_bytes(), tmp_path)] == ["841.89 x 595.276"]
+    text = subprocess.run(["pdftotext", str(a4), "-"], check=True, capture_output=True, text=True).stdout
+    assert "libgcc_s.so.1" in text and "busybox" in text and "declared-unused" in text  # text, not pictures
+    letter = tmp_path / "letter.pdf"
+    linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(letter), "--page", "letter")
+    assert [p.split(" pts")[0] for p in pdf_pages(letter.read_bytes(), tmp_path)] == ["792 x 612"]
+
+    svg = tmp_path / "b.svg"
+    linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(svg))
+    root = ET.fromstring(svg.read_bytes())
+    width_pt, height_pt = (float(root.get(k).removesuffix("pt")) for k in ("width", "height"))
+    for dpi, args in ((192, []), (300, ["--dpi", "300"])):
+        png = tmp_path / f"b{dpi}.png"
+        linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(png), *args)
+        w, h = png_size(png.read_bytes())
+        assert abs(w - width_pt * dpi / 72) <= 2 and abs(h - height_pt * dpi / 72) <= 2, (dpi, w, h)
+    proc = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(png), "--dpi", "5", check=False)
+    assert proc.returncode == 2 and "--dpi" in proc.stderr
+
+
+def test_page_layout_turns_wide_drawings_to_landscape() -> None:
+    assert page_layout((1200, 500), PageSize.A4)[0] is True
+    assert page_layout((300, 900), PageSize.A4)[0] is False
+    landscape, scale = page_layout((100, 50), PageSize.LETTER)
+    assert landscape and scale == 1.5  # a small drawing is enlarged a little, not blown up
+
+
+def test_viewer_diagram_options(client: Any, tmp_path: Path) -> None:
+    fw = client.get("/api/firmware").get_json()[0]["id"]
+    screen = client.get(f"/api/firmware/{fw}/diagram.svg", query_string={"path": BUSYBOX, "view": "screen"})
+    ids = by_id(ET.fromstring(screen.data))
+    assert "n0" in ids and "legend" not in ids  # the viewer shows legend and title block as HTML
+    assert "legend" in by_id(ET.fromstring(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}").data))
+    letter = client.get(f"/api/firmware/{fw}/diagram.pdf", query_string={"path": BUSYBOX, "page": "letter"})
+    assert [p.split(" pts")[0] for p in pdf_pages(letter.data, tmp_path)] == ["792 x 612"]
+    assert client.get(f"/api/firmware/{fw}/diagram.pdf?path={BUSYBOX}&page=a3").status_code == 400
+    assert client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}&dpi=99999").status_code == 400
+    small = png_size(client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}&dpi=96").data)
+    large = png_size(client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}").data)
+    assert abs(large[0] - 2 * small[0]) <= 2 and abs(large[1] - 2 * small[1]) <= 2, (small, large)
+    # direct only: busybox and what it declares; the JSON the viewer maps the drawing with
+    whole = client.get(f"/api/firmware/{fw}/diagram.json?path={BUSYBOX}").get_json()
+    direct = client.get(f"/api/firmware/{fw}/diagram.json?path={BUSYBOX}&direct=1").get_json()
+    assert {e["from"] for e in direct["edges"]} == {"n0"} and len(direct["edges"]) < len(whole["edges"])
+    assert {n["id"] for n in direct["nodes"]} == {"n0"} | {e["to"] for e in direct["edges"]}
+    drawn = by_id(ET.fromstring(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}&direct=1").data))
+    assert {i for i in drawn if i.startswith("e")} == {e["id"] for e in direct["edges"]}
+
+
+def test_cli_direct_only(article_db: Path) -> None:
+    whole = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", "-", "--format", "dot").stdout
+    direct = linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", "-", "--format", "dot", "--direct").stdout
+    edges = [line.split()[0] for line in direct.splitlines() if " -> " in line and "style=invis" not in line]
+    assert edges and set(edges) == {"n0"}  # busybox's own edges
+    assert len(edges) < sum(1 for line in whole.splitlines() if " -> " in line and "style=invis" not in line)

@@ -152,7 +152,8 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     # --- Graph: every edge drawn with the conventions
     open_tab(page, "graph")
     assert page.locator("#tabpanel-graph .status-legend").is_visible()
-    assert page.locator("#tabpanel-graph svg #legend").count() == 1
+    assert page.locator("#tabpanel-graph svg #legend").count() == 0  # beside the drawing, as HTML
+    assert page.locator("#tabpanel-graph .diagram-key .licence-key").is_visible()
     graph, edges = graph_edges(server, fw, BUSYBOX)
     drawn = drawn_edges(page)
     assert sorted(d["id"] for d in drawn) == sorted(edges), "every edge of the graph JSON is drawn, once"
@@ -207,17 +208,17 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     assert status == 200 and ctype.startswith("text/csv") and b"util_foo" in body, (status, ctype, body[:300])
     open_tab(page, "graph")
 
-    # one click on the module libapcfg chooses it (the URL says so), a double-click opens it: the panel
-    # moves to it (the URL too), Graph tab kept
+    # one click on the module libapcfg selects it (the URL says so, the side panel names it), a
+    # double-click opens it: the panel moves to it (the URL too), Graph tab kept
     apcfg_node = next(n["id"] for n in graph["nodes"] if n["path"] == APCFG)
     page.click(f"#tabpanel-graph g#{apcfg_node}")
-    assert page.get_attribute("#tabpanel-graph .node-choice", "data-node") == APCFG
-    assert current_params(page) == {"path": BUSYBOX, "tab": "graph", "node": APCFG}
+    wait_until(page, "id => new URLSearchParams(location.search).get('select') === id", apcfg_node)
+    assert current_params(page) == {"path": BUSYBOX, "tab": "graph", "select": apcfg_node}
     assert page.inner_text("#panel .file-name") == "busybox"
     page.dblclick(f"#tabpanel-graph g#{apcfg_node}")
     wait_until(page, "() => document.querySelector('#panel .file-name')?.textContent === 'libapcfg.so'")
     page.wait_for_selector("#tabpanel-graph[data-state='ready']")
-    assert current_params(page) == {"path": APCFG, "tab": "graph"}
+    assert {k: v for k, v in current_params(page).items() if k != "select"} == {"path": APCFG, "tab": "graph"}
     assert page.get_attribute(f"#tree a.entry[data-path='{APCFG}']", "aria-current") == "true"
     _, apcfg_edges = graph_edges(server, fw, APCFG)
     assert {e[:3] for e in apcfg_edges.values()} >= {

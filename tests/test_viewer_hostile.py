@@ -197,6 +197,7 @@ def test_hostile_names_are_text_everywhere(hostile_server: ViewerServer, pages: 
     assert any(MARKUP in "".join(el.itertext()) for el in svg.iter(f"{SVG_NS}text")), "the label is there as text"
 
     # the library with the markup name (double-clicked): its own page, and the symlink to it
+    page.click("#tabpanel-graph .zoom-controls button:has-text('Fit')")  # every module in view
     page.dblclick(f"#tabpanel-graph g#{next(n['id'] for n in graph['nodes'] if n['path'] == markup_path)}")
     wait_until(page, "want => document.querySelector('#panel .file-name')?.textContent === want", MARKUP)
     assert current_params(page)["path"] == markup_path

@@ -1,11 +1,11 @@
-"""Navigation in the viewer, in a real browser: every choice is a history entry, a module is chosen by
+"""Navigation in the viewer, in a real browser: every choice is a history entry, a module is selected by
 one click and opened by a double-click (or the Open button), aliases are a count until shown, and
 declared-unused is explained where it is shown.
 
 * On the article's root (tests/support/browser.py): tree -> file -> tab -> another file -> Graph
-  tab -> a module chosen -> a module opened -> the whole-firmware page -> the Licences page, then
-  Back all the way and Forward again: every step restores its view (file, tab, chosen module, tree
-  selection, URL). A URL opened fresh restores the chosen module; its Open button opens it.
+  tab -> a module selected -> a module opened -> the whole-firmware page -> the Licences page, then
+  Back all the way and Forward again: every step restores its view (file, tab, selected module, tree
+  selection, URL). A URL opened fresh restores the selected module; its Open button opens it.
 * On the LEDE image (busybox and its 115 applet symlinks): the Overview shows the aliases as a count
   with "show", so the summary stays near the top; "show" lists exactly the API's aliases.
 * No page makes a request outside the viewer, and none has a script error.
@@ -32,7 +32,6 @@ from support.browser import (
     open_tab,
     q,
     wait_ready,
-    wait_until,
 )
 from support.images import LEDE
 
@@ -42,7 +41,7 @@ pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 VIEW = """() => {
     const panel = document.querySelector('#panel');
     const tab = document.querySelector('#panel [role=tab][aria-selected=true]');
-    const choice = document.querySelector('#panel .node-choice');
+    const choice = document.querySelector('#panel #tabpanel-graph g.node.selected');
     const selected = document.querySelector('#tree a.entry.selected, #tree a.ghost.selected');
     const last = location.pathname.split('/').pop();
     return {
@@ -51,7 +50,7 @@ VIEW = """() => {
         params: Object.fromEntries(new URLSearchParams(location.search)),
         file: panel ? panel.querySelector('.file-name')?.textContent ?? null : null,
         tab: tab ? tab.dataset.tab : null,
-        chosen: choice ? choice.dataset.node || null : null,
+        chosen: choice ? choice.dataset.path || null : null,
         selected: selected ? selected.dataset.path : null,
         graph: document.querySelector('#panel #tabpanel-graph:not([hidden])')?.dataset.state ?? null,
     };
@@ -120,18 +119,19 @@ def test_back_and_forward_restore_every_choice(article_server: ViewerServer, pag
     steps.append(files("libapcfg.so", {"path": APCFG, "tab": "graph"}, tab="graph", chosen=None))
     wait_view(page, steps[-1])
 
-    # one click on a module chooses it and stays on libapcfg, even after a double-click's time
+    # one click on a module selects it and stays on libapcfg, even after a double-click's time
+    util_id = page.get_attribute(f"#tabpanel-graph g.node[data-path='{UTIL}']", "id")
+    nvram_id = page.get_attribute(f"#tabpanel-graph g.node[data-path='{NVRAM}']", "id")
     page.click(f"#tabpanel-graph g.node[data-path='{UTIL}']")
-    steps.append(files("libapcfg.so", {"path": APCFG, "tab": "graph", "node": UTIL}, tab="graph", chosen=UTIL))
+    steps.append(files("libapcfg.so", {"path": APCFG, "tab": "graph", "select": util_id}, tab="graph", chosen=UTIL))
     wait_view(page, steps[-1])
     page.wait_for_timeout(700)
     wait_view(page, steps[-1])
-    assert "chosen" in (page.get_attribute(f"#tabpanel-graph g.node[data-path='{UTIL}']", "class") or "")
-    assert page.inner_text("#tabpanel-graph .node-choice").startswith(f"Chosen: {UTIL}")
+    page.wait_for_selector("#tabpanel-graph .edge-box button.open-node")
 
-    # a double-click on another module: chosen by its first click, opened by the second
+    # a double-click on another module: selected by its first click, opened by the second
     page.dblclick(f"#tabpanel-graph g.node[data-path='{NVRAM}']")
-    steps.append(files("libapcfg.so", {"path": APCFG, "tab": "graph", "node": NVRAM}, tab="graph", chosen=NVRAM))
+    steps.append(files("libapcfg.so", {"path": APCFG, "tab": "graph", "select": nvram_id}, tab="graph", chosen=NVRAM))
     steps.append(files("libnvram.so", {"path": NVRAM, "tab": "graph"}, tab="graph", chosen=None, selected=NVRAM))
     wait_view(page, steps[-1])
     page.wait_for_selector("#tabpanel-graph[data-state='ready']")
@@ -161,18 +161,16 @@ def test_back_and_forward_restore_every_choice(article_server: ViewerServer, pag
 def test_a_fresh_url_restores_the_chosen_module_and_open_opens_it(article_server: ViewerServer, pages: Pages) -> None:
     server = article_server
     fw = server.firmware_id(ARTICLE_NAME)
-    page, watch, requested = open_page(pages, server, f"/fw/{fw}/?path={q(APCFG)}&tab=graph&node={q(UTIL)}")
-    wait_view(page, files("libapcfg.so", {"path": APCFG, "tab": "graph", "node": UTIL}, tab="graph", chosen=UTIL))
+    page, watch, requested = open_page(pages, server, f"/fw/{fw}/?path={q(APCFG)}&tab=graph")
     page.wait_for_selector("#tabpanel-graph[data-state='ready']")
-    wait_until(
-        page,
-        "p => document.querySelector(`#tabpanel-graph g.node[data-path='${p}']`)?.classList.contains('chosen')",
-        UTIL,
-    )
+    util_id = page.get_attribute(f"#tabpanel-graph g.node[data-path='{UTIL}']", "id")
+    page.goto(f"{server.url}/fw/{fw}/?path={q(APCFG)}&tab=graph&select={util_id}")
+    wait_ready(page)
+    wait_view(page, files("libapcfg.so", {"path": APCFG, "tab": "graph", "select": util_id}, tab="graph", chosen=UTIL))
     # the explanation of declared-unused where statuses are shown: the legend, the Overview, the analysis
     legend = page.get_attribute("#tabpanel-graph .status-legend .legend-item:has(.line-declared-unused)", "title")
     assert DECLARED_UNUSED in legend, legend
-    page.click("#tabpanel-graph .node-choice button.open-node")
+    page.click("#tabpanel-graph .edge-box button.open-node")
     wait_view(page, files("libutility.so", {"path": UTIL, "tab": "graph"}, tab="graph", chosen=None, selected=UTIL))
     page.goto(f"{server.url}/fw/{fw}/?path={q(BUSYBOX)}")
     wait_ready(page)

@@ -7,11 +7,13 @@ the symbols as evidence and the licence facts (source, certainty, package) of ev
 * The findings keep one letter everywhere (the report, the viewer's Licences page, docs/licences.md)
   and come in its order; the summary has none. (a) is grouped by the module that uses GPL code (its
   paths together), (b) and (c) by the declaring module, (d) by LGPL library, (e) is one row per
-  kernel module and provider. (a)-(c) get a diagram each: the dependency graph of the module
-  (the viewer's, with licences on the nodes), the finding's edges drawn thick. An edge of the finding
-  that the module's graph does not reach (a hop of a path through another module's hidden edge) is
-  added to it; a graph of more than ``MAX_DIAGRAM_NODES`` modules is cut to the modules the finding
-  names (the text says how many were left out).
+  kernel module and provider. (a)-(c) get a diagram each: the finding's path, not the whole link
+  map: the module and the modules the finding's edges join (with licences on the nodes), the
+  finding's edges drawn thick and the module's other edges among those modules thin. An edge of the
+  finding that the module's graph does not reach (a hop of a path through another module's hidden
+  edge) is added; the text says how many modules of the link map are not drawn. The diagrams carry
+  the exports' foot block without a title block (edge statuses, licence classes) and are shown at
+  their natural size (11 pt labels).
 * Symbol lists are cut to ``SYMBOL_LIMIT`` (``LGPL_SYMBOL_LIMIT`` in the compact (d) table), program
   lists to ``PROGRAM_LIMIT``, with the number left out; the JSON report has them all.
 * Every string from the firmware goes through ``display_text`` (control and bidirectional characters
@@ -39,8 +41,7 @@ from .drawing_style import LICENCE_NAMES, LICENCE_STYLES
 SYMBOL_LIMIT = 30
 LGPL_SYMBOL_LIMIT = 6
 PROGRAM_LIMIT = 30
-MAX_DIAGRAM_NODES = 24
-DIAGRAM_SCALE = 0.75  # node labels of 11 pt print at about 8 pt
+DIAGRAM_SCALE = 1.0  # node labels of 11 pt print at 11 pt
 IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 
 
@@ -51,8 +52,9 @@ def cut(items: Iterable[Any], limit: int) -> Row:
 
 
 def finding_graph(store: Queryable, firmware_id: str, root: str, edges: list[Row]) -> tuple[Row, int]:
-    """The dependency graph of ``root`` holding every edge in ``edges`` ({from, to, status, symbols}),
-    cut to the modules they name when it is large; and how many modules were left out."""
+    """The finding's path: the dependency graph of ``root`` holding every edge in ``edges`` ({from, to,
+    status, symbols}), cut to ``root`` and the modules those edges join; and how many modules were
+    left out."""
     graph = dependency_graph(store, firmware_id, root)
     by_path = {n["path"]: n for n in graph["nodes"] if n["path"]}
     path_of = {n["id"]: n["path"] for n in graph["nodes"]}
@@ -76,12 +78,10 @@ def finding_graph(store: Queryable, firmware_id: str, root: str, edges: list[Row
                 }
             )
             drawn.add((wanted["from"], wanted["to"]))
-    omitted = 0
-    if len(graph["nodes"]) > MAX_DIAGRAM_NODES:
-        keep = {by_path[root]["id"]} | {by_path[p]["id"] for e in edges for p in (e["from"], e["to"])}
-        omitted = len(graph["nodes"]) - len(keep)
-        graph["nodes"] = [n for n in graph["nodes"] if n["id"] in keep]
-        graph["edges"] = [e for e in graph["edges"] if e["from"] in keep and e["to"] in keep]
+    keep = {by_path[root]["id"]} | {by_path[p]["id"] for e in edges for p in (e["from"], e["to"])}
+    omitted = len(graph["nodes"]) - len(keep)
+    graph["nodes"] = [n for n in graph["nodes"] if n["id"] in keep]
+    graph["edges"] = [e for e in graph["edges"] if e["from"] in keep and e["to"] in keep]
     return graph, omitted
 
 

@@ -57,7 +57,8 @@ def html_report(store: Queryable, firmware_id: str, today: str | None = None) ->
     return render_html(compliance_data(store, firmware_id, "svg", today))
 
 
-def _pdf_from_html(html: str) -> bytes:
+def pdf_from_html(html: str) -> bytes:
+    """A PDF of ``html`` laid out by WeasyPrint, which may read nothing but ``data:`` URLs."""
     try:
         import weasyprint
     except ImportError as exc:  # a dependency of linkgraph; absent only in a broken install
@@ -80,4 +81,4 @@ def _pdf_from_html(html: str) -> bytes:
 
 def pdf_report(store: Queryable, firmware_id: str, today: str | None = None) -> bytes:
     """The compliance report of one firmware as a PDF (A4), laid out by WeasyPrint."""
-    return _pdf_from_html(render_html(compliance_data(store, firmware_id, PDF_IMAGE, today)))
+    return pdf_from_html(render_html(compliance_data(store, firmware_id, PDF_IMAGE, today)))

@@ -10,18 +10,18 @@ and is outlined and filled in the colours of its licence class (``LICENCE_STYLES
 permissive, incompatible, unknown; class ``licence-CLASS`` on its ``<g>``); graphs without licence keys
 are drawn as before. ``highlight`` (edge ids, or ``(from, to)`` pairs of node ids or paths) draws some
 edges thicker (class ``highlight``), so that a finding's path stands out. Below the graph, as on a
-drawing, sit a legend (cluster ``id="legend"``, one sample edge per status and, when any node has a
-licence, the licence-class key ``id="legend_licences"``) and, when given, a title block in the right
-corner (node ``id="title"``, class ``title-block``). ``render(dot, fmt)`` runs Graphviz's ``dot``.
+drawing, sits one compact foot block (node ``id="legend"``, ``diagram_legend``): the edge statuses,
+the licence classes when any node has a licence, and the title block when given; ``legend=False``
+leaves it out (the viewer shows it as HTML beside the drawing). A folded plugin family
+(``graph_view``, kind ``group``) is a folder shape whose tooltip lists its members.
+``render(dot, fmt, dpi)`` runs Graphviz's ``dot``.
 
 In the SVG every element a browser looks for has a stable id and class: Graphviz (2.43 and later)
 writes the DOT ``id`` and ``class`` attributes onto the ``<g>`` element and prefixes its own
 ``node`` / ``edge`` / ``cluster``, so a module is ``<g id="n0" class="node executable root">``, a
 missing soname ``class="node missing"``, an edge ``<g id="e0" class="edge hidden">``; the ids are the
-graph JSON's ``n…`` / ``e…`` (never firmware text). Legend items have ids ``legend_…`` (the sample
-edges ``legend_used``, ``legend_declared-unused``, ``legend_hidden``, ``legend_missing``) and class
-``legend``. Tooltips (``<a xlink:title>``) give a module's full path, an edge's ends, soname and its
-first ``TOOLTIP_SYMBOLS`` symbols ("… N more").
+graph JSON's ``n…`` / ``e…`` (never firmware text). Tooltips (``<a xlink:title>``) give a module's
+full path, an edge's ends, soname and its first ``TOOLTIP_SYMBOLS`` symbols ("… N more").
 
 Every name is firmware text and hostile until shown otherwise: ``dot_text`` makes it safe.
 """
@@ -34,13 +34,13 @@ from typing import Any
 
 from ..loader.errors import DiagramError
 from ..loader.model import Status
+from .diagram_legend import foot_block
 from .dot_text import Html, attrs, display_text, html_text, label_text, shorten
 from .drawing_style import (
     COUNTED,
     EDGE_STYLES,
     HIGHLIGHT_PENWIDTH,
     KINDS,
-    LEGEND,
     LICENCE_NAMES,
     LICENCE_STYLES,
     MISSING_NODE,
@@ -48,8 +48,8 @@ from .drawing_style import (
     UNKNOWN_STYLE,
     TitleBlock,
 )
+from .graph_view import GROUP_KIND
 
-TITLE_WRAP = 80
 TOOLTIP_SYMBOLS = 20
 RENDER_TIMEOUT = 120
 FORMATS = ("svg", "pdf", "png")
@@ -93,6 +93,11 @@ def _node_statement(node: dict[str, Any], name: str) -> str:
     if missing:
         tip = [f"missing: {display_text(node.get('label') or node.get('soname'))}", "no file in the image satisfies it"]
         looks = dict(MISSING_NODE)
+    elif kind == GROUP_KIND:
+        members = [display_text(m) for m in node.get("members") or []]
+        tip = [f"{len(members)} libraries in {display_text(node.get('folder'))}", *members[:TOOLTIP_SYMBOLS]]
+        tip += [f"… {len(members) - TOOLTIP_SYMBOLS} more"] if len(members) > TOOLTIP_SYMBOLS else []
+        looks = {"shape": KINDS[kind], "penwidth": "1"}
     else:
         tip = [display_text(node.get("path") or node.get("label")), kind]
         tip += [f"soname {display_text(node['soname'])}"] if node.get("soname") else []
@@ -130,78 +135,6 @@ def _edge_statement(
     return f"  {tail} -> {head} " + attrs(id=name, **{"class": css}, tooltip="\n".join(tip), **label, **style) + ";"
 
 
-def _licence_key() -> str:
-    """The legend's licence-class key: one cell per class, in its colours."""
-    cells = "".join(
-        f'<td bgcolor="{LICENCE_STYLES[k]["fillcolor"]}" color="{LICENCE_STYLES[k]["color"]}">'
-        f"{html_text(LICENCE_NAMES[k])}</td>"
-        for k in LICENCE_STYLES
-    )
-    table = (
-        '<table border="0" cellborder="1" cellspacing="3" cellpadding="3">'
-        f'<tr><td border="0">{html_text("licence class (node colours):")}</td>{cells}</tr></table>'
-    )
-    return (
-        "    legend_licences "
-        + attrs(id="legend_licences", **{"class": "legend licence-key"}, shape="plain", fontsize="9", label=Html(table))
-        + ";"
-    )
-
-
-def _legend(licences: bool = False) -> list[str]:
-    """The legend: one sample edge per status, side by side; below them the licence-class key."""
-    lines = [
-        "  subgraph cluster_legend {",
-        '    id="legend"; class="legend"; label=<Legend>; labeljust="l"; fontsize=10; color="#bbbbbb";',
-        '    node [class="legend" shape=point width=0.06 color="#555555"];',
-    ]
-    for index, (status, text) in enumerate(LEGEND):
-        tail, head = f"legend_t{index}", f"legend_h{index}"
-        looks = (
-            {**MISSING_NODE, "width": "0", "height": "0", "fontsize": "9", "label": Html("missing")}
-            if status == Status.MISSING
-            else {}
-        )
-        lines += [
-            f"    {tail} {attrs(id=tail)}; {head} {attrs(id=head, **looks)};",
-            f"    {tail} -> {head} "
-            + attrs(id=f"legend_{status}", **{"class": "legend"}, label=Html(text), **EDGE_STYLES[status])
-            + ";",
-        ]
-        if index:  # keeps the samples in order, left to right
-            lines.append(f"    legend_h{index - 1} -> {tail} [style=invis];")
-    if licences:
-        lines += [_licence_key(), "    legend_t0 -> legend_licences [style=invis];"]
-    return [*lines, "  }"]
-
-
-def _wrapped(text: str, width: int = TITLE_WRAP) -> str:
-    """Title-block text, broken every ``width`` characters (the title block shows it whole)."""
-    shown = display_text(text)
-    pieces = [shown[i : i + width] for i in range(0, len(shown), width)] or [""]
-    return '<br align="left"/>'.join(html_text(piece) for piece in pieces)
-
-
-def _title_block(title: TitleBlock) -> str:
-    rows = [
-        ("Firmware", title.firmware_name),
-        ("SHA-256", title.firmware_sha256),
-        ("File", title.path),
-        ("Date", title.date),
-    ]
-    cells = "".join(
-        f'<tr><td align="left"><b>{caption}</b></td><td align="left" balign="left">{_wrapped(value)}</td></tr>'
-        for caption, value in rows
-    )
-    cells += f'<tr><td align="left" colspan="2">{html_text("linkgraph " + display_text(title.version))}</td></tr>'
-    table = f'<table border="1" cellborder="0" cellspacing="0" cellpadding="3">{cells}</table>'
-    return (
-        "  title "
-        + attrs(id="title", **{"class": "title-block"}, shape="plain", fontsize="10", label=Html(table))
-        + ";"
-    )
-
-
 def _highlighted(edge: dict[str, Any], ends: tuple[Any, Any], highlight: set[Any]) -> bool:
     """Whether ``highlight`` names the edge: by its id, or as (from, to) of node ids or of paths."""
     return (
@@ -211,9 +144,15 @@ def _highlighted(edge: dict[str, Any], ends: tuple[Any, Any], highlight: set[Any
     )
 
 
-def to_dot(graph: dict[str, Any], title: TitleBlock | None = None, highlight: set[Any] | None = None) -> str:
+def to_dot(
+    graph: dict[str, Any],
+    title: TitleBlock | None = None,
+    highlight: set[Any] | None = None,
+    legend: bool = True,
+) -> str:
     """The DOT source of the per-file diagram of ``graph`` (the graph JSON of docs/viewer.md); the edges
-    ``highlight`` names (ids, or (from, to) pairs of node ids or paths) are drawn thicker."""
+    ``highlight`` names (ids, or (from, to) pairs of node ids or paths) are drawn thicker; ``legend``
+    False leaves out the foot block (legend and title block: the viewer shows them beside the drawing)."""
     names: dict[str, str] = {}  # graph JSON id -> DOT node name
     shown: dict[str, str] = {}  # DOT node name -> what tooltips call it
     paths: dict[str, Any] = {}  # graph JSON id -> path (a missing soname: its label)
@@ -240,22 +179,17 @@ def to_dot(graph: dict[str, Any], title: TitleBlock | None = None, highlight: se
         '  node [fontname="Helvetica" fontsize=11 height=0.35 margin="0.12,0.04"];',
         '  edge [fontname="Helvetica" fontsize=10 arrowsize=0.7];',
     ]
-    samples = [f"legend_{end}{index}" for index in range(len(LEGEND)) for end in "th"]
-    # the title block in the bottom right corner, as on a drawing: beside the sample edges, or beside
-    # the licence key below them
-    bottom = ["legend_licences"] if licences else samples
-    anchors = [f"  {{rank=same; {'; '.join(samples)}}}"] if licences else []
-    if title is not None:
-        anchors += [_title_block(title), f"  {bottom[-1]} -> title [style=invis];"]
-        bottom = [*bottom, "title"]
-    anchors.append(f"  {{rank=same; {'; '.join(bottom)}}}")
-    # legend and title block below every module
-    anchors += [f"  {name} -> legend_t0 [style=invis weight=0];" for name in shown]
-    return "\n".join([*header, *_legend(licences), *anchors, *body, "}"]) + "\n"
+    if not legend:
+        return "\n".join([*header, *body, "}"]) + "\n"
+    # the legend (and title block) below every module, as on a drawing
+    foot = [foot_block(licences, title)]
+    foot += [f"  {name} -> legend [style=invis weight=0];" for name in shown]
+    return "\n".join([*header, *foot, *body, "}"]) + "\n"
 
 
-def render(dot_source: str, fmt: str) -> bytes:
-    """``dot_source`` rendered by Graphviz as ``svg``, ``pdf`` or ``png``."""
+def render(dot_source: str, fmt: str, dpi: int | None = None) -> bytes:
+    """``dot_source`` rendered by Graphviz as ``svg``, ``pdf`` or ``png`` (``dpi``: a PNG's resolution,
+    Graphviz's default 96 when None)."""
     if fmt not in FORMATS:
         raise DiagramError(f"no diagram format {fmt!r}: choose one of {', '.join(FORMATS)}")
     dot = shutil.which("dot")
@@ -266,7 +200,7 @@ def render(dot_source: str, fmt: str) -> bytes:
         )
     try:
         proc = subprocess.run(
-            [dot, f"-T{fmt}"],
+            [dot, f"-T{fmt}", *([f"-Gdpi={int(dpi)}"] if dpi and fmt == "png" else [])],
             input=dot_source.encode("utf-8", "backslashreplace"),
             capture_output=True,
             timeout=RENDER_TIMEOUT,

@@ -17,6 +17,7 @@ from ..loader.model import Kind, Status
 MISSING_KIND = "missing"  # a soname no file satisfies, drawn like a module
 SYMLINK_KIND = "symlink"  # an entry of the file tree
 KERNEL_KIND = "kernel"  # the kernel itself, which kernel modules link to (docs/kernel.md)
+GROUP_KIND = "group"  # a folded plugin family of a per-file diagram (graph_view)
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,11 @@ KIND_LOOKS: dict[str, KindLook] = {
     SYMLINK_KIND: KindLook("none", "#6a4c93", "link"),
     MISSING_KIND: KindLook("ellipse", GREY, "missing"),
     KERNEL_KIND: KindLook("box3d", "#4e342e", "kernel"),
+    GROUP_KIND: KindLook("folder", "#37474f", "group"),
 }
 
 # the Graphviz attributes derived from the looks above
-KINDS = {kind.value: KIND_LOOKS[kind].shape for kind in Kind}
+KINDS = {kind.value: KIND_LOOKS[kind].shape for kind in Kind} | {GROUP_KIND: KIND_LOOKS[GROUP_KIND].shape}
 EDGE_LOOKS: dict[str, StatusLook] = {**{s.value: look for s, look in STATUS_LOOKS.items()}, DLOPEN_EDGE: DLOPEN_LOOK}
 EDGE_STYLES: dict[str, dict[str, str]] = {
     status: {"color": look.colour, "style": look.line, "fontcolor": look.colour}

@@ -10,16 +10,18 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, abort
+from flask import Blueprint, Response, abort, jsonify, request
 
-from ..loader.errors import DiagramError
+from ..loader.errors import DiagramError, LinkgraphError
 from ..loader.model import Status
 from ..loader.report import analysis
 from ..loader.report.kernel_view import module_kernel_links
 from .api import required_arg
 from .diagram import render, to_dot
+from .diagram_export import DEFAULT_DPI, PageSize, check_dpi, export
 from .dot_text import display_text
 from .drawing_style import TitleBlock
+from .graph_view import diagram_graph
 from .store_access import current_store, firmware_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/api/firmware")
@@ -88,16 +90,43 @@ def analysis_csv(found: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-@bp.get("/<firmware_id>/diagram.<any(svg, pdf, png):fmt>")
-def diagram(firmware_id: str, fmt: str) -> Response:
-    """The per-file diagram with legend and title block, rendered by Graphviz."""
+def _view_graph(firmware_id: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """(firmware row, the graph the diagram draws, the path asked for) of a diagram request:
+    ``path``, ``direct=1`` (the file's own edges only), ``expand=PREFIX`` (repeatable: plugin
+    families left unfolded)."""
     path = required_arg("path")
     firmware = firmware_or_404(firmware_id)
     graph = analysis.dependency_graph(current_store(), firmware["id"], path)
+    direct = request.args.get("direct", "") in ("1", "true", "yes")
+    return firmware, diagram_graph(graph, direct, request.args.getlist("expand")), path
+
+
+@bp.get("/<firmware_id>/diagram.json")
+def diagram_json(firmware_id: str) -> Response:
+    """The graph JSON the diagram draws (docs/viewer.md): the file's graph with ``direct`` and
+    plugin families (nodes of kind ``group``, merged edges with ``members``) applied."""
+    return jsonify(_view_graph(firmware_id)[1])
+
+
+@bp.get("/<firmware_id>/diagram.<any(svg, pdf, png):fmt>")
+def diagram(firmware_id: str, fmt: str) -> Response:
+    """The per-file diagram: with its legend and title block (``view=screen``: the SVG without them,
+    as the viewer shows it), PDF on ``page=a4`` (default) or ``letter``, PNG at ``dpi`` (default 192)."""
+    firmware, graph, path = _view_graph(firmware_id)
     title = TitleBlock.today(firmware, graph, path)
+    page = request.args.get("page", PageSize.A4.value)
+    if page not in {p.value for p in PageSize}:
+        abort(400, f"page {page!r}: choose one of {', '.join(p.value for p in PageSize)}")
     try:
-        image = render(to_dot(graph, title), fmt)
+        dpi = check_dpi(request.args.get("dpi", DEFAULT_DPI))
     except DiagramError as exc:
+        abort(400, str(exc))
+    try:
+        if fmt == "svg" and request.args.get("view") == "screen":
+            image = render(to_dot(graph, legend=False), "svg")
+        else:
+            image = export(graph, title, fmt, PageSize(page), dpi)
+    except LinkgraphError as exc:
         abort(500, str(exc))
     response = Response(image, mimetype=MIMETYPES[fmt])
     disposition = "inline" if fmt == "svg" else "attachment"

@@ -46,7 +46,33 @@ def _format_for(output: str, fmt: str | None) -> str:
     type=click.Choice(["svg", "pdf", "png", "dot"]),
     help="svg, pdf, png, or dot (the Graphviz source) [default: from OUT's suffix; svg for -].",
 )
-def diagram(file: str, open_: Callable, where: str, firmware: str | None, output: str, fmt: str | None) -> None:
+@click.option(
+    "--page",
+    type=click.Choice(["a4", "letter"]),
+    default="a4",
+    show_default=True,
+    help="PDF page size (one page, landscape when the drawing is wide).",
+)
+@click.option("--dpi", type=click.IntRange(36, 600), default=192, show_default=True, help="PNG resolution.")
+@click.option("--direct", is_flag=True, help="Only FILE's own edges (what it declares, and its hidden edges).")
+@click.option(
+    "--expand",
+    multiple=True,
+    metavar="PREFIX",
+    help="Draw this plugin family (e.g. libebt_) as its libraries, not as one node; repeatable.",
+)
+def diagram(
+    file: str,
+    open_: Callable,
+    where: str,
+    firmware: str | None,
+    output: str,
+    fmt: str | None,
+    page: str,
+    dpi: int,
+    direct: bool,
+    expand: tuple[str, ...],
+) -> None:
     """Draw the dependency diagram of FILE (a path in the firmware, e.g. /bin/busybox) with Graphviz.
 
     \b
@@ -57,21 +83,27 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
       hidden           solid red, labelled with the symbol count: not declared, yet used
       missing          dotted grey, to a grey dashed node: declared, but no file satisfies it
       dlopen           dashed teal, open arrowhead: FILE may load it later with dlopen (docs/dlopen.md)
-    Executables are boxes, libraries ellipses, kernel modules hexagons. A legend and a title
-    block (firmware name and sha256, FILE's path, today's date, linkgraph version) come with it;
-    in SVG, hovering a module shows its full path and an edge its symbols.
+    Executables are boxes, libraries ellipses, kernel modules hexagons; a plugin family (four or
+    more libraries of one folder named PREFIX_*, e.g. ebtables' libebt_*) is one folder-shaped node
+    with its count unless --expand names it. A legend and a title block (firmware name and sha256,
+    FILE's path, today's date, linkgraph version) sit in a compact block below the drawing; in SVG,
+    hovering a module shows its full path and an edge its symbols. A PDF is one A4 (or --page
+    letter) page, landscape when the drawing is wide; a PNG is drawn at 192 dpi (2x) or --dpi.
 
     \b
     Examples:
       linkgraph diagram /bin/busybox --db fw.lbdb -o busybox.pdf
       linkgraph diagram /usr/sbin/httpd --neo4j bolt://127.0.0.1:7687 --firmware router-a -o httpd.svg
       linkgraph diagram /bin/busybox --db fw.lbdb -o - --format dot | less
+      linkgraph diagram /usr/sbin/ebtables --db fw.lbdb -o ebtables.png --dpi 300 --expand libebt_
 
     Needs Graphviz's `dot` (bash scripts/setup.sh installs it), except for --format dot.
     """
     from ..loader.report.analysis import dependency_graph
-    from ..viewer.diagram import render, to_dot
+    from ..viewer.diagram import to_dot
+    from ..viewer.diagram_export import PageSize, export
     from ..viewer.drawing_style import TitleBlock
+    from ..viewer.graph_view import diagram_graph
 
     fmt = _format_for(output, fmt)
     if output == "-" and fmt in ("pdf", "png") and sys.stdout.isatty():
@@ -80,10 +112,12 @@ def diagram(file: str, open_: Callable, where: str, firmware: str | None, output
         with open_(True) as store:
             firmware_id = pick_firmware(store, firmware)
             row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
-            graph = dependency_graph(store, firmware_id, file)
+            graph = diagram_graph(dependency_graph(store, firmware_id, file), direct, expand)
         title = TitleBlock.today(row, graph, file)
-        source = to_dot(graph, title)
-        data = source.encode("utf-8", "backslashreplace") if fmt == "dot" else render(source, fmt)
+        if fmt == "dot":
+            data = to_dot(graph, title).encode("utf-8", "backslashreplace")
+        else:
+            data = export(graph, title, fmt, PageSize(page), dpi)
     except LinkgraphError as exc:
         fail(str(exc))
     try:

@@ -1,93 +1,90 @@
-// The Graph tab: the server's Graphviz SVG of a file's dependency graph, made clickable.
-// The SVG is parsed as XML and cleaned (no scripts, no foreign content, no event handlers, no
-// links leaving the document) before it is put into the page.
-import {apiUrl, clear, el, errorBox, getJson, legend, plural, statusTag, symbolDetails} from "./common.js";
-import {LICENCE_CLASSES, LICENCE_STYLE, licenceClass, licenceTag} from "./licence.js";
+// The Graph tab: the server's Graphviz drawing of a file's dependency graph (without legend or title
+// block: those are HTML beside it), cleaned by DOMPurify (svg-clean.js), panned and zoomed with
+// svg-pan-zoom (diagram-pan.js). It opens at the natural size, centred on the file's node. A click
+// selects a module or an edge (the side panel says what it is; Back undoes it: each selection is a
+// history entry, ?select=ID), a double-click opens a module or unfolds a plugin family. "Direct only"
+// keeps the file's own edges.
+import {apiUrl, clear, el, errorBox, getJson, legend, plural} from "./common.js";
+import {nearestEdges} from "./diagram-hit.js";
+import {PanZoom} from "./diagram-pan.js";
+import {alsoHere, edgeDetail, licenceKey, licenceList, missingDetail, nodeDetail, titleBlock} from "./diagram-side.js";
+import {LICENCE_STYLE, licenceClass} from "./licence.js";
+import {sanitizeSvg} from "./svg-clean.js";
 
-const ZOOM_MIN = 0.1;
-const ZOOM_MAX = 4;
+export {sanitizeSvg};
 
-const DROP_ELEMENTS = new Set(["script", "foreignobject", "iframe", "object", "embed", "style", "animate",
-  "animatemotion", "animatetransform", "set", "discard", "handler", "listener", "audio", "video", "canvas"]);
+const DRAG_SLOP = 5;  // px a press may move and still be a click
+let current = null;  // the DiagramView on screen, for Back and Forward
+// the view a bookmark asked for (the files page rewrites the URL before the Graph tab opens)
+let bookmark = new URLSearchParams(location.search);
 
-/** Parse SVG text and return a clean <svg> element of this document (throws on anything else). */
-export function sanitizeSvg(text) {
-  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-  const root = doc.documentElement;
-  if (!root || root.localName !== "svg" || doc.getElementsByTagName("parsererror").length) {
-    throw new Error("the diagram is not a valid SVG document");
-  }
-  const walk = (node) => {
-    for (const child of [...node.children]) {
-      if (DROP_ELEMENTS.has(child.localName.toLowerCase())) {
-        child.remove();
-        continue;
-      }
-      cleanAttributes(child);
-      walk(child);
-    }
-  };
-  cleanAttributes(root);
-  walk(root);
-  return document.importNode(root, true);
-}
+addEventListener("popstate", () => {
+  if (current && current.host.isConnected) current.followUrl();
+});
+addEventListener("resize", () => {
+  if (current && current.pan) current.pan.resize();
+});
 
-function cleanAttributes(node) {
-  for (const attr of [...node.attributes]) {
-    const name = attr.name.toLowerCase();
-    const value = attr.value.replace(/[\s\u0000-\u001f]/g, "").toLowerCase();
-    if (name.startsWith("on")) node.removeAttributeNode(attr);
-    else if ((name === "href" || name.endsWith(":href")) && !attr.value.startsWith("#")) node.removeAttributeNode(attr);
-    else if (value.includes("javascript:") || (name === "style" && /url\(|expression|@import/.test(value))) {
-      node.removeAttributeNode(attr);
-    }
-  }
-}
+const style = el("link", {rel: "stylesheet", href: new URL("./diagram.css", import.meta.url).pathname});
+document.head.appendChild(style);
 
 export class DiagramView {
-  /** host: the Graph tab's body; onNode(path): a module node was clicked. */
+  /** host: the Graph tab's body; onNode(path): open another module. */
   constructor(host, {path, onNode}) {
     this.host = host;
     this.path = path;
     this.onNode = onNode;
     this.selected = null;
+    let params = new URLSearchParams(location.search);
+    if (bookmark && bookmark.get("path") === path) params = bookmark;
+    this.initial = params.get("select");
+    this.direct = params.get("direct") === "1";
+    this.expand = new Set(params.getAll("expand"));
+    bookmark = null;
+  }
+
+  /** The query of the drawing's routes: the file, direct only, the families unfolded. */
+  query(extra = {}) {
+    const q = {path: this.path, ...extra};
+    if (this.direct) q.direct = "1";
+    const url = new URL(apiUrl("diagram.json", q), location.origin);
+    for (const prefix of this.expand) url.searchParams.append("expand", prefix);
+    return url.search;
+  }
+
+  route(what, extra = {}) {
+    return apiUrl(what) + this.query(extra);
   }
 
   async load() {
+    current = this;
+    if (this.pan) this.pan.destroy();
+    this.pan = null;
     clear(this.host).appendChild(el("p", {className: "muted"}, "Drawing the dependency graph…"));
     this.host.dataset.state = "loading";
-    let graph;
-    let svgText;
+    let svg;
     try {
-      const svgResponse = fetch(apiUrl("diagram.svg", {path: this.path}));
-      graph = await getJson(apiUrl("graph", {path: this.path}));
+      const svgResponse = fetch(this.route("diagram.svg", {view: "screen"}));
+      this.graph = await getJson(this.route("diagram.json"));
       const response = await svgResponse;
-      svgText = await response.text();
+      const text = await response.text();
       if (!response.ok) {
         let message = `${response.status} ${response.statusText}`;
         try {
-          message = JSON.parse(svgText).error || message;
+          message = JSON.parse(text).error || message;
         } catch {
           // not JSON: keep the status line
         }
         throw new Error(`diagram: ${message}`);
       }
+      svg = sanitizeSvg(text);
     } catch (err) {
       clear(this.host).appendChild(errorBox(err.message));
       this.host.dataset.state = "error";
       return;
     }
-    this.graph = graph;
-    this.nodes = new Map(graph.nodes.map((n) => [n.id, n]));
-    this.edges = new Map(graph.edges.map((e) => [e.id, e]));
-    let svg;
-    try {
-      svg = sanitizeSvg(svgText);
-    } catch (err) {
-      clear(this.host).appendChild(errorBox(err.message));
-      this.host.dataset.state = "error";
-      return;
-    }
+    this.nodes = new Map(this.graph.nodes.map((n) => [n.id, n]));
+    this.edges = new Map(this.graph.edges.map((e) => [e.id, e]));
     this.render(svg);
   }
 
@@ -96,98 +93,60 @@ export class DiagramView {
     clear(this.host);
     const button = (label, title, action) => el("button", {type: "button", className: "small", title,
       on: {click: action}}, label);
-    this.fitButton = button("Fit to panel", "the whole graph as wide as the panel", () => this.fit());
     this.zoomLabel = el("span", {className: "zoom-label muted", "aria-live": "polite"});
+    const direct = el("input", {type: "checkbox", className: "direct-only", on: {change: () => {
+      this.direct = direct.checked;
+      this.setUrl({select: null}, false);
+      this.load();
+    }}});
+    direct.checked = this.direct;
     const bar = el("div", {className: "diagram-bar"},
       el("span", {className: "muted"}, `${plural(g.nodes.length, "module")}, ${plural(g.edges.length, "edge")}. `,
-        "Click an edge for its symbols, a module to open it; Ctrl+wheel zooms."),
-      el("span", {className: "zoom-controls"}, this.fitButton,
-        button("−", "zoom out", () => this.zoomBy(1 / 1.25)), button("+", "zoom in", () => this.zoomBy(1.25)),
-        button("1:1", "natural size", () => this.setZoom(1)), this.zoomLabel),
+        "Drag to move, wheel to zoom; click to select, double-click to open."),
+      el("label", {className: "check"}, direct, " direct only"),
+      el("span", {className: "zoom-controls"},
+        button("Fit", "the whole graph in the panel", () => this.pan.fit()),
+        button("−", "zoom out", () => this.pan.zoomOut()), button("+", "zoom in", () => this.pan.zoomIn()),
+        button("100%", "natural size, centred on this file", () => this.home()), this.zoomLabel),
       el("span", {className: "exports"}, "Export: ",
-        el("a", {href: apiUrl("diagram.svg", {path: this.path}), className: "export export-diagram-svg", download: ""},
-          "SVG"), " · ",
-        el("a", {href: apiUrl("diagram.pdf", {path: this.path}), className: "export export-diagram-pdf", download: ""},
-          "PDF"), " · ",
-        el("a", {href: apiUrl("diagram.png", {path: this.path}), className: "export export-diagram-png", download: ""},
-          "PNG")));
-    const box = el("div", {className: "diagram", role: "figure", "aria-label": "dependency graph"});
-    this.box = box;
+        this.exportLink("diagram.svg", {}, "SVG", "svg"), " · ",
+        this.exportLink("diagram.pdf", {}, "PDF (A4)", "pdf"), " · ",
+        this.exportLink("diagram.pdf", {page: "letter"}, "PDF (Letter)", "pdf-letter"), " · ",
+        this.exportLink("diagram.png", {}, "PNG (2×)", "png")));
+    this.box = el("div", {className: "diagram", role: "figure", "aria-label": "dependency graph"});
+    this.detail = el("div", {className: "edge-detail"});
+    this.side = el("aside", {className: "edge-box", "aria-live": "polite"}, this.detail,
+      el("section", {className: "diagram-key"}, el("h3", {}, "Key"), legend(), licenceKey()),
+      titleBlock(this.path), licenceList(g.nodes));
+    this.box.appendChild(svg);
+    this.host.append(bar, el("div", {className: "diagram-row"}, this.box, this.side));
     this.svg = svg;
-    this.detail = el("div", {className: "edge-detail"},
-      el("p", {className: "muted"}, "Click an edge to see the symbols behind it."));
-    this.side = el("aside", {className: "edge-box", "aria-live": "polite"}, this.detail, this.licenceList());
-    box.appendChild(svg);
-    const size = svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width ? svg.viewBox.baseVal : null;
-    this.natural = {  // the size Graphviz gave (pt converted to CSS pixels), else the viewBox's
-      w: (svg.width && svg.width.baseVal ? svg.width.baseVal.value : 0) || (size ? size.width : 800),
-      h: (svg.height && svg.height.baseVal ? svg.height.baseVal.value : 0) || (size ? size.height : 600),
-    };
-    box.addEventListener("wheel", (ev) => this.wheel(ev), {passive: false});
-    this.host.append(bar, legend(), el("div", {className: "diagram-row"}, box, this.side));
-    this.fit();  // open fitted to the panel's width (never enlarged); zoom and scroll from there
     this.wire(svg);
+    this.pan = new PanZoom(svg, () => this.showZoom());
+    this.home();
+    if (this.initial) this.setUrl({select: this.initial}, false);
+    this.initial = null;
+    this.followUrl();
     this.host.dataset.state = "ready";
   }
 
-  /** The scale the SVG is drawn at now (1 = Graphviz's size). */
-  scale() {
-    const shown = this.svg.getBoundingClientRect().width;
-    return shown && this.natural.w ? shown / this.natural.w : 1;
+  exportLink(what, extra, label, name) {
+    return el("a", {href: this.route(what, extra), className: `export export-diagram-${name}`, download: ""}, label);
   }
 
-  fit() {
-    this.fitted = true;
-    this.box.classList.add("fit");
-    Object.assign(this.svg.style, {width: "", height: "", maxWidth: `${this.natural.w}px`});
+  /** Natural size, centred on the file's node. */
+  home() {
+    const root = this.svg.querySelector("g#n0");
+    if (root) this.pan.show(1, root);
+    else this.pan.fit();
     this.showZoom();
-  }
-
-  setZoom(z) {
-    const zoom = Math.min(ZOOM_MAX, Math.max(ZOOM_MIN, z));
-    this.fitted = false;
-    this.box.classList.remove("fit");
-    Object.assign(this.svg.style, {width: `${this.natural.w * zoom}px`, height: `${this.natural.h * zoom}px`,
-      maxWidth: "none"});
-    this.showZoom();
-    return zoom;
-  }
-
-  zoomBy(factor) {
-    return this.setZoom(this.scale() * factor);
   }
 
   showZoom() {
-    const zoom = this.scale();
+    if (!this.pan) return;
+    const zoom = this.pan.zoom();
     this.zoomLabel.textContent = `${Math.round(zoom * 100)}%`;
-    this.fitButton.setAttribute("aria-pressed", String(this.fitted));
-    this.box.dataset.fit = String(this.fitted);
-  }
-
-  /** Ctrl+wheel zooms about the pointer; the plain wheel scrolls. */
-  wheel(ev) {
-    if (!ev.ctrlKey) return;
-    ev.preventDefault();
-    const r = this.box.getBoundingClientRect();
-    const [cx, cy] = [ev.clientX - r.left, ev.clientY - r.top];
-    const [px, py] = [cx + this.box.scrollLeft, cy + this.box.scrollTop];
-    const before = this.scale();
-    const after = this.setZoom(before * Math.exp(-ev.deltaY * 0.002));
-    this.box.scrollLeft = px * (after / before) - cx;
-    this.box.scrollTop = py * (after / before) - cy;
-  }
-
-  /** Every module of the graph with its licence, GPL first. */
-  licenceList() {
-    const order = (n) => LICENCE_CLASSES.indexOf(licenceClass(n.licence_class));
-    const modules = this.graph.nodes.filter((n) => !n.missing)
-      .sort((a, b) => order(a) - order(b) || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-    const ul = el("ul", {className: "plain graph-licences"});
-    for (const n of modules) {
-      ul.appendChild(el("li", {dataset: {path: n.path}}, el("span", {className: "module-label", title: n.path}, n.label),
-        " ", licenceTag(n.licence, n.licence_class)));
-    }
-    return el("section", {className: "graph-licence-box"}, el("h3", {}, "Licences"), ul);
+    this.box.dataset.zoom = zoom.toFixed(4);
   }
 
   wire(svg) {
@@ -195,93 +154,130 @@ export class DiagramView {
       const edge = this.edges.get(group.id);
       if (!edge) continue;
       group.dataset.status = edge.status;
-      for (const path of group.querySelectorAll("path")) {  // a wide transparent twin to click on
+      for (const path of group.querySelectorAll("path")) {  // a wide invisible twin to click on
         const hit = path.cloneNode(false);
         hit.removeAttribute("stroke-dasharray");
         hit.setAttribute("class", "hit");
-        hit.setAttribute("stroke", "transparent");
-        hit.setAttribute("stroke-width", "12");
-        hit.setAttribute("fill", "none");
         path.after(hit);
       }
-      this.clickable(group, `dependency ${edge.status} ${edge.soname || ""}`, () => this.showEdge(edge, group));
+      this.clickable(group, `dependency ${edge.status} ${edge.soname || ""}`, (ev) => {
+        const found = ev && ev.type === "click" ? nearestEdges(ev, group) : [group.id];
+        this.select(found[0]);
+        if (found.length > 1) this.detail.append(...alsoHere(found.slice(1), this.edges, this.nodes, (id) => this.select(id)));
+      });
     }
     for (const group of svg.querySelectorAll("g.node")) {
       const node = this.nodes.get(group.id);
       if (!node) continue;
       group.dataset.path = node.path || "";
-      if (!node.missing) {
+      if (node.kind === "group") group.classList.add("family");
+      if (node.missing) group.classList.add("missing-node");
+      else {
         const cls = licenceClass(node.licence_class);
         group.dataset.licenceClass = cls;
-        licenceTooltip(group, `${node.path}\n${node.kind}${node.soname ? `\nsoname ${node.soname}` : ""}`,
-          `licence: ${node.licence || "unknown"} (${LICENCE_STYLE[cls].label})`);
+        tooltip(group, node, `licence: ${node.licence || "unknown"} (${LICENCE_STYLE[cls].label})`);
       }
-      if (node.missing) {
-        group.classList.add("missing-node");
-        this.clickable(group, `missing ${node.label}`, () => this.showMissing(node));
-      } else {
-        this.clickable(group, `open ${node.path}`, () => {
-          if (node.path && node.path !== this.path) this.onNode(node.path);
-        });
-      }
+      this.clickable(group, node.missing ? `missing ${node.label}` : `select ${node.path || node.label}`,
+        () => this.select(group.id), () => this.open(node));
     }
+    let down = null;
+    this.box.addEventListener("pointerdown", (ev) => (down = {x: ev.clientX, y: ev.clientY}));
+    this.box.addEventListener("click", (ev) => {  // a drag is not a click
+      if (down && Math.hypot(ev.clientX - down.x, ev.clientY - down.y) > DRAG_SLOP) ev.stopPropagation();
+    }, true);
+    this.box.addEventListener("pointerdown", () => this.box.classList.add("dragging"));
+    this.box.addEventListener("pointerup", () => this.box.classList.remove("dragging"));
   }
 
-  clickable(group, label, action) {
+  clickable(group, label, action, open = null) {
     group.setAttribute("tabindex", "0");
     group.setAttribute("role", "button");
     group.setAttribute("aria-label", label);
     group.addEventListener("click", (ev) => {
       ev.stopPropagation();
-      action();
+      action(ev);
+    });
+    if (open) group.addEventListener("dblclick", (ev) => {
+      ev.stopPropagation();
+      open();
     });
     group.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" || ev.key === " ") {
-        ev.preventDefault();
-        action();
-      }
+      if (ev.key === "Enter" && open && this.selected === group) open();
+      else if (ev.key === "Enter" || ev.key === " ") action();
+      else return;
+      ev.preventDefault();
     });
   }
 
-  mark(group) {
+  /** Open a module (another file's page), or unfold a plugin family. */
+  open(node) {
+    if (node.kind === "group") {
+      this.expand.add(node.family);
+      this.setUrl({select: null}, false);
+      this.load();
+    } else if (node.path && node.path !== this.path) this.onNode(node.path);
+  }
+
+  /** Select a node or an edge by id (null: nothing); a new history entry unless ``push`` is false. */
+  select(id, push = true) {
+    const group = id ? this.svg.querySelector(`g#${CSS.escape(id)}`) : null;
+    if (push && (group ? group.id : null) !== (this.selected ? this.selected.id : null)) {
+      this.setUrl({select: group ? group.id : null}, true);
+    }
     if (this.selected) this.selected.classList.remove("selected");
     this.selected = group;
-    if (group) group.classList.add("selected");
-  }
-
-  nodeName(id) {
-    const n = this.nodes.get(id);
-    return n ? n.path || n.label : id;
-  }
-
-  showEdge(edge, group) {
-    this.mark(group);
-    const ends = el("dl", {className: "facts edge-licences"});
-    for (const [term, id] of [["from", edge.from], ["to", edge.to]]) {
-      const n = this.nodes.get(id);
-      if (n && !n.missing) ends.append(el("dt", {}, term), el("dd", {}, licenceTag(n.licence, n.licence_class)));
-    }
-    clear(this.detail).append(
-      el("h3", {}, "Dependency"),
-      el("p", {className: "edge-ends"}, el("code", {}, this.nodeName(edge.from)), " → ",
-        el("code", {}, this.nodeName(edge.to))),
-      el("p", {}, statusTag(edge.status), " ", edge.soname ? el("code", {}, edge.soname) : ""),
-      symbolDetails(edge.symbols, {open: true}), ends);
-    this.side.dataset.edge = edge.id;
-  }
-
-  showMissing(node) {
-    this.mark(null);
-    clear(this.detail).append(el("h3", {}, "Missing library"), el("p", {}, el("code", {}, node.label)),
-      el("p", {className: "muted"}, "Declared in DT_NEEDED; no file in the image satisfies it."));
     delete this.side.dataset.edge;
+    delete this.side.dataset.node;
+    if (!group) {
+      clear(this.detail).appendChild(el("p", {className: "muted"},
+        "Click an edge to see the symbols behind it, a module to see what it is; double-click a module to open it."));
+      return;
+    }
+    group.classList.add("selected");
+    const edge = this.edges.get(group.id);
+    const node = this.nodes.get(group.id);
+    if (edge) {
+      clear(this.detail).append(...edgeDetail(edge, this.nodes));
+      this.side.dataset.edge = edge.id;
+    } else if (node && node.missing) {
+      clear(this.detail).append(...missingDetail(node));
+      this.side.dataset.node = node.id;
+    } else if (node) {
+      clear(this.detail).append(...nodeDetail(node, () => this.open(node)));
+      this.side.dataset.node = node.id;
+    }
+  }
+
+  /** The selection the URL names (Back and Forward, a bookmark). */
+  followUrl() {
+    const params = new URLSearchParams(location.search);
+    if (params.get("path") && params.get("path") !== this.path) return;
+    const id = params.get("select");
+    this.select(id && (this.nodes.has(id) || this.edges.has(id)) ? id : null, false);
+  }
+
+  /** This view's state in the URL: the other parameters kept. */
+  setUrl(changes, push) {
+    const params = new URLSearchParams(location.search);
+    for (const [k, v] of Object.entries({...changes, direct: this.direct ? "1" : null})) {
+      if (v === null) params.delete(k);
+      else params.set(k, v);
+    }
+    params.delete("expand");
+    for (const prefix of this.expand) params.append("expand", prefix);
+    const url = `${location.pathname}?${params}`;
+    if (push) history.pushState(history.state, "", url);
+    else history.replaceState(history.state, "", url);
   }
 }
 
 const XLINK = "http://www.w3.org/1999/xlink";
 
-/** A module's tooltip says its licence: its <title>, and Graphviz's link title inside when that lacks it. */
-function licenceTooltip(group, about, line) {
+/** A module's tooltip says what it is and its licence: its <title>, and Graphviz's link title inside. */
+function tooltip(group, node, line) {
+  const about = node.kind === "group"
+    ? `${node.label}: ${(node.members || []).length} libraries in ${node.folder}`
+    : `${node.path}\n${node.kind}${node.soname ? `\nsoname ${node.soname}` : ""}`;
   let title = [...group.children].find((c) => c.localName === "title");
   if (!title) {
     title = document.createElementNS("http://www.w3.org/2000/svg", "title");

@@ -1,6 +1,7 @@
 // The files page: the tree on the left, the file panel on the right. Every choice (a file, a missing
-// soname, a tab, a module chosen in the graph) is a history entry (?path=P&tab=T&node=N or
-// ?missing=SONAME), so Back and Forward walk through them and a URL opened fresh shows the same view.
+// soname, a tab) is a history entry (?path=P&tab=T or ?missing=SONAME), and so is a module or edge
+// selected in the graph (diagram.js adds &select=ID), so Back and Forward walk through them and a URL
+// opened fresh shows the same view.
 import {apiUrl, clear, errorBox, getJson} from "./common.js";
 import {FilePanel} from "./panel.js";
 import {FileTree} from "./tree.js";
@@ -9,11 +10,11 @@ const treeBox = document.getElementById("tree");
 const panelBox = document.getElementById("panel");
 let missing = new Map();
 
-/** The view a URL's query names: {path, tab, node} or {missing}; {} for the empty page. */
+/** The view a URL's query names: {path, tab} or {missing}; {} for the empty page. */
 function viewOf(search) {
   const params = new URLSearchParams(search);
   if (params.get("path")) {
-    return {path: params.get("path"), tab: params.get("tab") || "overview", node: params.get("node") || null};
+    return {path: params.get("path"), tab: params.get("tab") || "overview"};
   }
   if (params.get("missing")) return {missing: params.get("missing")};
   return {};
@@ -24,7 +25,6 @@ function queryOf(view) {
   if (view.path) {
     query.set("path", view.path);
     if (view.tab && view.tab !== "overview") query.set("tab", view.tab);
-    if (view.node) query.set("node", view.node);
   } else if (view.missing) query.set("missing", view.missing);
   const qs = query.toString();
   return qs ? `?${qs}` : location.pathname;
@@ -42,9 +42,6 @@ const panel = new FilePanel(panelBox, {
   onTab: (tab) => {
     if (panel.path) remember({path: panel.path, tab});
   },
-  onChoose: (node) => {
-    if (panel.path) remember({path: panel.path, tab: panel.tab, node});
-  },
 });
 
 const tree = new FileTree(treeBox, {
@@ -56,12 +53,12 @@ const tree = new FileTree(treeBox, {
 
 function openFile(path, tab) {
   remember({path, tab});
-  return showFile(path, tab, null);
+  return showFile(path, tab);
 }
 
-function showFile(path, tab, node) {
+function showFile(path, tab) {
   tree.select(path);
-  return panel.showFile(path, tab, node);
+  return panel.showFile(path, tab);
 }
 
 function openMissing(soname) {
@@ -79,8 +76,8 @@ async function restore() {
   const view = viewOf(location.search);
   if (view.path) {
     if (panel.path === view.path && panel.data && panel.container.dataset.state === "ready") {
-      panel.restore(view.tab, view.node);  // same file: only the tab or the chosen module changed
-    } else await showFile(view.path, view.tab, view.node);
+      panel.restore(view.tab);  // same file: only the tab (or the graph's selection) changed
+    } else await showFile(view.path, view.tab);
   } else if (view.missing) showMissing(view.missing);
   else {
     tree.select(null);

@@ -13,25 +13,20 @@ export const TABS = [
   {key: "graph", label: "Graph"},
 ];
 
-// A module of the graph is chosen by one click and opened by a second click on it within this time
-// (a double-click), or by the Open button of the choice bar.
-const DOUBLE_CLICK_MS = 500;
 // More aliases than this are shown as a count with a "show" toggle.
 const ALIASES_SHOWN = 3;
 
 export class FilePanel {
   /**
    * onNavigate(path, tab): the user asked for another file (a link, a module of the graph opened);
-   * onTab(tab): the user chose a tab; onChoose(path | null): the user chose a module of the graph.
+   * onTab(tab): the user chose a tab. (A module of the graph is selected by the graph itself: one click,
+   * a history entry of its own; a double-click or the graph's Open opens it through onNavigate.)
    */
-  constructor(container, {onNavigate, onTab, onChoose}) {
+  constructor(container, {onNavigate, onTab}) {
     this.container = container;
     this.onNavigate = onNavigate;
     this.onTab = onTab;
-    this.onChoose = onChoose;
     this.tab = "overview";
-    this.node = null;
-    this.lastClick = {path: null, at: 0};
     this.request = 0;
     this.data = null;
     this.diagram = null;
@@ -47,10 +42,9 @@ export class FilePanel {
     this.container.dataset.state = "empty";
   }
 
-  /** The same file, another tab or chosen module (Back, Forward): no new history entry. */
-  restore(tab, node) {
+  /** The same file, another tab (Back, Forward): no new history entry. */
+  restore(tab) {
     this.selectTab(TABS.some((t) => t.key === tab) ? tab : "overview", false);
-    this.choose(node || null, false);
   }
 
   /** A link to another file of the firmware that opens it in this panel (or in a new tab). */
@@ -65,10 +59,9 @@ export class FilePanel {
     return a;
   }
 
-  async showFile(path, tab = this.tab, node = null) {
+  async showFile(path, tab = this.tab) {
     const request = ++this.request;
     this.path = path;
-    this.node = node;
     this.tab = TABS.some((t) => t.key === tab) ? tab : "overview";
     clear(this.container).appendChild(el("p", {className: "muted"}, "Loading ", path, "…"));
     this.container.dataset.state = "loading";
@@ -149,61 +142,18 @@ export class FilePanel {
     if (notify) this.onTab(key);
   }
 
-  // ------------------------------------------------------------------ Graph: choose, then open
+  // ------------------------------------------------------------------ Graph
 
   drawGraph() {
     const body = this.tabPanels.get("graph");
-    this.choiceBar = el("div", {className: "node-choice", "aria-live": "polite"});
     const host = el("div", {className: "diagram-host"});
-    clear(body).append(this.choiceBar, host);
-    this.diagram = new DiagramView(host, {path: this.data.module.path, onNode: (path) => this.nodeClicked(path)});
-    // the drawing comes later: mark the chosen module once it is there; tests wait on the graph's state
+    clear(body).append(host);
+    this.diagram = new DiagramView(host, {path: this.data.module.path, onNode: (path) => this.onNavigate(path, "graph")});
+    // the drawing comes later; tests wait on the graph's state
     new MutationObserver(() => {
       body.dataset.state = host.dataset.state || "";
-      this.markChosen();
     }).observe(host, {attributes: true, attributeFilter: ["data-state"]});
-    this.choose(this.node, false);
     this.diagram.load();
-  }
-
-  /** A module of the graph clicked: the first click chooses it, a second one on it soon after opens it. */
-  nodeClicked(path) {
-    const now = performance.now();
-    const again = this.lastClick.path === path && now - this.lastClick.at < DOUBLE_CLICK_MS;
-    this.lastClick = {path, at: again ? 0 : now};
-    if (again) this.onNavigate(path, "graph");
-    else if (this.node !== path) this.choose(path, true);
-  }
-
-  /** Choose a module of the graph (null: none): the choice bar names it and offers to open it. */
-  choose(path, notify) {
-    this.node = path;
-    if (!this.choiceBar) return;
-    clear(this.choiceBar);
-    this.choiceBar.dataset.node = path || "";
-    if (!path) {
-      this.choiceBar.appendChild(el("span", {className: "muted"},
-        "Click a module to choose it; double-click it, or use Open, to open it."));
-    } else {
-      const open = el("button", {type: "button", className: "small open-node", title: `open ${path}`,
-        on: {click: () => this.onNavigate(path, "graph")}}, "Open");
-      const drop = el("button", {type: "button", className: "small", title: "choose no module",
-        on: {click: () => this.choose(null, true)}}, "×");
-      this.choiceBar.append("Chosen: ", el("code", {}, path), " ", open, " ", drop);
-    }
-    this.markChosen();
-    if (notify) this.onChoose(path);
-  }
-
-  markChosen() {
-    const body = this.tabPanels && this.tabPanels.get("graph");
-    if (!body) return;
-    for (const g of body.querySelectorAll(".chosen")) g.classList.remove("chosen");
-    if (this.node) {
-      for (const g of body.querySelectorAll(`[data-path="${CSS.escape(this.node)}"]`)) {
-        if (!g.closest(".node-choice")) g.classList.add("chosen");
-      }
-    }
   }
 
   // ------------------------------------------------------------------ Overview

@@ -1,0 +1,84 @@
+// Pan and zoom of the Graph tab's drawing, by svg-pan-zoom (vendored): drag pans, the wheel zooms
+// about the pointer, +/- zoom about the centre of the view. Zoom is said in percent of Graphviz's
+// own size (1 pt of the drawing = 1/72 inch, as printed): 100% is that size on screen.
+import "./vendor/svg-pan-zoom-3.6.2.min.js";
+
+const PT = 96 / 72;  // CSS pixels per pt at 100%
+const MIN = 0.05;    // of the natural size
+const MAX = 4;
+const STEP = 1.25;
+const MARGIN = 16;  // px of room above the drawing when it opens
+
+export class PanZoom {
+  /** svg: a Graphviz <svg> already in the page, inside a box of fixed size; onChange(): after every move. */
+  constructor(svg, onChange) {
+    this.svg = svg;
+    // svg-pan-zoom would add overflow to the style attribute, which the page's policy forbids: say it first
+    svg.style.overflow = "hidden";
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    this.pz = window.svgPanZoom(svg, {
+      panEnabled: true, zoomEnabled: true, controlIconsEnabled: false, dblClickZoomEnabled: false,
+      mouseWheelZoomEnabled: true, preventMouseEventsDefault: true, zoomScaleSensitivity: 0.2,
+      fit: false, center: false, minZoom: 1e-3, maxZoom: 1e3,
+      onZoom: () => onChange(), onPan: () => onChange(),
+    });
+    this.base = this.pz.getSizes().realZoom / this.pz.getZoom();  // px per pt at svg-pan-zoom's zoom 1
+  }
+
+  /** The zoom as a fraction of the natural size. */
+  zoom() {
+    return this.pz.getSizes().realZoom / PT;
+  }
+
+  /** Zoom to ``z`` of the natural size about the point (x, y) of the box (its centre by default). */
+  zoomTo(z, at = null) {
+    const zoom = Math.min(MAX, Math.max(MIN, z));
+    const sizes = this.pz.getSizes();
+    const point = at || {x: sizes.width / 2, y: sizes.height / 2};
+    this.pz.zoomAtPoint((zoom * PT) / this.base, point, true);
+  }
+
+  zoomBy(factor) {
+    this.zoomTo(this.zoom() * factor);
+  }
+
+  zoomIn() { this.zoomBy(STEP); }
+
+  zoomOut() { this.zoomBy(1 / STEP); }
+
+  /** The whole drawing in the box, as large as fits (at most the natural size), centred. */
+  fit() {
+    this.pz.fit();
+    this.pz.center();
+    if (this.zoom() > 1) this.zoomTo(1);
+  }
+
+  /** Zoom ``z`` of the natural size with ``element`` (of the drawing) in the middle of the box across;
+   * down, in the middle too unless that leaves more than a margin of empty room above the drawing. */
+  show(z, element) {
+    const scale = Math.min(MAX, Math.max(MIN, z)) * PT;
+    this.pz.zoom(scale / this.base);
+    // in the drawing's own coordinates (svg-pan-zoom moves it on the next frame: no screen rectangles)
+    const viewport = this.svg.querySelector(".svg-pan-zoom_viewport");
+    const b = element.getBBox();
+    const m = viewport.getCTM().inverse().multiply(element.getCTM());
+    const c = new DOMPoint(b.x + b.width / 2, b.y + b.height / 2).matrixTransform(m);
+    const {width, height} = this.pz.getSizes();
+    const top = viewport.getBBox().y;
+    this.pz.pan({x: width / 2 - c.x * scale, y: Math.min(height / 2 - c.y * scale, MARGIN - top * scale)});
+  }
+
+  /** Pan by (dx, dy) screen pixels. */
+  panBy(dx, dy) {
+    this.pz.panBy({x: dx, y: dy});
+  }
+
+  resize() {
+    this.pz.resize();
+  }
+
+  destroy() {
+    this.pz.destroy();
+  }
+}
