@@ -1,6 +1,7 @@
 // The drawing of the whole-firmware view: a Cytoscape.js graph (its renderer, hit testing, pan and
-// zoom) in #whole-canvas. Modules are boxes as wide as their labels, grouped in compound boxes in
-// the overview; edges in the style of their status (common.js EDGE_STYLE). Labels are text drawn
+// zoom) in #whole-canvas. Modules are boxes as wide as their labels, grouped in the overview in
+// boxes where ELK placed them (plain nodes drawn beneath, not compound parents: Cytoscape's compound
+// bounds took as long as drawing everything else); edges in the style of their status (common.js EDGE_STYLE). Labels are text drawn
 // on a canvas, never markup. whole.js decides what is shown; this file shows it.
 import cytoscape from "./vendor/cytoscape-3.35.0.esm.min.js";
 import {EDGE_STYLE} from "./common.js";
@@ -27,19 +28,22 @@ const STYLE = [
     shape: "round-rectangle", width: "data(w)", height: NODE_HEIGHT, label: "data(label)",
     "font-size": LABEL_FONT_PX, "font-family": FONT_FAMILY, color: "#1a1a1a", "text-valign": "center",
     "text-halign": "center", "background-color": "data(colour)", "background-opacity": 0.22, "border-width": 1.5,
-    "border-color": "data(colour)", "min-zoomed-font-size": MIN_LABEL_PX}},
+    "border-color": "data(colour)", "min-zoomed-font-size": MIN_LABEL_PX, "z-index-compare": "manual",
+    "z-index": 2}},
   {selector: "node.missing", style: {"background-color": "#ffffff", "background-opacity": 1, "border-style": "dashed",
     color: "#6d6d6d"}},
   {selector: "node.group", style: {shape: "round-rectangle", "background-color": "#f4f6f8", "background-opacity": 1,
+    width: "data(gw)", height: "data(gh)", "z-index-compare": "manual", "z-index": 0,
     "border-width": 1, "border-color": "#b0bec5", label: "data(label)", "text-valign": "top", "text-halign": "center",
+    "text-margin-y": TITLE_FONT_PX + 8,
     "font-size": TITLE_FONT_PX, "text-max-width": "data(tw)", "text-wrap": "ellipsis", "font-weight": "bold", color: "#37474f", "min-zoomed-font-size": 4,
-    "padding": 8, events: "no"}},
+    events: "no"}},
   {selector: "node.all-labels", style: {"min-zoomed-font-size": 0}},
   {selector: "node.match", style: {"underlay-color": "#ffd54f", "underlay-opacity": 1, "underlay-padding": 4}},
   {selector: "node.selected", style: {"border-width": 3, "border-color": "#000000"}},
   {selector: "node.focus", style: {"border-width": 3, "font-weight": "bold"}},
   {selector: "edge", style: {"curve-style": "straight", "target-arrow-shape": "triangle", "arrow-scale": 0.8,
-    opacity: 0.6}},
+    opacity: 0.6, "z-index-compare": "manual", "z-index": 1}},
   {selector: "edge.crowd", style: {opacity: 0.25, "curve-style": "haystack", "haystack-radius": 0}},
   ...edgeStyles(),
   {selector: "edge.routed", style: {"curve-style": "segments", "edge-distances": "node-position",
@@ -52,11 +56,12 @@ const STYLE = [
 
 let cy = null;
 let handlers = {};
+let boxes = new Map();  // a group box's id -> the module nodes ELK placed in it
 
 /** Create the graph in `container`; `on`: {node(i), edge(k), none(), open(i), hover(i)}. */
 export function createGraph(container, on) {
   handlers = on;
-  cy = cytoscape({container, style: STYLE, autounselectify: true, boxSelectionEnabled: false,
+  cy = cytoscape({container, style: STYLE, autounselectify: true, autoungrabify: true, boxSelectionEnabled: false,
     minZoom: 0.02, maxZoom: 6});
   cy.on("tap", "node", (ev) => { if (!ev.target.hasClass("group")) handlers.node(ev.target.scratch("i")); });
   cy.on("tap", "edge", (ev) => handlers.edge(ev.target.scratch("k")));
@@ -93,10 +98,11 @@ function keys(ev) {
   }
 }
 
-function nodeElement(i, parent) {
+function nodeElement(i, few) {
   const n = state.nodes[i];
-  return {group: "nodes", data: {id: n.id, label: n.short, w: nodeWidth(n.short), colour: nodeColour(n), parent},
-    classes: n.missing ? "missing" : ""};
+  const classes = [n.missing ? "missing" : "", few ? "all-labels" : "", state.nodeVisible[i] ? "" : "off"];
+  return {group: "nodes", data: {id: n.id, label: n.short, w: nodeWidth(n.short), colour: nodeColour(n)},
+    classes: classes.filter((c) => c).join(" ")};
 }
 
 /** ELK's bend points as Cytoscape's segments: for each, where along the line from source to target
@@ -115,17 +121,24 @@ function segments(from, to, bends) {
 
 /**
  * Draw these modules (indices) at `positions` (Map id -> centre), with the edges among them;
- * `groups` (Map group id -> label) adds the compound boxes, `parentOf(i)` says which one.
+ * `groups` (Map group id -> label) adds the group boxes (at their `positions`), `parentOf(i)` says
+ * which one holds module i.
  */
 export function show(indices, edgeIndices, positions, groups = null, parentOf = null) {
+  // the classes applyVisibility would give, given at once: restyling thousands of new elements
+  // a second time before their first drawing costs about as much as drawing them
+  const crowd = state.visibleEdgeCount > CROWD;
+  const few = state.visibleNodeCount <= FEW || state.focus >= 0;
   cy.startBatch();
   cy.elements().remove();
   const els = [];
   for (const [id, label] of groups || []) {
-    els.push({group: "nodes", data: {id, label, tw: (positions.get(id)?.w || 200) - 10}, classes: "group"});
+    const box = positions.get(id) || {x: 0, y: 0, w: 200, h: 40};
+    els.push({group: "nodes", data: {id, label, tw: box.w - 10, gw: box.w, gh: box.h}, position: {x: box.x, y: box.y},
+      classes: "group"});
   }
   for (const i of indices) {
-    const el = nodeElement(i, parentOf ? parentOf(i) : undefined);
+    const el = nodeElement(i, few);
     const p = positions.get(state.nodes[i].id);
     el.position = p ? {x: p.x, y: p.y} : {x: 0, y: 0};
     els.push(el);
@@ -137,15 +150,17 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
     const route = positions.get(e.id)?.bends;
     const ends = [positions.get(data.source), positions.get(data.target)];
     if (route && ends[0] && ends[1] && data.source !== data.target) Object.assign(data, segments(ends[0], ends[1], route));
-    els.push({group: "edges", data, classes: data.sw ? "routed" : ""});
+    els.push({group: "edges", data, classes: data.sw ? "routed" : (crowd ? "crowd" : "")});
   }
   const added = cy.add(els);
   added.nodes().forEach((node) => { if (!node.hasClass("group")) node.scratch("i", state.index.get(node.id())); });
+  boxes = new Map([...(groups || []).keys()].map((id) => [id, []]));
+  if (parentOf) for (const i of indices) boxes.get(parentOf(i))?.push(cy.getElementById(state.nodes[i].id));
   added.edges().forEach((edge, j) => { edge.scratch("k", edgeIndices[j]); });
   cy.endBatch();
   shownColour = state.colourBy;  // the new elements have the colours of now, no marks, all shown
   marked = {nodes: new Set(), edges: new Set(), faded: false};
-  drawn = {nodes: null, edges: null, few: null, crowd: null};
+  drawn = {nodes: null, edges: null, few, crowd};
 }
 
 let drawn = {nodes: null, edges: null, few: null, crowd: null};  // what applyVisibility last set
@@ -167,7 +182,7 @@ export function applyVisibility() {
       const k = edge.scratch("k");
       if (drawn.edges?.[k] !== state.edgeVisible[k]) edge.toggleClass("off", !state.edgeVisible[k]);
     });
-    if (changed) cy.nodes(".group").forEach((g) => g.toggleClass("off", g.children().not(".off").empty()));
+    if (changed) cy.nodes(".group").forEach((g) => g.toggleClass("off", (boxes.get(g.id()) || []).every((n) => n.hasClass("off"))));
     if (few !== drawn.few) cy.nodes().not(".group").toggleClass("all-labels", few);
     if (crowd !== drawn.crowd) cy.edges().toggleClass("crowd", crowd);
   });

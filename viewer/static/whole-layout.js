@@ -4,7 +4,8 @@
 //     so it takes a fraction of a second even for thousands of modules;
 //   * a focus or an isolated set: ELK "layered", left to right along the dependencies.
 // Every node's box is as wide as its label, so labels never overlap. Positions are node centres
-// (with the width ELK gave the node: a group's title is cut to it); layered edges keep ELK's bends.
+// (with the size ELK gave the node: a group's box is drawn so, its title cut to its width); layered
+// edges keep ELK's bends.
 const ELK = window.ELK;  // vendor/elk-api-*.js, a classic script the page loads first
 const WORKER = document.querySelector("script[data-elk-worker]").dataset.elkWorker;
 
@@ -53,7 +54,7 @@ function leaf(n) {
 /** Node centres (and widths) by id, and the bend points ELK routed each edge through, by edge id. */
 function centres(graph, out = new Map(), dx = 0, dy = 0) {
   for (const c of graph.children || []) {
-    out.set(c.id, {x: dx + c.x + c.width / 2, y: dy + c.y + c.height / 2, w: c.width});
+    out.set(c.id, {x: dx + c.x + c.width / 2, y: dy + c.y + c.height / 2, w: c.width, h: c.height});
     centres(c, out, dx + c.x, dy + c.y);
   }
   for (const e of graph.edges || []) {

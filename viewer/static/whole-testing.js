@@ -64,12 +64,18 @@ export function testingApi() {
       const i = nodeIndex(key);
       return i < 0 ? null : graph().getElementById(state.nodes[i].id).style("background-color");
     },
-    /** The group boxes drawn now: {title: [keys of the modules shown in it, sorted]}. */
+    /** The group boxes drawn now: {title: [keys of the modules shown inside it (by where they are
+     * drawn), sorted]}. */
     groups() {
       const out = {};
+      const modules = drawnNodes();
       graph().nodes(".group").forEach((g) => {
         if (g.hasClass("off")) return;
-        out[g.data("label")] = g.children().filter((n) => !n.hasClass("off")).map((n) => state.nodes[n.scratch("i")].key).sort();
+        const b = g.boundingBox({includeLabels: false});
+        out[g.data("label")] = modules.filter((n) => {
+          const p = n.position();
+          return p.x > b.x1 && p.x < b.x2 && p.y > b.y1 && p.y < b.y2;
+        }).map((n) => state.nodes[n.scratch("i")].key).sort();
       });
       return out;
     },
