@@ -21,20 +21,18 @@ whole-firmware view under 1.5 s on /usr/bin and under 3 s on /usr+/opt; a focus 
 500 ms. The figures depend heavily on the machine's load (another test run on the same cores
 doubles or triples them): give the load average with them.
 
-Measured with this script (2 cores shared with other test runs, load average 5 to 11, so the
-figures are pessimistic and vary from run to run by a factor of up to 2):
+Measured with this script on a quiet 2-core machine (load average under 2), group boxes drawn as
+plain nodes beneath the modules:
 
-  /usr/bin, 1,096 modules, 4,026 edges: first interactive frame 2.2 s (runs 2.0-2.5 s at load 5-7,
-  2.2-4.1 s at load 9-11): the data arrive at 0.3-1.0 s, the overview's layout takes 0.2-0.35 s
-  (the ELK worker starts while the data load), Cytoscape's first drawing the rest; a redraw after
-  a filter change 0.55-1.0 s (to the next frame: the script part is under 40 ms, the rest is
-  Cytoscape restyling and drawing thousands of edges); focus on curl (4 modules) laid out in
-  70-170 ms.
-  /usr+/opt, 3,186 modules, 9,958 edges: first interactive frame 5.3 s (runs 4.4-6.0 s; data at
-  0.8 s, overview layout 0.5-0.65 s, placing the elements 0.4 s, Cytoscape's first drawing about
-  3.4 s), redraw after a filter change 0.55-0.8 s, focus on curl 140-175 ms.
-  So the focus goal holds and the first-frame goals are missed on this loaded machine: the cost is
-  Cytoscape's first drawing of every module and edge (its canvas renderer, no GPU here).
+  /usr/bin, 1,096 modules, 4,026 edges: first interactive frame 1,171 ms (runs 1,382, 1,166, 1,181,
+  1,171, 1,160; the data arrive at about 0.2 s, the overview's layout 185 ms); a redraw after a
+  filter change 241 ms; focus on curl laid out in 57 ms. API p95: file 12.5 ms, graph 19.3 ms.
+  /usr+/opt, 3,186 modules, 9,958 edges: first interactive frame 2,145 ms (runs 2,247, 2,145,
+  2,068; overview layout 341 ms); redraw 290 ms; focus on curl 68 ms. API p95 (300 modules): file
+  29.1 ms, graph 81.9 ms.
+  Every goal holds. With the boxes as Cytoscape compound parents the first frame was 1.6 s on
+  /usr/bin on the same quiet machine (without boxes 1.16 s): compound bounds cost about as much as
+  drawing everything else. On a machine loaded by other test runs the figures double or triple.
 
 Measured before choosing the libraries, the same data in the same Chromium at given positions
 (a standalone page, load average about 3):
