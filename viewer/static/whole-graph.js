@@ -36,7 +36,7 @@ const STYLE = [
     width: "data(gw)", height: "data(gh)", "z-index-compare": "manual", "z-index": 0,
     "border-width": 1, "border-color": "#b0bec5", label: "data(label)", "text-valign": "top", "text-halign": "center",
     "text-margin-y": TITLE_FONT_PX + 8,
-    "font-size": TITLE_FONT_PX, "text-max-width": "data(tw)", "text-wrap": "ellipsis", "font-weight": "bold", color: "#37474f", "min-zoomed-font-size": 4,
+    "font-size": TITLE_FONT_PX, "text-max-width": "data(tw)", "text-wrap": "ellipsis", "font-weight": "bold", color: "#263238", "min-zoomed-font-size": 4,
     events: "no"}},
   {selector: "node.all-labels", style: {"min-zoomed-font-size": 0}},
   {selector: "node.match", style: {"underlay-color": "#ffd54f", "underlay-opacity": 1, "underlay-padding": 4}},
