@@ -125,7 +125,8 @@ function segments(from, to, bends) {
  * which one holds module i.
  */
 export function show(indices, edgeIndices, positions, groups = null, parentOf = null) {
-  // the classes applyVisibility would give, given at once: restyling thousands of new elements
+  // the classes applyVisibility would give (shown or not, crowded, every label), given at once:
+  // restyling thousands of new elements
   // a second time before their first drawing costs about as much as drawing them
   const crowd = state.visibleEdgeCount > CROWD;
   const few = state.visibleNodeCount <= FEW || state.focus >= 0;
@@ -150,17 +151,19 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
     const route = positions.get(e.id)?.bends;
     const ends = [positions.get(data.source), positions.get(data.target)];
     if (route && ends[0] && ends[1] && data.source !== data.target) Object.assign(data, segments(ends[0], ends[1], route));
-    els.push({group: "edges", data, classes: data.sw ? "routed" : (crowd ? "crowd" : "")});
+    const classes = [data.sw ? "routed" : (crowd ? "crowd" : ""), state.edgeVisible[k] ? "" : "off"];
+    els.push({group: "edges", data, classes: classes.filter((c) => c).join(" ")});
   }
   const added = cy.add(els);
   added.nodes().forEach((node) => { if (!node.hasClass("group")) node.scratch("i", state.index.get(node.id())); });
   boxes = new Map([...(groups || []).keys()].map((id) => [id, []]));
   if (parentOf) for (const i of indices) boxes.get(parentOf(i))?.push(cy.getElementById(state.nodes[i].id));
+  for (const [id, members] of boxes) if (members.every((n) => n.hasClass("off"))) cy.getElementById(id).addClass("off");
   added.edges().forEach((edge, j) => { edge.scratch("k", edgeIndices[j]); });
   cy.endBatch();
   shownColour = state.colourBy;  // the new elements have the colours of now, no marks, all shown
   marked = {nodes: new Set(), edges: new Set(), faded: false};
-  drawn = {nodes: null, edges: null, few, crowd};
+  drawn = {nodes: state.nodeVisible, edges: state.edgeVisible, few, crowd};  // applyVisibility has nothing to redo
 }
 
 let drawn = {nodes: null, edges: null, few: null, crowd: null};  // what applyVisibility last set
