@@ -172,7 +172,7 @@ def build_rows(result: ScanResult) -> GraphRows:
             key = tuple(executables)
             sid = scopes.get(key)
             if sid is None:
-                sid = scopes[key] = f"{fw}:scope:{len(scopes)}"
+                sid = scopes[key] = f"{fw[:16]}:scope:{len(scopes)}"
             by_list[id(executables)] = sid
         return sid
 
