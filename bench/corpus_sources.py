@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from linkgraph.cypher.schema import TABLES
 from linkgraph.loader.scan.firmware import scan_target
 from linkgraph.loader.scan.root import paused_gc
-from linkgraph.loader.store.rows import GraphRows, build_rows
+from linkgraph.loader.store.graph_rows import GraphRows
+from linkgraph.loader.store.rows import build_rows
 from support import debian_roots, hostroot, images
 
 CACHE_VERSION = "1"  # bumped when what a member is changes

@@ -25,9 +25,9 @@ from typing import Any
 
 import corpus_sources
 from linkgraph.loader.scan.root import paused_gc
+from linkgraph.loader.store.graph_rows import GraphRows
 from linkgraph.loader.store.ladybug_store import LadybugStore
 from linkgraph.loader.store.neo4j_store import Neo4jStore
-from linkgraph.loader.store.rows import GraphRows
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 

@@ -8,7 +8,7 @@ symlinks resolved within the root).
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -298,3 +298,10 @@ class ScanResult:
     loader_defaults: dict[str, dict] = field(default_factory=dict)  # "flavour interp" -> default dirs used, whence
     kernel: list[Any] = field(default_factory=list)  # loader.kmod KernelGraph per kernel (no cycle)
     dlopen: list[Any] = field(default_factory=list)  # loader.dlopen.DlopenEdge: what may be loaded later
+    pending: Callable[[], None] | None = None  # a stage left to run: scan_root(defer_dlopen=True)
+
+    def complete(self) -> None:
+        """Run the stage left to run, if any: its findings are in the result afterwards."""
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending()

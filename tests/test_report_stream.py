@@ -109,3 +109,25 @@ def test_the_scan_reads_each_files_sha256_and_sha1(db: Path, workers: int) -> No
     for m in modules:
         data = (root / m.path.lstrip("/")).read_bytes()
         assert (m.facts.sha256, m.facts.sha1) == (hashlib.sha256(data).hexdigest(), hashlib.sha1(data).hexdigest())
+
+
+def test_hard_links_and_many_files_are_hashed_by_the_child(tmp_path: Path) -> None:
+    """The child gets the paths as they are parsed, hashes a file under several names once, and
+    answers for every path in order: each module's digests are hashlib's over its own file."""
+    import hashlib
+    import os
+    import shutil
+
+    from linkgraph.loader.scan.root import scan_root
+
+    root = tmp_path / "root"
+    (root / "bin").mkdir(parents=True)
+    for name in ("true", "false", "sleep", "echo", "cat"):
+        shutil.copy(f"/bin/{name}", root / "bin" / name)
+    for i in range(40):  # busybox-style applets: one file under many names
+        os.link(root / "bin" / "true", root / "bin" / f"applet{i}")
+    modules = scan_root(str(root), workers=1).modules
+    assert len(modules) == 45
+    for m in modules:
+        data = (root / m.path.lstrip("/")).read_bytes()
+        assert (m.facts.sha256, m.facts.sha1) == (hashlib.sha256(data).hexdigest(), hashlib.sha1(data).hexdigest())

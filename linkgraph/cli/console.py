@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -77,6 +78,15 @@ class ScanSummary:
             unresolved_weak=len(res.unresolved) - strong,
             duplicate_symbols=len({k.symbol for k in res.duplicates}),
             certainty=Counter(f.certainty.value if f.certainty else "unknown" for f in result.licences.values()),
+            severity=Counter(),
+            risky=Counter(),
+            dlopen=Counter(),
+        ).completed(result)
+
+    def completed(self, result: ScanResult) -> ScanSummary:
+        """The counts of the problems and the dlopen edges, which the scan's last stage adds to."""
+        return dataclasses.replace(
+            self,
             severity=Counter(p.severity.value for p in result.problems),
             risky=Counter(p.code.value for p in result.problems if p.code.value.startswith("rpath-")),
             dlopen=Counter(e.certainty.value for e in result.dlopen),

@@ -17,7 +17,7 @@ import click
 
 from .. import __version__
 from ..loader.errors import LinkgraphError
-from ..loader.model import Resolution, ScanResult
+from ..loader.model import Resolution
 from ..loader.problems import Severity
 from .console import ProgressBar, ScanSummary, print_found, print_summary
 from .options import DEFAULT_DB, EXIT_INTERNAL, EXIT_OK, EXIT_PROBLEMS, fail, store_options
@@ -122,22 +122,29 @@ def scan(
         with open_(False) as store, work_folder(workdir, keep_workdir) as folder:
             with ProgressBar(not quiet) as progress:
                 unpacked, results = scan_target(
-                    Path(target), folder, name, jobs, progress, overrides, tuple(c for c in cpu.split(",") if c)
+                    Path(target),
+                    folder,
+                    name,
+                    jobs,
+                    progress,
+                    overrides,
+                    tuple(c for c in cpu.split(",") if c),
+                    defer_dlopen=True,
                 )
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)
-            for i, result in enumerate(results):
+            for result in results:
                 t_store = time.perf_counter()
                 summary = ScanSummary.of(result)
                 with paused_gc():
                     rows = build_rows(result)
                     rows.disposable = True
-                    # what the store needs is in the rows now: the parsed files and bindings go
-                    results[i] = result = ScanResult(
-                        result.firmware_name, result.firmware_sha256, [], Resolution(), result.problems, result.elapsed
-                    )
+                    # what the store needs is in the rows now: the parsed files and bindings go (the
+                    # dlopen stage, run while the store writes, keeps what it needs of them)
+                    result.modules, result.resolution = [], Resolution()
                     store.replace_firmware(rows)
                     del rows
+                summary = summary.completed(result)
                 fw = {"firmware": result.firmware_sha256}
                 statuses = {r["status"]: r["edges"] for r in store.query("summary", fw)}
                 result.elapsed["store"] = time.perf_counter() - t_store

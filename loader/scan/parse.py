@@ -152,16 +152,16 @@ class ElfReader:
 
     Candidates go to reader threads in batches as the walk yields them: each thread reads every
     candidate's magic (most are not ELF). With one worker, each batch's ELF files are parsed here as
-    soon as the batch is done, while the walk and the readers go on. They are hashed afterwards by a
-    child process (``hashing``) started by ``hash_in_background``, while the link maps are worked
-    out here; ``digests`` waits for it. With several workers, the ELF files are hashed and parsed in
-    worker processes."""
+    soon as the batch is done, while the walk and the readers go on, and handed to a child process
+    that hashes them (``hashing``) while this one parses and then works out the link maps;
+    ``all_parsed`` says there are no more, ``digests`` waits for the answers. With several
+    workers, the ELF files are hashed and parsed in worker processes."""
 
     def __init__(self, workers: int, progress: Progress) -> None:
         self.workers = workers
         self.progress = progress
-        self._to_hash: list[tuple[ElfFacts, tuple[str, str]]] = []
-        self._hashing: tuple[list[tuple[ElfFacts, tuple[str, str]]], BackgroundHashes] | None = None
+        self._hashed: list[tuple[ElfFacts, tuple[str, str]]] = []
+        self._hashes = BackgroundHashes()
 
     def parse(self, jobs: Iterable[tuple[str, str]]) -> list[ElfFacts | Problem]:
         """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used)."""
@@ -180,7 +180,8 @@ class ElfReader:
                 facts = _parse(job, DIGEST_LATER)
                 out.append(facts)
                 if isinstance(facts, ElfFacts):
-                    self._to_hash.append((facts, job))
+                    self._hashed.append((facts, job))
+                    self._hashes.add(job[0])
                 self.progress("parse", len(out), 0)  # how many there are is known at the end
         if elf_jobs:
             with ProcessPoolExecutor(max_workers=self.workers) as pool:
@@ -189,23 +190,18 @@ class ElfReader:
                     self.progress("parse", i + 1, len(elf_jobs))
         return out
 
-    def hash_in_background(self) -> None:
-        """Start hashing the files parsed here, in a child process (``hashing``)."""
-        if self._to_hash and self._hashing is None:
-            hashes = BackgroundHashes()
-            hashes.start([job[0] for _facts, job in self._to_hash])
-            self._hashing, self._to_hash = (self._to_hash, hashes), []
+    def all_parsed(self) -> None:
+        """Every file parsed here has been handed to the hashing child: let it finish."""
+        self._hashes.close()
 
     def digests(self) -> list[Problem]:
         """Wait for the digests of every file parsed here and set them in its facts; a file that
         could not be read again keeps an empty sha256 and sha1, and a problem says so."""
-        self.hash_in_background()
-        if self._hashing is None:
+        files, self._hashed = self._hashed, []
+        if not files:
             return []
-        files, hashes = self._hashing
-        self._hashing = None
         problems = []
-        for (facts, (_host, device)), digest in zip(files, hashes.results(), strict=True):
+        for (facts, (_host, device)), digest in zip(files, self._hashes.results(), strict=True):
             if isinstance(digest, OSError):
                 problems.append(_read_failed(device, digest))
                 digest = Digests("", "")

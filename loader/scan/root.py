@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..dlopen import dlopen_edges
+from ..dlopen import DlopenEdge, dlopen_edges
 from ..errors import RootfsError
 from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
@@ -72,13 +72,20 @@ def scan_root(
     overrides: Overrides | None = None,
     cpu: tuple[str, ...] = (),
     kernel_images: Sequence[Path] = (),
+    defer_dlopen: bool = False,
 ) -> ScanResult:
     """Scan one root filesystem folder: every ELF file, every link map, every binding, and the
     licence facts of every module (``overrides``: the user's, see ``licences.overrides``;
     ``cpu``: the glibc-hwcaps levels the device's CPU is assumed to support; ``kernel_images``:
-    kernel images unpacked beside the root, for the kernel modules' links, see ``loader.kmod``)."""
+    kernel images unpacked beside the root, for the kernel modules' links, see ``loader.kmod``).
+
+    ``defer_dlopen``: the last stage, the dlopen edges, is left to ``result.complete()``, which a
+    store runs while it writes the rest (``GraphRows.later``); the result holds what it needs."""
     with paused_gc():
-        return _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu, kernel_images)
+        result = _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu, kernel_images)
+    if not defer_dlopen:
+        result.complete()
+    return result
 
 
 def _scan_root(
@@ -115,27 +122,33 @@ def _scan_root(
     timings["parse"] = time.perf_counter() - t0
     aliases, link_targets = _links(root, link_paths, modules, problems)
     t1 = time.perf_counter()
+    reader.all_parsed()
     world = World(root, modules, problems, cpu)
-    reader.hash_in_background()
     resolution, default, binder, flavours = _resolve(world, modules, progress)
     timings["resolve"] = time.perf_counter() - t1
-    problems += reader.digests()  # hashed while the link maps were worked out
-    t3 = time.perf_counter()
-    dlopen = dlopen_edges(world, binder, resolution, flavours, problems)
-    timings["dlopen"] = time.perf_counter() - t3
 
     t_kmod = time.perf_counter()
     kernel = scan_kernel_modules(Path(host_dir), kernel_images, kernel_files)
     problems += kernel.problems
-    for path, facts in kernel.facts.items():  # compressed modules: not ELF files to the scan
-        modules.setdefault(path, facts)
+    # compressed modules: not ELF files to the scan (a new dict: the dlopen stage's world keeps the ELF files)
+    modules = {**kernel.facts, **modules}
     timings["kernel-modules"] = time.perf_counter() - t_kmod
+    problems += reader.digests()  # hashed while the files were parsed and the link maps worked out
 
     mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
     t2 = time.perf_counter()
     libc = default.flavour if any(f.interpreter for f in modules.values()) else None
     licences = licence_facts(root, mods, problems, overrides, libc)
     timings["licences"] = time.perf_counter() - t2
+    link_maps = Resolution(link_maps=resolution.link_maps)  # all the dlopen stage needs of it
+    dlopen: list[DlopenEdge] = []
+
+    def dlopen_stage() -> None:
+        t3 = time.perf_counter()
+        with paused_gc():
+            dlopen.extend(dlopen_edges(world, binder, link_maps, flavours, problems))
+        timings["dlopen"] = time.perf_counter() - t3
+
     return ScanResult(
         firmware_name=name or os.path.basename(os.path.abspath(host_dir)),
         firmware_sha256=firmware_hash(modules, link_targets, root),
@@ -147,6 +160,7 @@ def _scan_root(
         loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
         kernel=kernel.graphs,
         dlopen=dlopen,
+        pending=dlopen_stage,
     )
 
 

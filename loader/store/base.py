@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import QueryError, StoreError
+from .graph_rows import GraphRows
 from .queries import NamedQuery, load_query
-from .rows import GraphRows
 
 
 class GraphStore(abc.ABC):

@@ -13,9 +13,10 @@ import pyarrow as pa
 from ...cypher.schema import TABLES, ColumnType, ladybug_copy, ladybug_ddl
 from ..errors import StoreError
 from .base import GraphStore
+from .columns import Columns
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
+from .graph_rows import NODE_TABLES, GraphRows, Rows
 from .queries import load_query
-from .rows import NODE_TABLES, GraphRows, Rows
 
 # Arrow types of the schema's column types, for COPY
 ARROW: dict[ColumnType, pa.DataType] = {
@@ -160,25 +161,35 @@ class LadybugStore(GraphStore):
 
     def _copy_all(self, rows: GraphRows) -> None:
         """Copies every table in, the nodes first. LadybugDB copies without the GIL, so each table's Arrow
-        form is made here while a writer thread copies the one before (one at a time, in order)."""
-        tables = [(t, rows.nodes.get(t, []), None) for t in NODE_TABLES]
-        # DLOPEN first among the edges: its long strings cost the copy most, best while little is held
-        tables += sorted(
-            ((t, data, (src, dst)) for (t, src, dst), data in rows.rels.items()), key=lambda x: x[0] != "DLOPEN"
-        )
+        form is made here while a writer thread copies the one before (one at a time, in order). When
+        the scan's last stage is still to run (``rows.later``), it runs here while the writer converts
+        and copies the tables that are ready; the tables it fills in are copied last."""
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ladybug-copy") as writer:
+            copied: set[_Key] = set()
+            if rows.later is not None:
+                ready = writer.submit(self._copy_tables, rows, _tables(rows), copied)
+                rows.complete()
+                ready.result()
             copying: Future[None] | None = None
-            for table, data, pair in tables:
-                if not data:
+            for table, data, pair in _tables(rows):
+                if (table, pair) in copied:
                     continue
                 arrow = _arrow(table, data, pair)
-                if rows.disposable and isinstance(data, list):
+                if rows.disposable and isinstance(data, list | Columns):
                     data.clear()
                 if copying is not None:
                     copying.result()
                 copying = writer.submit(self._copy, table, pair, arrow)
             if copying is not None:
                 copying.result()
+
+    def _copy_tables(self, rows: GraphRows, tables: list[_Table], copied: set[_Key]) -> None:
+        for table, data, pair in tables:
+            arrow = _arrow(table, data, pair)
+            if rows.disposable and isinstance(data, list | Columns):
+                data.clear()
+            self._copy(table, pair, arrow)
+            copied.add((table, pair))
 
     def _copy(self, table: str, pair: tuple[str, str] | None, arrow: pa.Table) -> None:
         try:
@@ -193,6 +204,18 @@ class LadybugStore(GraphStore):
             self._lock = None
 
 
+_Table = tuple[str, Rows, tuple[str, str] | None]  # a table's name, rows, and end tables (an edge table)
+_Key = tuple[str, tuple[str, str] | None]
+
+
+def _tables(rows: GraphRows) -> list[_Table]:
+    """The tables with rows, in the order they are copied: nodes first, then edges, DLOPEN first
+    among them (its long strings cost the copy most, best while little is held)."""
+    tables: list[_Table] = [(t, rows.nodes[t], None) for t in NODE_TABLES if rows.nodes.get(t)]
+    edges = ((t, data, (src, dst)) for (t, src, dst), data in rows.rels.items() if data)
+    return tables + sorted(edges, key=lambda x: x[0] != "DLOPEN")
+
+
 # malloc's pool: it gives freed memory back, where Arrow's default pool keeps it for later tables
 _POOL = pa.system_memory_pool()
 
@@ -202,4 +225,6 @@ def _arrow(table: str, data: Rows, pair: tuple[str, str] | None) -> pa.Table:
     types = {name: ARROW[kind] for name, kind in TABLES[table].columns}
     if pair:
         types = {"from": pa.string(), "to": pa.string(), **types}
+    if isinstance(data, Columns):
+        return pa.table({c: pa.array(data.columns[c], type=t, memory_pool=_POOL) for c, t in types.items()})
     return pa.table({c: pa.array([r.get(c) for r in data], type=t, memory_pool=_POOL) for c, t in types.items()})

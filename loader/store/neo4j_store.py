@@ -39,9 +39,9 @@ from ...cypher.neo4j_schema import neo4j_ddl
 from ..errors import StoreError
 from . import neo4j_write
 from .base import GraphStore
+from .graph_rows import GraphRows
 from .neo4j_generations import run
 from .queries import load_query
-from .rows import GraphRows
 
 MIN_VERSION = (5, 0)
 # the driver warns on stderr of every transaction it retries: deadlocks among the parallel batches
@@ -172,6 +172,7 @@ class Neo4jStore(GraphStore):
             raise StoreError(_explain(exc, self.uri)) from exc
 
     def replace_firmware(self, rows: GraphRows) -> None:
+        rows.complete()  # every table first: the batches of one table go out together
         try:
             neo4j_write.replace(self._driver, self.database, rows)
         except StoreError:

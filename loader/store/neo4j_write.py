@@ -17,8 +17,8 @@ from ...cypher.neo4j_schema import CODED, stage_edges, stage_nodes
 from ...cypher.schema import TABLES
 from ..errors import StoreError
 from . import neo4j_generations as generations
+from .graph_rows import NODE_TABLES, GraphRows
 from .queries import load_query
-from .rows import NODE_TABLES, GraphRows
 
 WRITERS = 3  # sessions writing batches at once: the client packs one while the server writes others
 BATCH = 5000  # nodes or edges per transaction

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..rootfs import display_path
+from .columns import Columns
 
 if TYPE_CHECKING:
-    from .rows import GraphRows
+    from .graph_rows import GraphRows
 
 
 def printable(value: object) -> object:
@@ -28,14 +29,24 @@ def make_printable(rows: GraphRows) -> None:
     for table in (*rows.nodes.values(), *rows.rels.values()):
         if not table:
             continue
+        if isinstance(table, Columns):
+            for key, values in table.columns.items():
+                if key not in _MADE_HERE and _needs_a_look(values):
+                    values[:] = [printable(value) for value in values]
+            continue
         dicts = cast("Sequence[dict[str, Any]]", table)  # built here, as plain dicts
         for key in [key for key in table[0] if key not in _MADE_HERE]:
             values = [row[key] for row in dicts]
-            kinds = set(map(type, values))
-            if list in kinds or (str in kinds and not "".join([v for v in values if type(v) is str]).isascii()):
+            if _needs_a_look(values):
                 for row, value in zip(dicts, values, strict=True):
                     if (isinstance(value, str) and not value.isascii()) or isinstance(value, list):
                         row[key] = printable(value)
+
+
+def _needs_a_look(values: list[Any]) -> bool:
+    """A column with lists, or with a string that is not ASCII."""
+    kinds = set(map(type, values))
+    return list in kinds or (str in kinds and not "".join([v for v in values if type(v) is str]).isascii())
 
 
 # columns whose values linkgraph makes itself, ASCII by construction (edge ends and scopes are ids

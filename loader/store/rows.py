@@ -9,16 +9,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import posixpath
-import urllib.parse
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from ...cypher.schema import (
-    EDGES,
-    NODES,
     ContainsRow,
     DuplicateRow,
     FirmwareRow,
@@ -27,55 +20,15 @@ from ...cypher.schema import (
     ModuleRow,
     NeededRow,
     ProblemRow,
-    ProvidesRow,
-    ResolvesToRow,
-    ScopeRow,
-    SymbolRow,
-    UnresolvedRow,
 )
 from ..dlopen.rows import dlopen_rows
-from ..elf.dynsym import defined_at
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
-from ..model import LicenceFact, Module, RelocClass, ScanResult
+from ..model import LicenceFact, Module, ScanResult
+from .binding_rows import binding_rows
+from .graph_rows import GraphRows, key_part, module_id
 from .kernel_rows import kernel_rows
 from .printable import make_printable, printable
-
-NODE_TABLES = tuple(t.name for t in NODES)
-REL_TABLES = tuple(t.name for t in EDGES if t.written)
-
-
-Rows = Sequence[Mapping[str, Any]]  # the rows of one table: its TypedDict's, or as a store read them
-
-
-@dataclass
-class GraphRows:
-    """What a store writes for one firmware: rows per node table and per (edge table, end tables)."""
-
-    firmware: str
-    nodes: dict[str, Rows] = field(default_factory=dict)
-    # (table, from-label, to-label) -> rows with "from" and "to" ids
-    rels: dict[tuple[str, str, str], Rows] = field(default_factory=dict)
-    # True: a store may empty each table's rows once it has taken them (the scan writes them once)
-    disposable: bool = False
-
-
-def key_part(name: str) -> str:
-    """An injective, ASCII form of a name from the firmware, for node ids: the name itself when it
-    is ASCII without ``\\``, ``%`` or ``@``, else ``%`` and its exact bytes percent-encoded. (Displayed
-    names escape undecodable bytes as ``\\xNN``, so a raw byte and a literal backslash look
-    alike there; their ids never do.)"""
-    if name.isascii() and "\\" not in name and "%" not in name and "@" not in name:
-        return name
-    return "%" + urllib.parse.quote(os.fsencode(name), safe="")
-
-
-def module_id(firmware: str, path: str) -> str:
-    return f"{firmware[:16]}:{key_part(path)}"
-
-
-def symbol_id(firmware: str, name: str, version: str | None) -> str:
-    return f"{firmware[:16]}:{key_part(name)}@{key_part(version or '')}"
 
 
 def build_rows(result: ScanResult) -> GraphRows:
@@ -162,54 +115,7 @@ def build_rows(result: ScanResult) -> GraphRows:
     ]
     rows.nodes["LinkMap"] = link_maps
 
-    scopes: dict[tuple[str, ...], str] = {}
-    by_list: dict[int, str] = {}  # the resolution shares one list between facts of the same link maps
-
-    def scope_of(executables: list[str]) -> str:
-        """Bindings hold in the same sets of link maps again and again: each set is stored once."""
-        sid = by_list.get(id(executables))
-        if sid is None:
-            key = tuple(executables)
-            sid = scopes.get(key)
-            if sid is None:
-                sid = scopes[key] = f"{fw[:16]}:scope:{len(scopes)}"
-            by_list[id(executables)] = sid
-        return sid
-
-    copied = _copy_relocated(result)
-    symbols: dict[str, SymbolRow] = {}
-    provides: set[tuple[str, str]] = set()
-    resolves: list[ResolvesToRow] = []
-    rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves
-    sid_of: dict[tuple[str, str | None], str] = {}
-    for (module, name, version, provider), exes in res.bindings.items():
-        resolves.append(
-            {
-                "from": mid[module],
-                "to": mid[provider],
-                "symbol": name,
-                "version": version,
-                "copy": module != provider and (provider, name) in copied,
-                "scope": scope_of(exes),
-            }
-        )
-        if module != provider:  # PROVIDES: what an object offers others (self-use is no dependency)
-            sid = sid_of.get((name, version))
-            if sid is None:
-                sid = sid_of[name, version] = symbol_id(fw, name, version)
-                symbols[sid] = {"id": sid, "firmware": fw, "name": name, "version": version}
-            provides.add((mid[provider], sid))
-    provided: list[ProvidesRow] = [{"from": f, "to": t} for f, t in sorted(provides)]
-    rows.rels[("PROVIDES", "Module", "Symbol")] = provided
-    unresolved: list[UnresolvedRow] = []
-    rows.rels[("UNRESOLVED", "Module", "Symbol")] = unresolved
-    for (module, name, version, weak), exes in res.unresolved.items():
-        sid = symbol_id(fw, name, version)
-        symbols.setdefault(sid, {"id": sid, "firmware": fw, "name": name, "version": version})
-        unresolved.append({"from": mid[module], "to": sid, "weak": weak, "scope": scope_of(exes)})
-    rows.nodes["Symbol"] = list(symbols.values())
-    scope_rows: list[ScopeRow] = [{"id": sid, "firmware": fw, "executables": list(key)} for key, sid in scopes.items()]
-    rows.nodes["Scope"] = scope_rows
+    binding_rows(rows, result, mid)
     duplicates: list[DuplicateRow] = [
         {
             "id": f"{fw}:dup:{i}",
@@ -222,7 +128,30 @@ def build_rows(result: ScanResult) -> GraphRows:
         for i, ((name, providers, chosen), exes) in enumerate(res.duplicates.items())
     ]
     rows.nodes["Duplicate"] = duplicates
-    problems: list[ProblemRow] = [
+    nodes, rels = kernel_rows(result, fw, mid, set(missing), key_part)
+    rows.nodes["Kernel"] = nodes["Kernel"]
+    rows.nodes["Missing"] = [*rows.nodes["Missing"], *nodes["Missing"]]
+    rows.rels.update(rels)
+    make_printable(rows)
+
+    def last_tables() -> None:
+        """The problems and the dlopen edges: known once the scan's last stage has run."""
+        result.complete()
+        last = GraphRows(fw)
+        last.nodes["Problem"] = _problem_rows(fw, result)
+        last.rels[("DLOPEN", "Module", "Module")] = dlopen_rows(result.dlopen, mid)
+        make_printable(last)
+        rows.nodes.update(last.nodes)
+        rows.rels.update(last.rels)
+
+    rows.later = last_tables
+    if result.pending is None:
+        rows.complete()
+    return rows
+
+
+def _problem_rows(fw: str, result: ScanResult) -> list[ProblemRow]:
+    return [
         {
             "id": f"{fw}:problem:{i}",
             "firmware": fw,
@@ -233,14 +162,6 @@ def build_rows(result: ScanResult) -> GraphRows:
         }
         for i, p in enumerate(result.problems)
     ]
-    rows.nodes["Problem"] = problems
-    nodes, rels = kernel_rows(result, fw, mid, set(missing), key_part)
-    rows.nodes["Kernel"] = nodes["Kernel"]
-    rows.nodes["Missing"] = [*rows.nodes["Missing"], *nodes["Missing"]]
-    rows.rels.update(rels)
-    rows.rels[("DLOPEN", "Module", "Module")] = dlopen_rows(result.dlopen, mid)
-    make_printable(rows)
-    return rows
 
 
 def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> ModuleRow:
@@ -276,22 +197,3 @@ def _position_by_declaration(result: ScanResult, needed: dict[tuple[str, str, st
     for (source, soname, _target), row in needed.items():
         names = order.get(source, [])
         row["position"] = names.index(soname) if soname in names else -1
-
-
-def _copy_relocated(result: ScanResult) -> set[tuple[str, str]]:
-    """(module, symbol) pairs where the module holds a copy of a library's data symbol.
-
-    Aliases at the same address (``program_invocation_name`` beside ``__progname_full``) are
-    copies too.
-    """
-    out = set()
-    for m in result.modules:
-        syms = m.facts.symbols
-        addresses = {
-            syms[r.symbol_index].value
-            for r in m.facts.references
-            if r.reloc_class == RelocClass.COPY and r.symbol_index < len(syms)
-        }
-        if addresses:
-            out.update((m.path, name) for name in defined_at(syms, addresses))
-    return out

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...cypher.schema import EDGES, read_edges, read_nodes
 from .base import GraphStore
-from .rows import NODE_TABLES, GraphRows
+from .graph_rows import NODE_TABLES, GraphRows
 
 
 def copy_firmware(source: GraphStore, target: GraphStore, firmware: str) -> dict[str, Any]:
