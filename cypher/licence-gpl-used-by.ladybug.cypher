@@ -5,6 +5,5 @@ WHERE m.licence_class IN ['incompatible', 'unknown']
   AND single(n IN nodes(p) WHERE n.licence_class = 'gpl')
   AND is_acyclic(p)
 RETURN m.path AS module, m.licence AS licence, m.licence_class AS class, g.path AS gpl_module, g.licence AS gpl_licence,
-       properties(nodes(p), 'path') AS hops, properties(relationships(p), 'status') AS statuses,
-       properties(relationships(p), 'symbols') AS symbols
+       properties(nodes(p), 'path') AS hops, properties(relationships(p), 'status') AS statuses
 ORDER BY module, gpl_module;

@@ -28,6 +28,11 @@ class LockedStore:
         with self._lock:
             return self.store.query(name, params)
 
+    def stream(self, name: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        """The rows one at a time, the lock held until the last one is read."""
+        with self._lock:
+            yield from self.store.stream(name, params)
+
     def close(self) -> None:
         self.store.close()
 

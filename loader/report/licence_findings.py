@@ -27,28 +27,43 @@ def _programs_holding(path: list[str], link_maps: list[tuple[str, frozenset[str]
 
 
 def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
+    """Finding (a). The query gives every path, on a big root tens of thousands, most held in no
+    single link map: its rows are streamed, only the kept ones made into findings, and the symbols
+    of their hops read afterwards from the edges (one pass over ``dependencies``)."""
     params = {"firmware": firmware_id}
-    link_maps = [(lm["executable"], frozenset(lm["objects"] or [])) for lm in store.query("link-maps", params)]
+    link_maps = [
+        (exe, frozenset(objects or [])) for exe, _flavour, objects, _missing in store.stream("link-maps", params)
+    ]
     found: list[Row] = []
-    for r in store.query("licence-gpl-used-by", params):
-        hops = list(r["hops"])
-        steps = zip(hops[:-1], hops[1:], r["statuses"], r["symbols"], strict=True)
+    for module, licence, klass, gpl_module, gpl_licence, hops, statuses in store.stream("licence-gpl-used-by", params):
         programs = _programs_holding(hops, link_maps)
         if not programs:
             continue
+        steps = zip(hops[:-1], hops[1:], statuses, strict=True)
         found.append(
             {
-                "module": r["module"],
-                "licence": r["licence"],
-                "class": r["class"],
-                "gpl_module": r["gpl_module"],
-                "gpl_licence": r["gpl_licence"],
+                "module": module,
+                "licence": licence,
+                "class": klass,
+                "gpl_module": gpl_module,
+                "gpl_licence": gpl_licence,
                 "programs": programs,
-                "hops": [{"from": a, "to": b, "status": s, "symbols": sorted(syms or [])} for a, b, s, syms in steps],
+                "hops": [{"from": a, "to": b, "status": s, "symbols": []} for a, b, s in steps],
             }
         )
+    _add_hop_symbols(store, firmware_id, [hop for f in found for hop in f["hops"]])
     found.sort(key=lambda f: (f["module"], f["gpl_module"], len(f["hops"]), [h["to"] for h in f["hops"]]))
     return found
+
+
+def _add_hop_symbols(store: Queryable, firmware_id: str, hops: list[Row]) -> None:
+    """Each hop's ``symbols``: those of its edge (same ends, same status), sorted."""
+    wanted: dict[tuple[str, str, str], list[str]] = {(h["from"], h["to"], h["status"]): [] for h in hops}
+    for source, _soname, target, status, symbols, *_how in store.stream("dependencies", {"firmware": firmware_id}):
+        if (source, target, status) in wanted:
+            wanted[source, target, status] = sorted(symbols or [])
+    for hop in hops:
+        hop["symbols"] = list(wanted[hop["from"], hop["to"], hop["status"]])
 
 
 def gpl_uses(store: Queryable, firmware_id: str) -> list[Row]:

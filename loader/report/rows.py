@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 Row = dict[str, Any]
@@ -9,3 +10,5 @@ Row = dict[str, Any]
 
 class Queryable(Protocol):
     def query(self, name: str, params: dict[str, Any] | None = None) -> list[Row]: ...
+
+    def stream(self, name: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]: ...
