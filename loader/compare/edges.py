@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..report.report_sections import section
 from ..store.base import GraphStore
 from .modules import Matching
 
@@ -34,15 +33,19 @@ class Edge:
 
 def edges(store: GraphStore, firmware: str, matching: Matching | None = None) -> dict[EdgeKey, Edge]:
     """The firmware's dependency edges keyed in the new firmware's paths (``matching`` given: this
-    is the old firmware). Paths in the ``Edge`` stay the firmware's own."""
+    is the old firmware). Paths in the ``Edge`` stay the firmware's own. Read straight from the
+    ``dependencies`` query, only what is compared kept; of two edges with one key (the report's
+    ``dependencies`` section lists both) the one with the greater status counts."""
     found: dict[EdgeKey, Edge] = {}
-    for entry in section(store, firmware, "dependencies"):
-        edge = Edge(entry["from"], entry["soname"], entry["to"], entry["status"], frozenset(entry["symbols"]))
+    for source, soname, target, status, symbols, *_how in store.stream("dependencies", {"firmware": firmware}):
+        edge = Edge(source, soname, target, status, frozenset(symbols or ()))
         if matching is None:
-            key: EdgeKey = (edge.source, edge.soname, edge.target)
+            key: EdgeKey = (source, soname, target)
         else:
-            key = (matching.new_path(edge.source) or edge.source, edge.soname, matching.new_path(edge.target))
-        found[key] = edge
+            key = (matching.new_path(source) or source, soname, matching.new_path(target))
+        before = found.get(key)
+        if before is None or before.status <= status:
+            found[key] = edge
     return found
 
 

@@ -60,11 +60,9 @@ _FINDINGS: dict[str, Callable[[GraphStore, str], list[Row]]] = {
 FINDINGS = tuple(_FINDINGS)
 
 
-def licence_findings(store: GraphStore, firmware: str, rename: Rename = _same) -> dict[str, Keyed]:
-    """The findings (a)-(d) of one firmware, each kind keyed by the modules it names."""
-    return {
-        kind: {_FINDING_KEYS[kind](row, rename): row for row in _FINDINGS[kind](store, firmware)} for kind in FINDINGS
-    }
+def licence_findings(store: GraphStore, firmware: str, kind: str, rename: Rename = _same) -> Keyed:
+    """The findings of one ``kind`` ((a)-(d), ``FINDINGS``) of one firmware, keyed by the modules they name."""
+    return {_FINDING_KEYS[kind](row, rename): row for row in _FINDINGS[kind](store, firmware)}
 
 
 def new_and_gone(old: Keyed, new: Keyed, order: Callable[[Row], Any]) -> dict[str, list[Row]]:
