@@ -55,7 +55,8 @@ def diff(open_: Callable, where: str, old: str, new: str, fmt: str, output: str 
             result = compare(store, pick_firmware(store, old), pick_firmware(store, new))
         with text_output(output) as out:
             if fmt == "json":
-                out.write(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+                json.dump(result, out, indent=1, ensure_ascii=False)  # written as it is encoded
+                out.write("\n")
             elif fmt == "html":
                 write_html(result, out)
             else:
