@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 from conftest import linkgraph
 from linkgraph.loader.report.licence_findings import licence_findings
+from linkgraph.loader.report.report_sections import section
 from linkgraph.loader.store import open_store
+from linkgraph.loader.store.queries import load_query
 from support.images import LEDE
 
 UNKNOWN = {
@@ -111,7 +113,16 @@ def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -
     db = tmp_path / "deb.lbdb"
     linkgraph("scan", str(root), "--db", str(db), "--quiet")
     with open_store(db=str(db), read_only=True) as store:
-        found = licence_findings(store, store.resolve_firmware(None))
+        firmware = store.resolve_firmware(None)
+        found = licence_findings(store, firmware)
+        edges = {(e["from"], e["to"], e["status"]): e["symbols"] for e in section(store, firmware, "dependencies")}
+        query = load_query("licence-gpl-used-by", store.engine)
+        on_all_threads = sorted(map(repr, store.iterate(query.statements[0], {"firmware": firmware})))
+        on_one_thread = sorted(map(repr, store.stream("licence-gpl-used-by", {"firmware": firmware})))
+    # LadybugDB runs (a)'s path enumeration on one thread (less memory): the same rows as on all of them
+    assert query.one_thread and on_one_thread == on_all_threads and len(on_one_thread) >= len(found["gpl_used_by"])
+    # every hop's symbols are those of its edge, as the report lists it
+    assert all(h["symbols"] == edges[h["from"], h["to"], h["status"]] for r in found["gpl_used_by"] for h in r["hops"])
     assert found["gpl_uses"] == [] and found["declared_only"] == []
     name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
     chains = {

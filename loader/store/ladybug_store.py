@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from .base import GraphStore
 from .columns import Columns
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
 from .graph_rows import NODE_TABLES, GraphRows, Rows
-from .queries import load_query
+from .queries import NamedQuery, load_query
 
 # Arrow types of the schema's column types, for COPY
 ARROW: dict[ColumnType, pa.DataType] = {
@@ -115,6 +116,31 @@ class LadybugStore(GraphStore):
         result = self._result(statement, params)
         while result.has_next():
             yield tuple(result.get_next())
+
+    def run_query(self, query: NamedQuery, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        if not query.one_thread:
+            return super().run_query(query, params)
+        with self._on_one_thread():
+            return super().run_query(query, params)
+
+    def stream(self, name: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        rows = super().stream(name, params)
+        return self._streamed_on_one_thread(rows) if load_query(name, self.engine).one_thread else rows
+
+    def _streamed_on_one_thread(self, rows: Iterator[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+        with self._on_one_thread():  # the query runs when its first row is asked for
+            yield from rows
+
+    @contextlib.contextmanager
+    def _on_one_thread(self) -> Iterator[None]:
+        """Queries run meanwhile on one thread, then on as many as the machine has again (the default)."""
+        if self._conn is not None:
+            self._conn.set_max_threads_for_exec(1)
+        try:
+            yield
+        finally:
+            if self._conn is not None:
+                self._conn.set_max_threads_for_exec(os.cpu_count() or 1)
 
     def _result(self, statement: str, params: dict[str, Any] | None) -> Any:
         if self._conn is None:

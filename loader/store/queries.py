@@ -2,7 +2,9 @@
 
 A file ``NAME.cypher`` is the query NAME; its first line is a ``//`` comment with the
 one-line description (``// internal: …`` marks the ones only the pipeline runs). A file
-``NAME.ENGINE.cypher`` holds what only one engine understands and says why in that line.
+``NAME.ENGINE.cypher`` holds what only one engine understands and says why in that line. A
+comment line ``// one thread: WHY`` asks the engine to run the query on one thread (LadybugDB,
+where each thread of a big path enumeration holds working memory of its own).
 Statements are separated by ``;`` at the end of a line. Every value from the firmware goes in
 as a parameter, never into the text.
 """
@@ -24,6 +26,7 @@ class NamedQuery:
     description: str
     statements: tuple[str, ...]
     internal: bool
+    one_thread: bool = False
 
     @property
     def parameters(self) -> list[str]:
@@ -44,7 +47,8 @@ def _parse(name: str, text: str) -> NamedQuery:
     internal = description.startswith("internal:")
     body = "\n".join(ln for ln in lines[1:] if not ln.lstrip().startswith("//"))
     statements = tuple(s.strip() for s in re.split(r";\s*$", body, flags=re.M) if s.strip())
-    return NamedQuery(name, description.removeprefix("internal:").strip(), statements, internal)
+    one_thread = any(ln.strip().startswith("// one thread:") for ln in lines[1:])
+    return NamedQuery(name, description.removeprefix("internal:").strip(), statements, internal, one_thread)
 
 
 def load_query(name: str, engine: str | None = None) -> NamedQuery:
