@@ -12,11 +12,12 @@ Roots: ``host`` is the whole-/usr/bin root of tests/support/hostroot.py (about 1
 the shared firmware folder (tests/support/images.py).
 
 Goals: every diff's peak memory < 1 GiB, and independent of the firmware's size: the largest
-pair's peak at most GROWTH_GOAL x the smallest pair's (pairs ordered by their ELF file count).
+pair's peak at most GROWTH_GOAL x the smallest pair's (pairs ordered by the size of their
+database; the ELF column counts the files of the roots that are folders, 0 for an image).
 
 Usage: python bench/diff.py [--pair OLD:NEW ...] [--format json,text] [--runs N] [--keep DIR]
-       (default pairs: host-100:host and host:usr-opt; --keep DIR keeps the databases there and
-       reuses them on the next run)
+       (default pairs: lede:ffulm, host-100:host and host:usr-opt; --keep DIR keeps the databases
+       there and reuses them on the next run)
 Exit status 0 when the goals hold.
 """
 
@@ -37,7 +38,7 @@ import usr_opt_root
 from scan_speed import elf_files, time_command
 from support import hostroot
 
-PAIRS = ("host-100:host", "host:usr-opt")
+PAIRS = ("lede:ffulm", "host-100:host", "host:usr-opt")
 FORMATS = "json,text"
 MEMORY_GOAL = 1024**3
 GROWTH_GOAL = 1.25
@@ -98,7 +99,7 @@ def measure(db: Path, out: Path, fmt: str, runs: int) -> tuple[float, float, int
 def main(argv: list[str] | None = None) -> int:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=fmt)
-    parser.add_argument("--pair", action="append", help=f"OLD:NEW roots (default {' and '.join(PAIRS)})")
+    parser.add_argument("--pair", action="append", help=f"OLD:NEW roots (default {', '.join(PAIRS)})")
     parser.add_argument("--format", default=FORMATS, help=f"diff formats, comma-separated (default {FORMATS})")
     parser.add_argument("--runs", type=int, default=2, help="best of N runs of each diff")
     parser.add_argument("--keep", type=Path, default=None, help="keep the databases in this folder, reuse them")
@@ -113,20 +114,23 @@ def main(argv: list[str] | None = None) -> int:
             old, _, new = pair.partition(":")
             print(f"pair {old} -> {new}")
             db, files = scanned(old, new, folder)
+            size = db.stat().st_size
             rows.extend(
-                (pair, files, name, *measure(db, Path(tmp) / f"diff.{name}", name, args.runs)) for name in formats
+                (pair, files, name, *measure(db, Path(tmp) / f"diff.{name}", name, args.runs), size) for name in formats
             )
     print(f"\nSUMMARY (best of {max(1, args.runs)} runs each)")
-    print(f"  {'pair':24} {'ELF':>6} {'format':6} {'time':>8} {'CPU':>8} {'peak RSS':>10} {'size':>10} exit")
-    for pair, files, name, seconds, cpu, peak, code, size in rows:
+    print(
+        f"  {'pair':20} {'ELF':>5} {'db':>8} {'format':6} {'time':>8} {'CPU':>8} {'peak RSS':>10} {'output':>10} exit"
+    )
+    for pair, files, name, seconds, cpu, peak, code, size, db_size in rows:
         print(
-            f"  {pair:24} {files:6} {name:6} {seconds:7.2f}s {cpu:7.2f}s {peak / 1024**2:6.0f} MiB"
-            f" {size / 1024**2:7.2f} MiB {code}"
+            f"  {pair:20} {files:5} {db_size / 1024**2:4.0f} MiB {name:6} {seconds:7.2f}s {cpu:7.2f}s"
+            f" {peak / 1024**2:6.0f} MiB {size / 1024**2:7.2f} MiB {code}"
         )
     ok = all(r[6] == 0 and r[5] < MEMORY_GOAL for r in rows)
-    peaks: dict[int, int] = {}  # the worst peak of each input size (ELF files of both roots)
+    peaks: dict[int, int] = {}  # the worst peak of each input size (the database's bytes)
     for row in rows:
-        peaks[row[1]] = max(peaks.get(row[1], 0), row[5])
+        peaks[row[8]] = max(peaks.get(row[8], 0), row[5])
     smallest, largest = peaks[min(peaks)], peaks[max(peaks)]
     growth = largest / smallest if smallest else float("inf")
     ok = ok and growth <= GROWTH_GOAL
