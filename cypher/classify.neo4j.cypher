@@ -8,7 +8,7 @@ SET n.symbols = symbols, n.status = 'used';
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED]->(x:Missing)
 SET n.status = 'missing', n.symbols = [];
 MATCH (m:Module {firmware: $firmware})-[r:RESOLVES_TO]->(t:Module)
-WHERE NOT r.copy
+WHERE NOT coalesce(r.copy, false)
 WITH m, t, collect(DISTINCT r.symbol) AS symbols
 WHERE m.id <> t.id AND NOT EXISTS { MATCH (m)-[:NEEDED]->(t) }
 CREATE (m)-[:HIDDEN {soname: coalesce(t.soname, t.name), status: 'hidden', symbols: symbols}]->(t);

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, LiteralString, cast
 
-from ...cypher.neo4j_schema import CODED, stage_edges, stage_nodes
+from ...cypher.neo4j_schema import ABSENT, CODED, stage_edges, stage_nodes
 from ...cypher.schema import TABLES
 from ..errors import StoreError
 from . import neo4j_generations as generations
@@ -169,14 +169,19 @@ def _values(columns: Sequence[str]) -> Callable[[Mapping[str, Any]], list[Any]]:
 
 
 def _edge_job(table: str, batch: list[tuple[str, str, list[Mapping[str, Any]]]]) -> Job:
-    """[from, to, count, column lists...] per pair; a CODED column as positions in ``coded``."""
+    """[from, to, count, column lists...] per pair; a CODED column as positions in ``coded``, an
+    ABSENT column's default value as null (Neo4j then sets no property)."""
     coded: dict[Any, int] = {}
+    absent = ABSENT.get(table, {})
     out = []
     for a, b, edges in batch:
         row: list[Any] = [a, b, len(edges)]
         for column in TABLES[table].column_names:
             if column in CODED:
                 row.append([coded.setdefault(edge[column], len(coded)) for edge in edges])
+            elif column in absent:
+                default = absent[column]
+                row.append([None if edge[column] == default else edge[column] for edge in edges])
             else:
                 row.append([edge[column] for edge in edges])
         out.append(row)
