@@ -285,17 +285,11 @@ def read_nodes(label: str) -> str:
 
 
 def read_edges(table: str, src: str, dst: str, absent: Mapping[str, object] | None = None) -> str:
-    """One firmware's edges of one table between two node tables, as the writers take them; a
-    column a store may leave out where it has the value ``absent`` gives (Neo4j's ``ABSENT``) reads
-    as that value there."""
-    edge = TABLES[table]
-    key = "id" if src == "Firmware" else "firmware"
-    absent = absent or {}
-    props = "".join(
-        f", coalesce(e.{p}, {json.dumps(absent[p])}) AS {p}" if p in absent else f", e.{p} AS {p}"
-        for p in edge.column_names
-        if p not in CLASSIFIED
-    )
+    """One firmware's edges of one table between two node tables, as the writers take them; a column
+    in ``absent`` (Neo4j's ``ABSENT``: left out where it has that value) reads as that value there."""
+    edge, key, absent = TABLES[table], "id" if src == "Firmware" else "firmware", absent or {}
+    value = {p: f"coalesce(e.{p}, {json.dumps(absent[p])})" if p in absent else f"e.{p}" for p in edge.column_names}
+    props = "".join(f", {value[p]} AS {p}" for p in edge.column_names if p not in CLASSIFIED)
     return (
         f"MATCH (a:{TABLES[src].name} {{{key}: $firmware}})-[e:{edge.name}]->(b:{TABLES[dst].name}) "
         f"RETURN a.id AS from, b.id AS to{props}"
