@@ -6,9 +6,14 @@ deleted after the switch); LadybugDB writes a new database file each time. Media
 goal: Neo4j's first write at most 2x LadybugDB's (moonshot 1x). One untimed round first: a fresh
 server's JIT needs a few writes to settle (the first one takes three times as long).
 
-Measured (``python bench/corpus.py --store-time --runs 5``, 33,306 nodes and 237,379 edges, with
-``neo4j-rust-ext``): LadybugDB 1.51 s, Neo4j first write 3.75 s, re-scan 7.46 s: 2.48x (4.94x)
-with the machine otherwise quiet; 1.64 / 4.24 / 8.30 s (2.59x) and 1.79 / 5.31 / 11.19 s (2.97x)
+Measured (``python bench/corpus.py --store-time --runs 5``, 33,306 nodes and 237,402 edges, with
+``neo4j-rust-ext``), with ``copy`` left out where false, the one-pass ``classify.neo4j.cypher`` and
+two writer sessions: LadybugDB 1.71 s, Neo4j first write 3.45 s, re-scan 7.14 s: 2.02x (4.18x),
+load average 1.9 (the same rows just before, without those three: 2.33 / 4.00 / 7.56 s, 1.72x, as
+LadybugDB's own times wander by a third; against the two runs' ten LadybugDB times, 1.84 s, 1.88x
+after and 2.18x before). The server's CPU per write went from 5.3-5.5 s to 4.5-4.9 s (read from
+/proc around each write). Earlier: LadybugDB 1.51 s, Neo4j first write 3.75 s, re-scan 7.46 s:
+2.48x (4.94x) with the machine otherwise quiet; 1.64 / 4.24 / 8.30 s (2.59x) and 1.79 / 5.31 / 11.19 s (2.97x)
 while other work ran; 1.77 / 3.51 / 7.35 s (1.98x, three runs, before ``classify.neo4j.cypher``)
 in the quietest run. Neo4j's server needs both cores, so the ratio follows how busy the machine is.
 """

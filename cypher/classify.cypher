@@ -7,6 +7,6 @@ SET n.symbols = symbols,
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED]->(x:Missing)
 SET n.status = 'missing', n.symbols = [];
 MATCH (m:Module {firmware: $firmware})-[r:RESOLVES_TO]->(t:Module)
-WHERE m.id <> t.id AND NOT r.copy AND NOT EXISTS { MATCH (m)-[:NEEDED]->(t) }
+WHERE m.id <> t.id AND NOT coalesce(r.copy, false) AND NOT EXISTS { MATCH (m)-[:NEEDED]->(t) }
 WITH m, t, collect(DISTINCT r.symbol) AS symbols
 CREATE (m)-[:HIDDEN {soname: coalesce(t.soname, t.name), status: 'hidden', symbols: symbols}]->(t);

@@ -7,5 +7,5 @@ UNWIND l.objects AS object
 MATCH (m:Module {firmware: $firmware, path: object})-[r:RESOLVES_TO]->(x:Module {firmware: $firmware, path: $library})
 WHERE r.scope IN scopes AND m.path <> $library
 OPTIONAL MATCH (m)-[n:NEEDED|HIDDEN]->(x)
-RETURN m.path AS module, r.symbol AS symbol, r.version AS version, r.copy AS copy, n.status AS status
+RETURN m.path AS module, r.symbol AS symbol, r.version AS version, coalesce(r.copy, false) AS copy, n.status AS status
 ORDER BY module, symbol, version, status;

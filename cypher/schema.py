@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import enum
 import functools
+import json
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -282,11 +284,12 @@ def read_nodes(label: str) -> str:
     return f"MATCH (n:{table.name} {{{key}: $firmware}}) RETURN {props}"
 
 
-def read_edges(table: str, src: str, dst: str) -> str:
-    """One firmware's edges of one table between two node tables, as the writers take them."""
-    edge = TABLES[table]
-    key = "id" if src == "Firmware" else "firmware"
-    props = "".join(f", e.{p} AS {p}" for p in edge.column_names if p not in CLASSIFIED)
+def read_edges(table: str, src: str, dst: str, absent: Mapping[str, object] | None = None) -> str:
+    """One firmware's edges of one table between two node tables, as the writers take them; a column
+    in ``absent`` (Neo4j's ``ABSENT``: left out where it has that value) reads as that value there."""
+    edge, key, absent = TABLES[table], "id" if src == "Firmware" else "firmware", absent or {}
+    value = {p: f"coalesce(e.{p}, {json.dumps(absent[p])})" if p in absent else f"e.{p}" for p in edge.column_names}
+    props = "".join(f", {value[p]} AS {p}" for p in edge.column_names if p not in CLASSIFIED)
     return (
         f"MATCH (a:{TABLES[src].name} {{{key}: $firmware}})-[e:{edge.name}]->(b:{TABLES[dst].name}) "
         f"RETURN a.id AS from, b.id AS to{props}"

@@ -3,7 +3,7 @@ MATCH (m:Module {firmware: $firmware})-[r:RESOLVES_TO]->(p:Module)
 WHERE r.symbol = $symbol
 MATCH (c:Scope {firmware: $firmware, id: r.scope})
 OPTIONAL MATCH (m)-[n:NEEDED|HIDDEN]->(p)
-RETURN m.path AS module, r.version AS version, p.path AS provider, r.copy AS copy, n.status AS status,
+RETURN m.path AS module, r.version AS version, p.path AS provider, coalesce(r.copy, false) AS copy, n.status AS status,
        c.executables AS programs
 ORDER BY module, provider, version, status
 SKIP $offset LIMIT $limit;

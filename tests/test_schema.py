@@ -4,15 +4,19 @@ are exactly what the declaration says."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
 import ladybug
 import pytest
 from conftest import linkgraph
-from linkgraph.cypher.neo4j_schema import BOOKKEEPING, EDGE_INDEXED, UNIQUE_IDS
+from linkgraph.cypher.neo4j_schema import ABSENT, BOOKKEEPING, EDGE_INDEXED, UNIQUE_IDS
 from linkgraph.cypher.schema import EDGES, NODES, TABLES
 from support.article import build_article_root
+
+CYPHER = Path(__file__).resolve().parent.parent / "cypher"
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +75,18 @@ def test_neo4j_constraints_indexes_and_properties_are_the_schema(
     for row in edges:
         name = row["relType"].strip(":`")
         assert row["propertyName"] is None or row["propertyName"] in TABLES[name].column_names, row
+
+
+def test_columns_neo4j_leaves_out_are_read_with_their_value() -> None:
+    """Neo4j stores an ``ABSENT`` column only where it differs from its value: every query reads
+    it as ``coalesce(x.column, value)``, so both stores give the same rows."""
+    read = 0
+    for path in sorted(CYPHER.glob("*.cypher")):
+        text = path.read_text()
+        for columns in ABSENT.values():
+            for column, value in columns.items():
+                for found in re.finditer(rf"(\w+)\.{column}\b", text):
+                    wrapped = f"coalesce({found[1]}.{column}, {json.dumps(value)})"
+                    assert text.startswith(wrapped, found.start() - len("coalesce(")), f"{path.name}: {found[0]}"
+                    read += 1
+    assert read > 0

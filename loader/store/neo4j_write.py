@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, LiteralString, cast
 
-from ...cypher.neo4j_schema import CODED, stage_edges, stage_nodes
+from ...cypher.neo4j_schema import ABSENT, CODED, stage_edges, stage_nodes
 from ...cypher.schema import TABLES
 from ..errors import StoreError
 from . import neo4j_generations as generations
 from .graph_rows import NODE_TABLES, GraphRows
 from .queries import load_query
 
-WRITERS = 3  # sessions writing batches at once: the client packs one while the server writes others
+# sessions writing batches at once: the client packs one while the server writes another (with 3,
+# on two cores, the server spent about a tenth more CPU per write and the write took no less time)
+WRITERS = 2
 BATCH = 5000  # nodes or edges per transaction
 FIRST = ("Firmware", "Module", "Missing")  # the node tables written before any edge
 SWITCH_TRIES = 3  # a concurrent writer of the same firmware may switch first (its Firmware id is unique)
@@ -169,14 +171,19 @@ def _values(columns: Sequence[str]) -> Callable[[Mapping[str, Any]], list[Any]]:
 
 
 def _edge_job(table: str, batch: list[tuple[str, str, list[Mapping[str, Any]]]]) -> Job:
-    """[from, to, count, column lists...] per pair; a CODED column as positions in ``coded``."""
+    """[from, to, count, column lists...] per pair; a CODED column as positions in ``coded``, an
+    ABSENT column's default value as null (Neo4j then sets no property)."""
     coded: dict[Any, int] = {}
+    absent = ABSENT.get(table, {})
     out = []
     for a, b, edges in batch:
         row: list[Any] = [a, b, len(edges)]
         for column in TABLES[table].column_names:
             if column in CODED:
                 row.append([coded.setdefault(edge[column], len(coded)) for edge in edges])
+            elif column in absent:
+                default = absent[column]
+                row.append([None if edge[column] == default else edge[column] for edge in edges])
             else:
                 row.append([edge[column] for edge in edges])
         out.append(row)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...cypher.neo4j_schema import ABSENT
 from ...cypher.schema import EDGES, read_edges, read_nodes
 from .base import GraphStore
 from .graph_rows import NODE_TABLES, GraphRows
@@ -21,7 +22,7 @@ def copy_firmware(source: GraphStore, target: GraphStore, firmware: str) -> dict
         rows.nodes[label] = source.execute(read_nodes(label), params)
     pairs = [(t.name, src, dst) for t in EDGES if t.written for src, dst in t.ends]
     for rel, src, dst in pairs:
-        found = source.execute(read_edges(rel, src, dst), params)
+        found = source.execute(read_edges(rel, src, dst, ABSENT.get(rel)), params)
         if rel == "NEEDED":  # classified again by the target
             for row in found:
                 row.update(status=None, symbols=[])
