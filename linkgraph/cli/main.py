@@ -119,7 +119,8 @@ def scan(
     results = []
     try:
         overrides = load_overrides(licences) if licences else None
-        with open_(False) as store, work_folder(workdir, keep_workdir) as folder:
+        # the collector paused (scan_root pauses it too) until the command ends, see paused_gc
+        with open_(False) as store, work_folder(workdir, keep_workdir) as folder, paused_gc(freeze=True):
             with ProgressBar(not quiet) as progress:
                 unpacked, results = scan_target(
                     Path(target),
@@ -136,14 +137,13 @@ def scan(
             for result in results:
                 t_store = time.perf_counter()
                 summary = ScanSummary.of(result)
-                with paused_gc():
-                    rows = build_rows(result)
-                    rows.disposable = True
-                    # what the store needs is in the rows now: the parsed files and bindings go (the
-                    # dlopen stage, run while the store writes, keeps what it needs of them)
-                    result.modules, result.resolution = [], Resolution()
-                    store.replace_firmware(rows)
-                    del rows
+                rows = build_rows(result)
+                rows.disposable = True
+                # what the store needs is in the rows now: the parsed files and bindings go (the
+                # dlopen stage, run while the store writes, keeps what it needs of them)
+                result.modules, result.resolution = [], Resolution()
+                store.replace_firmware(rows)
+                del rows
                 summary = summary.completed(result)
                 fw = {"firmware": result.firmware_sha256}
                 statuses = {r["status"]: r["edges"] for r in store.query("summary", fw)}
