@@ -193,7 +193,7 @@ class DlopenRow(Ends):
     evidence: str  # the soname, string, pattern or folder
     host: str  # the program whose link map it is opened in
     loaded_at_start: bool
-    bindings: str | None  # JSON [[module, symbol, version, provider], ...] in the host's link map
+    bindings: str | None  # compact JSON of its bindings in the host's link map (loader.dlopen.rows)
     hidden: list[str]  # what those bind to outside the library's own dependencies
 
 

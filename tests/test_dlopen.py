@@ -302,3 +302,20 @@ def test_plugin_folder_edges_of_a_program_without_dlopen(root: Root, edges: dict
     assert [(t, e.found_in.value, e.loaded_at_start) for (s, t), e in edges.items() if s == FOLDER_PLAIN] == [
         (P3, "runpath", True)
     ]
+
+
+def test_stored_bindings_read_back_in_both_forms() -> None:
+    """A DLOPEN edge's bindings are stored compactly (each path once) and read back as they were;
+    the plain list an older linkgraph stored reads back the same."""
+    from linkgraph.loader.dlopen.rows import decode_bindings, encode_bindings
+
+    bindings = [
+        ("/usr/lib/plugin.so", "malloc", "GLIBC_2.2.5", "/lib/libc.so.6"),
+        ("/usr/lib/plugin.so", "helper", None, "/usr/lib/libhelper.so"),
+        ("/usr/lib/libhelper.so", "free", "GLIBC_2.2.5", "/lib/libc.so.6"),
+    ]
+    stored = encode_bindings(bindings)
+    assert stored is not None and stored.count("/lib/libc.so.6") == 1
+    assert decode_bindings(stored) == bindings
+    assert decode_bindings(json.dumps([list(b) for b in bindings])) == bindings
+    assert encode_bindings([]) is None and decode_bindings(None) == []

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..dlopen.rows import decode_bindings
 from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
 
@@ -105,7 +106,7 @@ def _dlopen(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
             "host": host,
             "loaded_at_start": bool(at_start),
             "bindings": [
-                {"module": m, "symbol": s, "version": v, "provider": pr} for m, s, v, pr in json.loads(bindings or "[]")
+                {"module": m, "symbol": s, "version": v, "provider": pr} for m, s, v, pr in decode_bindings(bindings)
             ],
             "hidden": sorted(hidden or []),
         }
