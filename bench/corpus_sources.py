@@ -34,7 +34,7 @@ from linkgraph.loader.store.graph_rows import GraphRows
 from linkgraph.loader.store.rows import build_rows
 from support import debian_roots, hostroot, images
 
-CACHE_VERSION = "1"  # bumped when what a member is changes
+CACHE_VERSION = "2"  # bumped when what a member is, or the form of its rows, changes
 VENDOR = ("alt_xiaomi_r4a", "dlink_dir880l", "hilink_hlk-rm04", "jiofi2_m2")
 ARCHES = ("armhf", "arm64", "mipsel", "i386")
 BASE = ["libc6", "libc-bin"]
