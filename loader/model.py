@@ -238,15 +238,6 @@ class DuplicateKey(NamedTuple):
     chosen: str
 
 
-def add_holding(table: dict, key: tuple, exe: str) -> None:
-    """Record that the fact ``key`` holds in the link map of ``exe`` (link maps come in order)."""
-    held = table.get(key)
-    if held is None:
-        table[key] = [exe]
-    elif held[-1] != exe:
-        held.append(exe)
-
-
 @dataclass(slots=True)
 class Resolution:
     """Everything the loader emulation found for one root.

@@ -26,11 +26,10 @@ from ..model import (
     LinkMap,
     Resolution,
     UnresolvedKey,
-    add_holding,
 )
 from . import prelink
 from .flavours import LoaderFlavour
-from .holdings import GroupHoldings, Resolved
+from .holdings import GroupHoldings, Resolved, add_holding
 from .relocation_order import relocation_order
 from .symbol_lookup import Lookup, SymbolTable, references_of
 

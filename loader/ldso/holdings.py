@@ -19,6 +19,16 @@ from typing import TypeVar
 from ..model import BindingKey, DuplicateKey, Resolution, UnresolvedKey
 from .symbol_lookup import Lookup
 
+
+def add_holding(table: dict, key: tuple, exe: str) -> None:
+    """Record that the fact ``key`` holds in the link map of ``exe`` (link maps come in order)."""
+    held = table.get(key)
+    if held is None:
+        table[key] = [exe]
+    elif held[-1] != exe:
+        held.append(exe)
+
+
 K = TypeVar("K", BindingKey, UnresolvedKey, DuplicateKey)
 
 

@@ -34,8 +34,8 @@ from ..model import (
     LinkMap,
     Resolution,
     UnresolvedKey,
-    add_holding,
 )
+from .holdings import add_holding
 
 # Relocation types whose slot holds an address (S + A) and whose conflict entry stores r_addend
 # there (elf_machine_rela of each sysdeps/MACHINE/dl-machine.h), for the machines prelink supports.
