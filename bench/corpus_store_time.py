@@ -9,7 +9,8 @@ server's JIT needs a few writes to settle (the first one takes three times as lo
 Measured with nothing else running (``--runs 7``, rows as the scan now makes them: RESOLVES_TO as
 columns, DLOPEN bindings compact): LadybugDB 1.83 s, Neo4j first write 3.68 s, re-scan 7.57 s:
 2.01x (4.14x); Neo4j's first writes went 5.75, 4.18, 3.87, 3.62, 3.68, 3.59, 3.36 s as the server's
-JIT settled (the last rounds near 1.9x). With ``--runs 5`` just before: 1.65 / 3.41 / 7.12 s, 2.07x.
+JIT settled (the last rounds near 1.9x). With ``--runs 5`` just before: 1.65 / 3.41 / 7.12 s, 2.07x;
+with ``--runs 9`` after: 1.58 / 3.54 / 7.30 s, 2.24x (LadybugDB's own times wander by a third).
 Measured (``python bench/corpus.py --store-time --runs 5``, 33,306 nodes and 237,402 edges, with
 ``neo4j-rust-ext``), with ``copy`` left out where false, the one-pass ``classify.neo4j.cypher`` and
 two writer sessions: LadybugDB 1.71 s, Neo4j first write 3.45 s, re-scan 7.14 s: 2.02x (4.18x),
