@@ -17,6 +17,7 @@ from ...cypher.neo4j_schema import ABSENT, CODED, stage_edges, stage_nodes
 from ...cypher.schema import TABLES
 from ..errors import StoreError
 from . import neo4j_generations as generations
+from .columns import Columns
 from .graph_rows import NODE_TABLES, GraphRows
 from .queries import load_query
 
@@ -144,22 +145,31 @@ def _edge_jobs(
     rows: GraphRows, tables: list[tuple[str, str, str]], node_of: dict[tuple[str, str], str]
 ) -> Iterator[Job]:
     """Per edge table, batches of the edges between one pair of nodes after another, as
-    ``stage_edges`` takes them."""
+    ``stage_edges`` takes them. The batches are cut from the table's columns by row position:
+    RESOLVES_TO comes as ``Columns``, and a dict per edge cost the client half its CPU."""
     for table, src, dst in tables:
-        ends = itemgetter("from", "to")
-        pairs: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-        for row in rows.rels[(table, src, dst)]:
-            pairs.setdefault(ends(row), []).append(row)
-        batch: list[tuple[str, str, list[Mapping[str, Any]]]] = []
+        names = TABLES[table].column_names
+        columns = _column_lists(rows.rels[(table, src, dst)], ("from", "to", *names))
+        pairs: dict[tuple[str, str], list[int]] = {}
+        for i, ends in enumerate(zip(columns["from"], columns["to"], strict=True)):
+            pairs.setdefault(ends, []).append(i)
+        batch: list[tuple[str, str, list[int]]] = []
         size = 0
-        for (a, b), edges in pairs.items():
-            batch.append((node_of[(src, a)], node_of[(dst, b)], edges))
-            size += len(edges)
+        for (a, b), at in pairs.items():
+            batch.append((node_of[(src, a)], node_of[(dst, b)], at))
+            size += len(at)
             if size >= BATCH:
-                yield _edge_job(table, batch)
+                yield _edge_job(table, [columns[c] for c in names], batch)
                 batch, size = [], 0
         if batch:
-            yield _edge_job(table, batch)
+            yield _edge_job(table, [columns[c] for c in names], batch)
+
+
+def _column_lists(data: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, Sequence[Any]]:
+    """A table's values by column: a ``Columns`` table's own lists, else made from its rows."""
+    if isinstance(data, Columns):
+        return {name: data.columns[name] for name in names}
+    return {name: [row[name] for row in data] for name in names}
 
 
 def _values(columns: Sequence[str]) -> Callable[[Mapping[str, Any]], list[Any]]:
@@ -170,22 +180,26 @@ def _values(columns: Sequence[str]) -> Callable[[Mapping[str, Any]], list[Any]]:
     return lambda row: [row[c] for c in columns]
 
 
-def _edge_job(table: str, batch: list[tuple[str, str, list[Mapping[str, Any]]]]) -> Job:
-    """[from, to, count, column lists...] per pair; a CODED column as positions in ``coded``, an
-    ABSENT column's default value as null (Neo4j then sets no property)."""
+def _edge_job(table: str, columns: list[Sequence[Any]], batch: list[tuple[str, str, list[int]]]) -> Job:
+    """[from, to, count, column lists...] per pair (``columns``: the table's, in its column order;
+    each pair with the positions of its edges); a CODED column as positions in ``coded``, an ABSENT
+    column's default value as null (Neo4j then sets no property)."""
     coded: dict[Any, int] = {}
     absent = ABSENT.get(table, {})
+    kinds = [
+        ("coded", None) if name in CODED else ("absent", absent[name]) if name in absent else ("plain", None)
+        for name in TABLES[table].column_names
+    ]  # fmt: skip
     out = []
-    for a, b, edges in batch:
-        row: list[Any] = [a, b, len(edges)]
-        for column in TABLES[table].column_names:
-            if column in CODED:
-                row.append([coded.setdefault(edge[column], len(coded)) for edge in edges])
-            elif column in absent:
-                default = absent[column]
-                row.append([None if edge[column] == default else edge[column] for edge in edges])
-            else:
-                row.append([edge[column] for edge in edges])
+    for a, b, at in batch:
+        row: list[Any] = [a, b, len(at)]
+        for column, (kind, default) in zip(columns, kinds, strict=True):
+            values = [column[i] for i in at]
+            if kind == "coded":
+                values = [coded.setdefault(v, len(coded)) for v in values]
+            elif kind == "absent":
+                values = [None if v == default else v for v in values]
+            row.append(values)
         out.append(row)
     return Job(stage_edges(table), {"rows": out, "coded": list(coded)})
 
