@@ -200,9 +200,7 @@ class LadybugStore(GraphStore):
             for table, data, pair in _tables(rows):
                 if (table, pair) in copied:
                     continue
-                arrow = _arrow(table, data, pair)
-                if rows.disposable and isinstance(data, list | Columns):
-                    data.clear()
+                arrow = _taken(rows, table, data, pair)
                 if copying is not None:
                     copying.result()
                 copying = writer.submit(self._copy, table, pair, arrow)
@@ -211,10 +209,7 @@ class LadybugStore(GraphStore):
 
     def _copy_tables(self, rows: GraphRows, tables: list[_Table], copied: set[_Key]) -> None:
         for table, data, pair in tables:
-            arrow = _arrow(table, data, pair)
-            if rows.disposable and isinstance(data, list | Columns):
-                data.clear()
-            self._copy(table, pair, arrow)
+            self._copy(table, pair, _taken(rows, table, data, pair))
             copied.add((table, pair))
 
     def _copy(self, table: str, pair: tuple[str, str] | None, arrow: pa.Table) -> None:
@@ -244,6 +239,14 @@ def _tables(rows: GraphRows) -> list[_Table]:
 
 # malloc's pool: it gives freed memory back, where Arrow's default pool keeps it for later tables
 _POOL = pa.system_memory_pool()
+
+
+def _taken(rows: GraphRows, table: str, data: Rows, pair: tuple[str, str] | None) -> pa.Table:
+    """The table's Arrow form; its rows then emptied when the scan has no further use for them."""
+    arrow = _arrow(table, data, pair)
+    if rows.disposable and isinstance(data, list | Columns):
+        data.clear()
+    return arrow
 
 
 def _arrow(table: str, data: Rows, pair: tuple[str, str] | None) -> pa.Table:

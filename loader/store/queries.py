@@ -11,6 +11,7 @@ as a parameter, never into the text.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -51,6 +52,7 @@ def _parse(name: str, text: str) -> NamedQuery:
     return NamedQuery(name, description.removeprefix("internal:").strip(), statements, internal, one_thread)
 
 
+@functools.cache  # the files are the package's own: read and parsed once per process
 def load_query(name: str, engine: str | None = None) -> NamedQuery:
     """The query NAME, in the engine's own variant when one exists."""
     base = resources.files("linkgraph.cypher")
