@@ -6,7 +6,12 @@ deleted after the switch); LadybugDB writes a new database file each time. Media
 goal: Neo4j's first write at most 2x LadybugDB's (moonshot 1x). One untimed round first: a fresh
 server's JIT needs a few writes to settle (the first one takes three times as long).
 
-Measured with nothing else running (``--runs 7``, rows as the scan now makes them: RESOLVES_TO as
+Measured with nothing else running (``--runs 9``, twice), the edge batches cut from the table's
+columns (the client's CPU per write 1.0 -> 0.8 s): LadybugDB 1.55 s, Neo4j first write 2.81 s,
+re-scan 5.55 s: 1.81x (3.58x); then 1.77 / 3.02 / 5.85 s: 1.71x (3.31x); load average 1.7-2.0.
+LadybugDB's times went 1.15-1.95 s within one run. The same session before that change (``--runs
+7``): 1.53 / 3.04 / 6.06 s, 1.99x.
+Earlier, with nothing else running (``--runs 7``, rows as the scan now makes them: RESOLVES_TO as
 columns, DLOPEN bindings compact): LadybugDB 1.83 s, Neo4j first write 3.68 s, re-scan 7.57 s:
 2.01x (4.14x); Neo4j's first writes went 5.75, 4.18, 3.87, 3.62, 3.68, 3.59, 3.36 s as the server's
 JIT settled (the last rounds near 1.9x). With ``--runs 5`` just before: 1.65 / 3.41 / 7.12 s, 2.07x;

@@ -6,7 +6,7 @@ carry the generation key (24 hex digits of the firmware id, 8 of its own) in ``f
 batches of ``BATCH`` nodes or edges are written on ``WRITERS`` sessions at once, each batch a
 transaction of its own, so the server never holds the whole graph in one transaction's state
 (one transaction took 37 s and the server's memory for the 1,000-program host root; the batches
-3.5 s, see docs/graph.md). Until it is complete no reader sees it: its ``Firmware`` node carries a
+about 3 s, see docs/graph.md). Until it is complete no reader sees it: its ``Firmware`` node carries a
 staging label (``cypher/neo4j_schema.py``), every per-firmware query looks nodes up by the *live*
 generation, and the cross-image queries reach modules through ``Firmware`` nodes only. The
 classification runs on it there. Then one short transaction (``stage-switch``) relabels the two
