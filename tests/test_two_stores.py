@@ -197,6 +197,7 @@ def test_an_interrupted_write_leaves_the_old_graph(neo4j_server: Any, neo4j_env:
                 break
             time.sleep(0.1)
     after = _report(server, neo4j_env)
+    _wipe(neo4j_server)  # the killed writer's staged graph stays until a writer finds it stale: not for later tests
     assert after["firmware"]["name"] == "old"
     assert after == before
 
