@@ -2,7 +2,7 @@
 // Each alias is a row of its own, not any(alias IN m.aliases WHERE ...): LadybugDB 0.22's list predicates can answer wrongly, or crash, on big batches of lists (docs/licences.md).
 WITH lower($text) AS text
 MATCH (m:Module {firmware: $firmware})
-UNWIND m.aliases + [''] AS alias
+UNWIND coalesce(m.aliases, []) + [''] AS alias
 WITH m, text, alias
 WHERE lower(m.path) CONTAINS text OR lower(coalesce(m.soname, '')) CONTAINS text OR lower(alias) CONTAINS text
 WITH DISTINCT m

@@ -43,3 +43,11 @@ class Columns(Sequence[Mapping[str, Any]]):
     def clear(self) -> None:
         for column in self.columns.values():
             column.clear()
+
+
+def column_values(data: Sequence[Mapping[str, Any]], name: str) -> Sequence[Any]:
+    """One column's values in row order: a ``Columns`` table's own list, else read from its rows
+    (``None`` where a row lacks the column)."""
+    if isinstance(data, Columns):
+        return data.columns[name]
+    return [row.get(name) for row in data]

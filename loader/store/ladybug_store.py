@@ -14,7 +14,7 @@ import pyarrow as pa
 from ...cypher.schema import TABLES, ColumnType, ladybug_copy, ladybug_ddl
 from ..errors import StoreError
 from .base import GraphStore
-from .columns import Columns
+from .columns import Columns, column_values
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
 from .graph_rows import NODE_TABLES, GraphRows, Rows
 from .queries import NamedQuery, load_query
@@ -254,6 +254,4 @@ def _arrow(table: str, data: Rows, pair: tuple[str, str] | None) -> pa.Table:
     types = {name: ARROW[kind] for name, kind in TABLES[table].columns}
     if pair:
         types = {"from": pa.string(), "to": pa.string(), **types}
-    if isinstance(data, Columns):
-        return pa.table({c: pa.array(data.columns[c], type=t, memory_pool=_POOL) for c, t in types.items()})
-    return pa.table({c: pa.array([r.get(c) for r in data], type=t, memory_pool=_POOL) for c, t in types.items()})
+    return pa.table({c: pa.array(column_values(data, c), type=t, memory_pool=_POOL) for c, t in types.items()})

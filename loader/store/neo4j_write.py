@@ -17,7 +17,7 @@ from ...cypher.neo4j_schema import ABSENT, CODED, stage_edges, stage_nodes
 from ...cypher.schema import TABLES
 from ..errors import StoreError
 from . import neo4j_generations as generations
-from .columns import Columns
+from .columns import column_values
 from .graph_rows import NODE_TABLES, GraphRows
 from .queries import load_query
 
@@ -149,7 +149,8 @@ def _edge_jobs(
     RESOLVES_TO comes as ``Columns``, and a dict per edge cost the client half its CPU."""
     for table, src, dst in tables:
         names = TABLES[table].column_names
-        columns = _column_lists(rows.rels[(table, src, dst)], ("from", "to", *names))
+        data = rows.rels[(table, src, dst)]
+        columns = {name: column_values(data, name) for name in ("from", "to", *names)}
         pairs: dict[tuple[str, str], list[int]] = {}
         for i, ends in enumerate(zip(columns["from"], columns["to"], strict=True)):
             pairs.setdefault(ends, []).append(i)
@@ -163,13 +164,6 @@ def _edge_jobs(
                 batch, size = [], 0
         if batch:
             yield _edge_job(table, [columns[c] for c in names], batch)
-
-
-def _column_lists(data: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, Sequence[Any]]:
-    """A table's values by column: a ``Columns`` table's own lists, else made from its rows."""
-    if isinstance(data, Columns):
-        return {name: data.columns[name] for name in names}
-    return {name: [row[name] for row in data] for name in names}
 
 
 def _values(columns: Sequence[str]) -> Callable[[Mapping[str, Any]], list[Any]]:
