@@ -1,0 +1,286 @@
+"""Interposition is not dependency (issue 26), judged by the real glibc loader twice.
+
+The roots come from tests/support/interpose.py (C in tests/fixtures/interpose, built with gcc):
+
+(i)   ``alloc_prog`` defines malloc, free, calloc and realloc; liballoc (which declares libc only)
+      allocates with malloc and free.  The program comes first in the lookup scope, so liballoc's
+      malloc and free, and libc's own, bind to the program: interposed, not hidden.  The same
+      with the twin definition two levels down the library's own tree: ``tree_prog`` defines
+      tree_name, libfront -> libmid -> libback, libback defines it too, libfront calls it.
+(ii)  ``host_prog`` defines host_version; libplugin, which it declares, calls it: a plugin calling
+      its host, hidden on the program.
+(iii) ``needy_prog`` declares libneedy and libundecl; libneedy calls undecl_fn of libundecl without
+      declaring it: hidden, the article's case.
+
+Judge one: the real loader in trace mode (``LD_BIND_NOW=1 LD_DEBUG=bindings``) says which object
+each reference binds to.  Judge two: each program rebuilt without its definition (or without
+libundecl) and really run: a library whose references then bind elsewhere and which still runs
+was only interposed; one whose reference is left undefined and fails really depends on what was
+taken away.  The expected edges are derived from those answers, then compared with what
+``linkgraph`` classifies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from support.fixture_root import (
+    EdgeKey,
+    Root,
+    Scan,
+    assert_matches_real_loader,
+    assert_same_set,
+    edges_from_traces,
+    elf_dynamic,
+    real_loader,
+    run_in_root,
+    scan,
+)
+from support.interpose import (
+    ALLOC_LIB,
+    ALLOC_PROG,
+    BACK,
+    EXECUTABLES,
+    FRONT,
+    HOST_PROG,
+    LDSO,
+    LIBC,
+    LIBRARIES,
+    MID,
+    NEEDY,
+    NEEDY_PROG,
+    OUTPUT,
+    OUTPUT_WITHOUT,
+    PLUGIN,
+    TREE_PROG,
+    UNDECL,
+    interpose_roots,
+)
+from support.oracle import GlibcTrace
+
+RUN_ENV = {"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
+SOURCES = {*EXECUTABLES, *LIBRARIES, LIBC}  # the objects whose edges are judged (ld.so: see edges_from_traces)
+
+
+@dataclass
+class Case:
+    real: Root
+    without: Root
+    traces: dict[str, GlibcTrace]  # real root, per program
+    without_traces: dict[str, GlibcTrace]  # without root, per program
+    result: Scan
+    rows: list[dict[str, Any]]  # the store's "dependencies" answer
+    summary: dict[str, int]  # the store's "summary" answer: edges per status
+    hidden_query: set[tuple[str, str]]  # the store's "hidden" answer: (from, to)
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory: pytest.TempPathFactory) -> Case:
+    from linkgraph.loader.store import open_store
+
+    work = tmp_path_factory.mktemp("interpose")
+    real, without = interpose_roots(work)
+    traces = {exe: real_loader(real, exe) for exe in EXECUTABLES}
+    without_traces = {exe: real_loader(without, exe) for exe in EXECUTABLES}
+    result = scan(real, work / "db", "interpose")
+    with open_store(db=str(work / "db" / "interpose.lbdb"), read_only=True) as store:
+        firmware = store.query("firmware")[0]["id"]
+        rows = store.query("dependencies", {"firmware": firmware})
+        summary = {r["status"]: r["edges"] for r in store.query("summary", {"firmware": firmware})}
+        hidden = {(r["from"], r["to"]) for r in store.query("hidden", {"firmware": firmware})}
+    return Case(real, without, traces, without_traces, result, rows, summary, hidden)
+
+
+# --------------------------------------------------------------------------- the oracle's side
+
+
+def own_tree(root: Root, trace: GlibcTrace, obj: str) -> set[str]:
+    """*obj* and the breadth-first closure of its DT_NEEDED, as loaded in *trace*'s link map."""
+    dynamic = {loaded: elf_dynamic(root.host(loaded)) for loaded in trace.objects}
+    by_name: dict[str, str] = {}
+    for loaded, (soname, _) in dynamic.items():
+        by_name.setdefault(soname or loaded.rsplit("/", 1)[1], loaded)
+    tree, queue = [obj], [obj]
+    while queue:
+        for name in dynamic[queue.pop(0)][1]:
+            target = by_name.get(name)
+            if target is not None and target not in tree:
+                tree.append(target)
+                queue.append(target)
+    return set(tree)
+
+
+def judge(case: Case, program: str) -> dict[tuple[str, str, str], str]:
+    """Per cross-object binding (module, symbol, provider) of *program*'s real map whose provider
+    is outside the module's own tree: ``interposed`` when, with the provider's definition taken
+    away, the same reference binds to an object of the module's own tree (and the program still
+    runs: the tests check), ``hidden`` when it is left undefined (and the program fails).
+    Anything else means the fixture is not the clean case it is meant to be."""
+    real, without = case.traces[program], case.without_traces[program]
+    undefined = {(m, s) for s, _, m in without.undefined}
+    out: dict[tuple[str, str, str], str] = {}
+    for module, symbol, _version, provider in real.bindings:
+        if module in (provider, LDSO) or provider in own_tree(case.real, real, module):
+            continue  # the loader's own references (see oracle.py), or a binding inside the tree
+        elsewhere = {p for m, s, _, p in without.bindings if (m, s) == (module, symbol)}
+        if elsewhere:
+            assert len(elsewhere) == 1 and elsewhere <= own_tree(case.without, without, module), (
+                module,
+                symbol,
+                elsewhere,
+            )
+            out[(module, symbol, provider)] = "interposed"
+        else:
+            assert (module, symbol) in undefined, f"{module} {symbol}: neither bound nor undefined without {provider}"
+            out[(module, symbol, provider)] = "hidden"
+    return out
+
+
+def expected_edges(case: Case) -> set[EdgeKey]:
+    """The edges from SOURCES as the real loader's bindings define them, hidden edges whose
+    every binding the second judge calls interposed turned into ``interposed``."""
+    verdicts: dict[tuple[str, str, str], str] = {}
+    for program in EXECUTABLES:
+        verdicts.update(judge(case, program))
+    out = set()
+    for e in edges_from_traces(case.real, case.traces.values(), skip=[LDSO]):
+        source, soname, to, status, symbols = e
+        if source not in SOURCES:
+            continue
+        if status == "hidden":
+            if soname is None:  # an executable has no soname: the edge is named by the file
+                soname = to.rsplit("/", 1)[1]
+            kinds = {verdicts[(source, s, to)] for s in symbols if (source, s, to) in verdicts}
+            assert len(kinds) <= 1, f"{source} -> {to}: mixed verdicts {kinds}"
+            status = kinds.pop() if kinds else status
+        out.add((source, soname, to, status, symbols))
+    return out
+
+
+def edge_set(rows: Iterable[dict[str, Any]], sources: Iterable[str]) -> set[EdgeKey]:
+    keep = set(sources)
+    return {
+        (r["from"], r["soname"], r["to"], r["status"], tuple(sorted(r["symbols"] or ())))
+        for r in rows
+        if r["from"] in keep
+    }
+
+
+def run(root: Root, program: str) -> tuple[int, list[str], str]:
+    proc = run_in_root(root, [program], dict(RUN_ENV))
+    return proc.returncode, proc.stdout.splitlines(), proc.stderr
+
+
+# --------------------------------------------------------------------------- the judges agree on the fixtures
+
+
+def test_the_real_programs_run(case: Case) -> None:
+    for program in EXECUTABLES:
+        assert run(case.real, program)[:2] == (0, OUTPUT[program]), program
+        assert case.traces[program].undefined == [] and case.traces[program].missing == []
+
+
+def test_oracle_case_i_malloc_and_free_bind_to_the_program(case: Case) -> None:
+    t = case.traces[ALLOC_PROG]
+    to_program = {(m, s) for m, s, _, p in t.bindings if p == ALLOC_PROG and m != ALLOC_PROG}
+    assert {(ALLOC_LIB, "malloc"), (ALLOC_LIB, "free")} <= to_program
+    assert {(LIBC, s) for s in ("malloc", "free", "calloc", "realloc")} <= to_program
+    # Without the program's definitions the same references bind to libc, and the program runs.
+    w = case.without_traces[ALLOC_PROG]
+    assert {(ALLOC_LIB, "malloc", LIBC), (ALLOC_LIB, "free", LIBC)} <= {(m, s, p) for m, s, _, p in w.bindings}
+    assert w.undefined == []
+    assert run(case.without, ALLOC_PROG)[:2] == (0, OUTPUT_WITHOUT[ALLOC_PROG])
+    assert judge(case, ALLOC_PROG) == {
+        (ALLOC_LIB, "malloc", ALLOC_PROG): "interposed",
+        (ALLOC_LIB, "free", ALLOC_PROG): "interposed",
+        **{(LIBC, s, ALLOC_PROG): "interposed" for s in ("malloc", "free", "calloc", "realloc")},
+    }
+
+
+def test_oracle_case_i_twin_deeper_in_the_tree(case: Case) -> None:
+    assert (FRONT, "tree_name", None, TREE_PROG) in case.traces[TREE_PROG].bindings
+    assert (FRONT, "tree_name", None, BACK) in case.without_traces[TREE_PROG].bindings
+    assert own_tree(case.without, case.without_traces[TREE_PROG], FRONT) == {FRONT, MID, BACK, LIBC, LDSO}
+    assert run(case.without, TREE_PROG)[:2] == (0, OUTPUT_WITHOUT[TREE_PROG])
+    assert judge(case, TREE_PROG) == {(FRONT, "tree_name", TREE_PROG): "interposed"}
+
+
+@pytest.mark.parametrize(
+    ("program", "module", "symbol", "provider"),
+    [
+        pytest.param(HOST_PROG, PLUGIN, "host_version", HOST_PROG, id="ii-plugin-calls-its-host"),
+        pytest.param(NEEDY_PROG, NEEDY, "undecl_fn", UNDECL, id="iii-undeclared-library"),
+    ],
+)
+def test_oracle_hidden_cases_fail_without(case: Case, program: str, module: str, symbol: str, provider: str) -> None:
+    """(ii) without host_version in the program, (iii) without libundecl in the program's NEEDED:
+    the reference is left undefined and the program stops at it."""
+    assert (module, symbol, None, provider) in case.traces[program].bindings
+    assert provider not in case.without_traces[program].objects or provider == program
+    assert case.without_traces[program].undefined == [(symbol, None, module)]
+    rc, out, err = run(case.without, program)
+    assert rc != 0 and out == [], (rc, out, err)
+    assert "symbol lookup error" in err and f"undefined symbol: {symbol}" in err, err
+    assert judge(case, program) == {(module, symbol, provider): "hidden"}
+
+
+def test_link_maps_and_bindings_match_the_real_loader(case: Case) -> None:
+    for program in EXECUTABLES:
+        assert_matches_real_loader(case.result, case.traces[program])
+
+
+# --------------------------------------------------------------------------- linkgraph's classification
+
+
+def test_case_i_library_to_program_is_interposed(case: Case) -> None:
+    t = case.traces[ALLOC_PROG]
+    libc_symbols = tuple(sorted({s for m, s, _, p in t.bindings if m == ALLOC_LIB and p == LIBC}))
+    expected = {
+        (ALLOC_LIB, "alloc_prog", ALLOC_PROG, "interposed", ("free", "malloc")),
+        (ALLOC_LIB, "libc.so.6", LIBC, "used" if libc_symbols else "declared-unused", libc_symbols),
+    }
+    assert "malloc" not in libc_symbols and "free" not in libc_symbols
+    assert_same_set("edges of liballoc", expected, edge_set(case.rows, [ALLOC_LIB]))
+    libc_to_program = {e for e in edge_set(case.rows, [LIBC]) if e[2] == ALLOC_PROG}
+    assert libc_to_program == {(LIBC, "alloc_prog", ALLOC_PROG, "interposed", ("calloc", "free", "malloc", "realloc"))}
+
+
+def test_case_i_twin_deeper_in_the_tree_is_interposed(case: Case) -> None:
+    got = {e for e in edge_set(case.rows, [FRONT]) if e[2] in (TREE_PROG, BACK)}
+    assert got == {(FRONT, "tree_prog", TREE_PROG, "interposed", ("tree_name",))}
+
+
+def test_case_ii_plugin_to_host_is_hidden(case: Case) -> None:
+    got = {e for e in edge_set(case.rows, [PLUGIN]) if e[2] == HOST_PROG}
+    assert got == {(PLUGIN, "host_prog", HOST_PROG, "hidden", ("host_version",))}
+
+
+def test_case_iii_undeclared_library_is_hidden(case: Case) -> None:
+    got = {e for e in edge_set(case.rows, [NEEDY]) if e[2] == UNDECL}
+    assert got == {(NEEDY, "libundecl.so", UNDECL, "hidden", ("undecl_fn",))}
+    assert (NEEDY_PROG, "libundecl.so", UNDECL, "declared-unused", ()) in edge_set(case.rows, [NEEDY_PROG])
+
+
+def test_every_edge_as_the_two_judges_say(case: Case) -> None:
+    """Every edge from the fixture objects and libc, derived from both judges, and no other."""
+    assert_same_set("dependency edges", expected_edges(case), edge_set(case.rows, SOURCES))
+
+
+def test_interposed_edges_are_not_counted_hidden(case: Case) -> None:
+    statuses = [r["status"] for r in case.rows]
+    assert case.summary == {s: statuses.count(s) for s in set(statuses)}
+    interposed = {(e[0], e[2]) for e in expected_edges(case) if e[3] == "interposed"}
+    assert interposed == {(ALLOC_LIB, ALLOC_PROG), (LIBC, ALLOC_PROG), (FRONT, TREE_PROG)}
+    assert case.summary.get("interposed") == len(interposed)
+    assert not interposed & case.hidden_query, (
+        f"the hidden query lists interposed edges: {interposed & case.hidden_query}"
+    )
+    assert {(PLUGIN, HOST_PROG), (NEEDY, UNDECL)} <= case.hidden_query
+
+
+def test_the_report_and_the_store_agree(case: Case) -> None:
+    """The JSON report carries the same statuses as the store's query."""
+    assert edge_set(case.result.edges(), SOURCES) == edge_set(case.rows, SOURCES)
