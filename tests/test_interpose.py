@@ -6,7 +6,9 @@ The roots come from tests/support/interpose.py (C in tests/fixtures/interpose, b
       allocates with malloc and free.  The program comes first in the lookup scope, so liballoc's
       malloc and free, and libc's own, bind to the program: interposed, not hidden.  The same
       with the twin definition two levels down the library's own tree: ``tree_prog`` defines
-      tree_name, libfront -> libmid -> libback, libback defines it too, libfront calls it.
+      tree_name, libfront -> libmid -> libback, libback defines it too, libfront calls it.  And
+      with the library's own definition: ``self_prog`` defines self_name, which libself defines
+      and calls.
 (ii)  ``host_prog`` defines host_version; libplugin, which it declares, calls it: a plugin calling
       its host, hidden on the program.
 (iii) ``needy_prog`` declares libneedy and libundecl; libneedy calls undecl_fn of libundecl without
@@ -55,6 +57,8 @@ from support.interpose import (
     OUTPUT,
     OUTPUT_WITHOUT,
     PLUGIN,
+    SELF,
+    SELF_PROG,
     TREE_PROG,
     UNDECL,
     interpose_roots,
@@ -200,6 +204,13 @@ def test_oracle_case_i_malloc_and_free_bind_to_the_program(case: Case) -> None:
     }
 
 
+def test_oracle_case_i_the_library_itself_defines_it(case: Case) -> None:
+    assert (SELF, "self_name", None, SELF_PROG) in case.traces[SELF_PROG].bindings
+    assert (SELF, "self_name", None, SELF) in case.without_traces[SELF_PROG].bindings
+    assert run(case.without, SELF_PROG)[:2] == (0, OUTPUT_WITHOUT[SELF_PROG])
+    assert judge(case, SELF_PROG) == {(SELF, "self_name", SELF_PROG): "interposed"}
+
+
 def test_oracle_case_i_twin_deeper_in_the_tree(case: Case) -> None:
     assert (FRONT, "tree_name", None, TREE_PROG) in case.traces[TREE_PROG].bindings
     assert (FRONT, "tree_name", None, BACK) in case.without_traces[TREE_PROG].bindings
@@ -253,6 +264,11 @@ def test_case_i_twin_deeper_in_the_tree_is_interposed(case: Case) -> None:
     assert got == {(FRONT, "tree_prog", TREE_PROG, "interposed", ("tree_name",))}
 
 
+def test_case_i_the_library_itself_defines_it_is_interposed(case: Case) -> None:
+    got = {e for e in edge_set(case.rows, [SELF]) if e[2] == SELF_PROG}
+    assert got == {(SELF, "self_prog", SELF_PROG, "interposed", ("self_name",))}
+
+
 def test_case_ii_plugin_to_host_is_hidden(case: Case) -> None:
     got = {e for e in edge_set(case.rows, [PLUGIN]) if e[2] == HOST_PROG}
     assert got == {(PLUGIN, "host_prog", HOST_PROG, "hidden", ("host_version",))}
@@ -273,7 +289,7 @@ def test_interposed_edges_are_not_counted_hidden(case: Case) -> None:
     statuses = [r["status"] for r in case.rows]
     assert case.summary == {s: statuses.count(s) for s in set(statuses)}
     interposed = {(e[0], e[2]) for e in expected_edges(case) if e[3] == "interposed"}
-    assert interposed == {(ALLOC_LIB, ALLOC_PROG), (LIBC, ALLOC_PROG), (FRONT, TREE_PROG)}
+    assert interposed == {(ALLOC_LIB, ALLOC_PROG), (LIBC, ALLOC_PROG), (FRONT, TREE_PROG), (SELF, SELF_PROG)}
     assert case.summary.get("interposed") == len(interposed)
     assert not interposed & case.hidden_query, (
         f"the hidden query lists interposed edges: {interposed & case.hidden_query}"

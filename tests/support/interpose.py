@@ -3,7 +3,8 @@
 Two roots hold the same libraries and the same program paths:
 
 * the *real* root, which is scanned: every program defines what it defines in the field
-  (``alloc_prog`` malloc and free, ``tree_prog`` tree_name, ``host_prog`` host_version) and
+  (``alloc_prog`` malloc and free, ``tree_prog`` tree_name, ``self_prog`` self_name, ``host_prog``
+  host_version) and
   ``needy_prog`` declares libundecl;
 * the *without* root, a copy in which each program is rebuilt without the definition or the
   library the classification hinges on (``-DINTERPOSE`` left out, ``-DNO_HOST_FN``, libundecl not
@@ -34,21 +35,24 @@ ALLOC_PROG, ALLOC_LIB = "/usr/bin/alloc_prog", "/usr/lib/liballoc.so"
 # (i, deeper) the twin of the program's definition sits two levels down the library's own tree.
 TREE_PROG = "/usr/bin/tree_prog"
 FRONT, MID, BACK = "/usr/lib/libfront.so", "/usr/lib/libmid.so", "/usr/lib/libback.so"
+# (i, itself) the library defines what it calls; the program's definition comes first.
+SELF_PROG, SELF = "/usr/bin/self_prog", "/usr/lib/libself.so"
 # (ii) a plugin calling a function only its host program defines.
 HOST_PROG, PLUGIN = "/usr/bin/host_prog", "/usr/lib/libplugin.so"
 # (iii) a library relying on an undeclared library that only the program loads.
 NEEDY_PROG, NEEDY, UNDECL = "/usr/bin/needy_prog", "/usr/lib/libneedy.so", "/usr/lib/libundecl.so"
 
-EXECUTABLES = [ALLOC_PROG, TREE_PROG, HOST_PROG, NEEDY_PROG]
-LIBRARIES = [ALLOC_LIB, FRONT, MID, BACK, PLUGIN, NEEDY, UNDECL]
+EXECUTABLES = [ALLOC_PROG, TREE_PROG, SELF_PROG, HOST_PROG, NEEDY_PROG]
+LIBRARIES = [ALLOC_LIB, FRONT, MID, BACK, SELF, PLUGIN, NEEDY, UNDECL]
 # What each program prints when it runs (both builds, unless noted in the test).
 OUTPUT = {
     ALLOC_PROG: ["copy=hello", "interposed=yes"],
     TREE_PROG: ["tree=program"],
+    SELF_PROG: ["self=program"],
     HOST_PROG: ["plugin=42"],
     NEEDY_PROG: ["needy=30"],
 }
-OUTPUT_WITHOUT = {ALLOC_PROG: ["copy=hello"], TREE_PROG: ["tree=back"]}
+OUTPUT_WITHOUT = {ALLOC_PROG: ["copy=hello"], TREE_PROG: ["tree=back"], SELF_PROG: ["self=library"]}
 
 BUILD_VERSION = "1"  # bump when the layout of the cached roots changes
 
@@ -61,6 +65,8 @@ def build_real(root: Root) -> None:
     root.lib(MID, [SRC + "mid.c"], needs=[BACK])
     root.lib(FRONT, [SRC + "front.c"], needs=[MID])
     root.exe(TREE_PROG, [SRC + "tree_prog.c"], cflags=["-DINTERPOSE"], needs=[FRONT])
+    root.lib(SELF, [SRC + "self.c"])
+    root.exe(SELF_PROG, [SRC + "self_prog.c"], cflags=["-DINTERPOSE"], needs=[SELF])
     root.lib(PLUGIN, [SRC + "plugin.c"])
     root.exe(HOST_PROG, [SRC + "host_prog.c"], needs=[PLUGIN])
     root.lib(UNDECL, [SRC + "undecl.c"])
@@ -72,6 +78,7 @@ def build_without(root: Root) -> None:
     """Rebuild each program, at the same path, without the definition or library it contributes."""
     root.exe(ALLOC_PROG, [SRC + "alloc_prog.c"], needs=[ALLOC_LIB])
     root.exe(TREE_PROG, [SRC + "tree_prog.c"], needs=[FRONT])
+    root.exe(SELF_PROG, [SRC + "self_prog.c"], needs=[SELF])
     shlib_undefined = ["-Wl,--allow-shlib-undefined"]
     root.exe(HOST_PROG, [SRC + "host_prog.c"], cflags=["-DNO_HOST_FN"], needs=[PLUGIN], ldflags=shlib_undefined)
     root.exe(NEEDY_PROG, [SRC + "needy_prog.c"], needs=[NEEDY], ldflags=shlib_undefined)
