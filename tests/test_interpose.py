@@ -24,11 +24,13 @@ taken away.  The expected edges are derived from those answers, then compared wi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from conftest import linkgraph
 from support.fixture_root import (
     EdgeKey,
     Root,
@@ -300,3 +302,15 @@ def test_interposed_edges_are_not_counted_hidden(case: Case) -> None:
 def test_the_report_and_the_store_agree(case: Case) -> None:
     """The JSON report carries the same statuses as the store's query."""
     assert edge_set(case.result.edges(), SOURCES) == edge_set(case.rows, SOURCES)
+
+
+@pytest.mark.slow
+def test_neo4j_classifies_as_the_judges_say(case: Case, neo4j_server: Any, neo4j_env: dict[str, str]) -> None:
+    """The same root in a real Neo4j server: the same edges as the two judges (and as LadybugDB)."""
+    server = ["--neo4j", neo4j_server.uri]
+    proc = linkgraph("scan", str(case.real.path), *server, "--name", "interpose", "--quiet", env=neo4j_env)
+    assert proc.returncode in (0, 1), proc.stderr
+    answer = linkgraph("query", "dependencies", *server, "--firmware", "interpose", "--json", env=neo4j_env)
+    rows = json.loads(answer.stdout)
+    assert edge_set(rows, SOURCES) == edge_set(case.rows, SOURCES)
+    assert_same_set("dependency edges in Neo4j", expected_edges(case), edge_set(rows, SOURCES))
