@@ -4,7 +4,7 @@ Two roots hold the same libraries and the same program paths:
 
 * the *real* root, which is scanned: every program defines what it defines in the field
   (``alloc_prog`` malloc and free, ``tree_prog`` tree_name, ``self_prog`` self_name, ``host_prog``
-  host_version) and
+  host_version, ``mixed_prog`` mixed_hook and mixed_name) and
   ``needy_prog`` declares libundecl;
 * the *without* root, a copy in which each program is rebuilt without the definition or the
   library the classification hinges on (``-DINTERPOSE`` left out, ``-DNO_HOST_FN``, libundecl not
@@ -39,17 +39,20 @@ FRONT, MID, BACK = "/usr/lib/libfront.so", "/usr/lib/libmid.so", "/usr/lib/libba
 SELF_PROG, SELF = "/usr/bin/self_prog", "/usr/lib/libself.so"
 # (ii) a plugin calling a function only its host program defines.
 HOST_PROG, PLUGIN = "/usr/bin/host_prog", "/usr/lib/libplugin.so"
+# (ii, mixed) one edge to the program with an interposed binding and one only the program satisfies.
+MIXED_PROG, MIXED, MIXDEP = "/usr/bin/mixed_prog", "/usr/lib/libmixed.so", "/usr/lib/libmixdep.so"
 # (iii) a library relying on an undeclared library that only the program loads.
 NEEDY_PROG, NEEDY, UNDECL = "/usr/bin/needy_prog", "/usr/lib/libneedy.so", "/usr/lib/libundecl.so"
 
-EXECUTABLES = [ALLOC_PROG, TREE_PROG, SELF_PROG, HOST_PROG, NEEDY_PROG]
-LIBRARIES = [ALLOC_LIB, FRONT, MID, BACK, SELF, PLUGIN, NEEDY, UNDECL]
+EXECUTABLES = [ALLOC_PROG, TREE_PROG, SELF_PROG, HOST_PROG, MIXED_PROG, NEEDY_PROG]
+LIBRARIES = [ALLOC_LIB, FRONT, MID, BACK, SELF, PLUGIN, MIXED, MIXDEP, NEEDY, UNDECL]
 # What each program prints when it runs (both builds, unless noted in the test).
 OUTPUT = {
     ALLOC_PROG: ["copy=hello", "interposed=yes"],
     TREE_PROG: ["tree=program"],
     SELF_PROG: ["self=program"],
     HOST_PROG: ["plugin=42"],
+    MIXED_PROG: ["mixed=105"],
     NEEDY_PROG: ["needy=30"],
 }
 OUTPUT_WITHOUT = {ALLOC_PROG: ["copy=hello"], TREE_PROG: ["tree=back"], SELF_PROG: ["self=library"]}
@@ -69,6 +72,9 @@ def build_real(root: Root) -> None:
     root.exe(SELF_PROG, [SRC + "self_prog.c"], cflags=["-DINTERPOSE"], needs=[SELF])
     root.lib(PLUGIN, [SRC + "plugin.c"])
     root.exe(HOST_PROG, [SRC + "host_prog.c"], needs=[PLUGIN])
+    root.lib(MIXDEP, [SRC + "mixdep.c"])
+    root.lib(MIXED, [SRC + "mixed.c"], needs=[MIXDEP])
+    root.exe(MIXED_PROG, [SRC + "mixed_prog.c"], cflags=["-DINTERPOSE"], needs=[MIXED])
     root.lib(UNDECL, [SRC + "undecl.c"])
     root.lib(NEEDY, [SRC + "needy.c"])
     root.exe(NEEDY_PROG, [SRC + "needy_prog.c"], needs=[NEEDY, UNDECL])
@@ -81,6 +87,7 @@ def build_without(root: Root) -> None:
     root.exe(SELF_PROG, [SRC + "self_prog.c"], needs=[SELF])
     shlib_undefined = ["-Wl,--allow-shlib-undefined"]
     root.exe(HOST_PROG, [SRC + "host_prog.c"], cflags=["-DNO_HOST_FN"], needs=[PLUGIN], ldflags=shlib_undefined)
+    root.exe(MIXED_PROG, [SRC + "mixed_prog.c"], needs=[MIXED], ldflags=shlib_undefined)
     root.exe(NEEDY_PROG, [SRC + "needy_prog.c"], needs=[NEEDY], ldflags=shlib_undefined)
 
 
