@@ -12,7 +12,9 @@ The roots come from tests/support/interpose.py (C in tests/fixtures/interpose, b
 (ii)  ``host_prog`` defines host_version; libplugin, which it declares, calls it: a plugin calling
       its host, hidden on the program.  Also mixed: libmixed calls mixed_hook (only its program,
       ``mixed_prog``, defines it) and mixed_name (libmixdep, which libmixed declares, defines it
-      too, but the program's comes first): one edge to the program, hidden.
+      too, but the program's comes first): one edge to the program, hidden.  And a twin the loader
+      would not take: libverback, in libverfront's tree, defines ver_name only at a non-default
+      version, which an unversioned reference never binds to; ``ver_prog``'s definition is needed.
 (iii) ``needy_prog`` declares libneedy and libundecl; libneedy calls undecl_fn of libundecl without
       declaring it: hidden, the article's case.
 
@@ -27,6 +29,7 @@ taken away.  The expected edges are derived from those answers, then compared wi
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +71,9 @@ from support.interpose import (
     SELF_PROG,
     TREE_PROG,
     UNDECL,
+    VER_BACK,
+    VER_FRONT,
+    VER_PROG,
     interpose_roots,
 )
 from support.oracle import GlibcTrace
@@ -236,6 +242,7 @@ def test_oracle_case_i_twin_deeper_in_the_tree(case: Case) -> None:
     ("program", "module", "symbol", "provider"),
     [
         pytest.param(HOST_PROG, PLUGIN, "host_version", HOST_PROG, id="ii-plugin-calls-its-host"),
+        pytest.param(VER_PROG, VER_FRONT, "ver_name", VER_PROG, id="ii-twin-at-a-version-never-bound"),
         pytest.param(NEEDY_PROG, NEEDY, "undecl_fn", UNDECL, id="iii-undeclared-library"),
     ],
 )
@@ -249,6 +256,16 @@ def test_oracle_hidden_cases_fail_without(case: Case, program: str, module: str,
     assert rc != 0 and out == [], (rc, out, err)
     assert "symbol lookup error" in err and f"undefined symbol: {symbol}" in err, err
     assert judge(case, program) == {(module, symbol, provider): "hidden"}
+
+
+def test_fixture_verback_defines_ver_name_at_a_non_default_version(case: Case) -> None:
+    """libverback's twin exists (readelf), only not where an unversioned reference may bind."""
+    syms = subprocess.run(
+        ["readelf", "-W", "--dyn-syms", str(case.real.host(VER_BACK))], capture_output=True, text=True, check=True
+    ).stdout
+    defined = {cols[7] for cols in map(str.split, syms.splitlines()) if len(cols) >= 8 and cols[6] != "UND"}
+    assert "ver_name@VERBACK_NEW" in defined and not any(d.startswith("ver_name@@") for d in defined), defined
+    assert VER_BACK in own_tree(case.real, case.traces[VER_PROG], VER_FRONT)
 
 
 def test_oracle_mixed_edge(case: Case) -> None:
@@ -320,6 +337,14 @@ def test_case_ii_mixed_edge_is_hidden(case: Case) -> None:
     }
 
 
+def test_case_ii_twin_at_a_version_never_bound_is_hidden(case: Case) -> None:
+    got = {e for e in edge_set(case.rows, [VER_FRONT]) if e[2] in (VER_PROG, VER_BACK)}
+    assert got == {
+        (VER_FRONT, "ver_prog", VER_PROG, "hidden", ("ver_name",)),
+        (VER_FRONT, "libverback.so", VER_BACK, "declared-unused", ()),
+    }
+
+
 def test_case_iii_undeclared_library_is_hidden(case: Case) -> None:
     got = {e for e in edge_set(case.rows, [NEEDY]) if e[2] == UNDECL}
     assert got == {(NEEDY, "libundecl.so", UNDECL, "hidden", ("undecl_fn",))}
@@ -345,7 +370,13 @@ def test_interposed_edges_are_not_counted_hidden(case: Case) -> None:
     counted = {(r["from"], r["to"]) for r in case.rows if r["status"] == "interposed" and r["from"] in SOURCES}
     assert counted == interposed
     hidden = {(e[0], e[2]) for e in expected_edges(case) if e[3] == "hidden"}
-    assert hidden == {(PLUGIN, HOST_PROG), (MIXED, MIXED_PROG), (MIXDEP, MIXED_PROG), (NEEDY, UNDECL)}
+    assert hidden == {
+        (PLUGIN, HOST_PROG),
+        (MIXED, MIXED_PROG),
+        (MIXDEP, MIXED_PROG),
+        (VER_FRONT, VER_PROG),
+        (NEEDY, UNDECL),
+    }
     assert {(f, t) for f, t in case.hidden_query if f in SOURCES} == hidden
     assert {(f, t) for f, t in case.interposed_query if f in SOURCES} == interposed
 

@@ -4,7 +4,7 @@ Two roots hold the same libraries and the same program paths:
 
 * the *real* root, which is scanned: every program defines what it defines in the field
   (``alloc_prog`` malloc and free, ``tree_prog`` tree_name, ``self_prog`` self_name, ``host_prog``
-  host_version, ``mixed_prog`` mixed_hook and mixed_name) and
+  host_version, ``mixed_prog`` mixed_hook and mixed_name, ``ver_prog`` ver_name) and
   ``needy_prog`` declares libundecl;
 * the *without* root, a copy in which each program is rebuilt without the definition or the
   library the classification hinges on (``-DINTERPOSE`` left out, ``-DNO_HOST_FN``, libundecl not
@@ -41,11 +41,13 @@ SELF_PROG, SELF = "/usr/bin/self_prog", "/usr/lib/libself.so"
 HOST_PROG, PLUGIN = "/usr/bin/host_prog", "/usr/lib/libplugin.so"
 # (ii, mixed) one edge to the program with an interposed binding and one only the program satisfies.
 MIXED_PROG, MIXED, MIXDEP = "/usr/bin/mixed_prog", "/usr/lib/libmixed.so", "/usr/lib/libmixdep.so"
+# (ii, versions) the twin in the tree is at a version the loader never gives an unversioned reference.
+VER_PROG, VER_FRONT, VER_BACK = "/usr/bin/ver_prog", "/usr/lib/libverfront.so", "/usr/lib/libverback.so"
 # (iii) a library relying on an undeclared library that only the program loads.
 NEEDY_PROG, NEEDY, UNDECL = "/usr/bin/needy_prog", "/usr/lib/libneedy.so", "/usr/lib/libundecl.so"
 
-EXECUTABLES = [ALLOC_PROG, TREE_PROG, SELF_PROG, HOST_PROG, MIXED_PROG, NEEDY_PROG]
-LIBRARIES = [ALLOC_LIB, FRONT, MID, BACK, SELF, PLUGIN, MIXED, MIXDEP, NEEDY, UNDECL]
+EXECUTABLES = [ALLOC_PROG, TREE_PROG, SELF_PROG, HOST_PROG, MIXED_PROG, VER_PROG, NEEDY_PROG]
+LIBRARIES = [ALLOC_LIB, FRONT, MID, BACK, SELF, PLUGIN, MIXED, MIXDEP, VER_FRONT, VER_BACK, NEEDY, UNDECL]
 # What each program prints when it runs (both builds, unless noted in the test).
 OUTPUT = {
     ALLOC_PROG: ["copy=hello", "interposed=yes"],
@@ -53,10 +55,12 @@ OUTPUT = {
     SELF_PROG: ["self=program"],
     HOST_PROG: ["plugin=42"],
     MIXED_PROG: ["mixed=105"],
+    VER_PROG: ["ver=program"],
     NEEDY_PROG: ["needy=30"],
 }
 OUTPUT_WITHOUT = {ALLOC_PROG: ["copy=hello"], TREE_PROG: ["tree=back"], SELF_PROG: ["self=library"]}
 
+SHLIB_UNDEFINED = ["-Wl,--allow-shlib-undefined"]  # a program linked while a library's need is unmet
 BUILD_VERSION = "1"  # bump when the layout of the cached roots changes
 
 
@@ -75,6 +79,10 @@ def build_real(root: Root) -> None:
     root.lib(MIXDEP, [SRC + "mixdep.c"])
     root.lib(MIXED, [SRC + "mixed.c"], needs=[MIXDEP])
     root.exe(MIXED_PROG, [SRC + "mixed_prog.c"], cflags=["-DINTERPOSE"], needs=[MIXED])
+    stub = root.stub("libverback.so", [SRC + "ver_stub.c"])
+    root.lib(VER_BACK, [SRC + "ver_back.c"], version_script=SRC + "ver_back.map")
+    root.lib(VER_FRONT, [SRC + "ver_front.c"], needs=[stub], link_dirs=[])
+    root.exe(VER_PROG, [SRC + "ver_prog.c"], cflags=["-DINTERPOSE"], needs=[VER_FRONT], ldflags=SHLIB_UNDEFINED)
     root.lib(UNDECL, [SRC + "undecl.c"])
     root.lib(NEEDY, [SRC + "needy.c"])
     root.exe(NEEDY_PROG, [SRC + "needy_prog.c"], needs=[NEEDY, UNDECL])
@@ -85,10 +93,10 @@ def build_without(root: Root) -> None:
     root.exe(ALLOC_PROG, [SRC + "alloc_prog.c"], needs=[ALLOC_LIB])
     root.exe(TREE_PROG, [SRC + "tree_prog.c"], needs=[FRONT])
     root.exe(SELF_PROG, [SRC + "self_prog.c"], needs=[SELF])
-    shlib_undefined = ["-Wl,--allow-shlib-undefined"]
-    root.exe(HOST_PROG, [SRC + "host_prog.c"], cflags=["-DNO_HOST_FN"], needs=[PLUGIN], ldflags=shlib_undefined)
-    root.exe(MIXED_PROG, [SRC + "mixed_prog.c"], needs=[MIXED], ldflags=shlib_undefined)
-    root.exe(NEEDY_PROG, [SRC + "needy_prog.c"], needs=[NEEDY], ldflags=shlib_undefined)
+    root.exe(HOST_PROG, [SRC + "host_prog.c"], cflags=["-DNO_HOST_FN"], needs=[PLUGIN], ldflags=SHLIB_UNDEFINED)
+    root.exe(MIXED_PROG, [SRC + "mixed_prog.c"], needs=[MIXED], ldflags=SHLIB_UNDEFINED)
+    root.exe(VER_PROG, [SRC + "ver_prog.c"], needs=[VER_FRONT], ldflags=SHLIB_UNDEFINED)
+    root.exe(NEEDY_PROG, [SRC + "needy_prog.c"], needs=[NEEDY], ldflags=SHLIB_UNDEFINED)
 
 
 def _key() -> str:
