@@ -42,7 +42,7 @@ def test_the_streamed_document_is_what_json_dumps_gives(db: Path) -> None:
     report = json.loads(text)
     assert text == json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
-    assert list(report) == ["schema", "firmware", *SECTIONS]
+    assert list(report) == ["schema", "firmware", "modules", "licence_coverage", *SECTIONS[1:]]
     executables = {b["executable"] for b in report["bindings"]}
     assert len(executables) >= 2 and len(report["bindings"]) > 1000
     keys = [(b["executable"], b["module"], b["symbol"], b["version"] or "", b["provider"]) for b in report["bindings"]]
@@ -57,7 +57,9 @@ def test_jsonl_holds_the_same_entries(db: Path) -> None:
     for section, kind in zip(SECTIONS, TYPES, strict=True):
         entries = [{k: v for k, v in r.items() if k != "type"} for r in records[1:] if r["type"] == kind]
         assert entries == report[section], section
-    assert len(records) == 1 + sum(len(report[s]) for s in SECTIONS)
+    coverage = [{k: v for k, v in r.items() if k != "type"} for r in records if r["type"] == "licence_coverage"]
+    assert coverage == [report["licence_coverage"]]  # one object, not a list
+    assert len(records) == 2 + sum(len(report[s]) for s in SECTIONS)
 
 
 def test_sections_choose_the_parts(db: Path, tmp_path: Path) -> None:

@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from ..store.base import GraphStore
-from .report_sections import SCHEMA, SECTIONS, Scoped, firmware_header, scoped, section
+from .report_sections import SCHEMA, SECTIONS, Scoped, firmware_header, scoped, section, single
 
 # the "type" of each section's records in the line form
 RECORD_TYPES = {
     "modules": "module",
+    "licence_coverage": "licence_coverage",
     "dependencies": "dependency",
     "dlopen": "dlopen",
     "link_maps": "link_map",
@@ -39,6 +40,10 @@ def write_json(store: GraphStore, firmware: str, out: TextIO, sections: Iterable
     out.write(_dumps(firmware_header(store, firmware), 1))
     for name in wanted:
         out.write(",\n " + _ENCODE(name) + ": ")
+        one = single(store, firmware, name)
+        if one is not None:
+            out.write(_dumps(one, 1))
+            continue
         per_executable = scoped(store, firmware, name)
         if per_executable is None:
             _write_list(out, (_dumps(entry, 2) for entry in section(store, firmware, name)))
@@ -55,6 +60,10 @@ def write_jsonl(store: GraphStore, firmware: str, out: TextIO, sections: Iterabl
     out.write(json.dumps(header, ensure_ascii=False) + "\n")
     for name in wanted:
         kind = RECORD_TYPES[name]
+        one = single(store, firmware, name)
+        if one is not None:
+            out.write(json.dumps({"type": kind, **one}, ensure_ascii=False) + "\n")
+            continue
         per_executable = scoped(store, firmware, name)
         if per_executable is None:
             lines = (

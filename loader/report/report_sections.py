@@ -20,10 +20,12 @@ from typing import Any
 from ..dlopen.rows import decode_bindings
 from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
+from .licence_coverage import licence_coverage
 
 SCHEMA = "linkgraph-report/1"
 SECTIONS = (
     "modules",
+    "licence_coverage",
     "dependencies",
     "dlopen",
     "link_maps",
@@ -51,9 +53,17 @@ def section(store: GraphStore, firmware: str, name: str) -> Iterator[Entry]:
     return _MAKERS[name](store, {"firmware": firmware})
 
 
+def single(store: GraphStore, firmware: str, name: str) -> Entry | None:
+    """A section that is one object, not a list (``licence_coverage``); None for the others."""
+    if name == "licence_coverage":
+        found = licence_coverage(store, firmware)
+        return {k: found[k] for k in ("modules", "without_licence_fact", "unclassified", "statement", "to_review")}
+    return None
+
+
 def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
     for path, kind, soname, machine, elf_class, endian, interp, needed, aliases, *licence in store.stream("modules", p):
-        lic, lic_class, source, certainty, package = licence
+        lic, lic_class, source, certainty, package, static = licence
         yield {
             "path": path,
             "kind": kind,
@@ -69,6 +79,7 @@ def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
             "licence_source": source or NO_FACT,
             "licence_certainty": certainty,
             "package": package,
+            "static": None if static is None else bool(static),
         }
 
 
