@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 from conftest import linkgraph
 from support.browser import Pages, ViewerServer, q
+from support.host_programs import HOST_PROGRAM, copy_with_libraries
 from support.vendor_roots import extracted_root
 
 PROPRIETARY_KMODS = {f"/lib/modules/{name}.ko" for name in ("ctf", "emf", "et", "igs")}
@@ -85,6 +87,36 @@ def test_static_pie_static_and_dynamic_host_programs(tmp_path: Path) -> None:
         f"/bin/{n}": file_says_static(root / "bin" / n) for n in ("static", "static-pie", "dynamic", "pie")
     }
     assert found == {"/bin/static": True, "/bin/static-pie": True, "/bin/dynamic": False, "/bin/pie": False}
+
+
+def test_a_store_written_before_static_still_reads(dlink: dict[str, Any], tmp_path: Path) -> None:
+    """A database of an older linkgraph has no static column; scanning another firmware into it adds
+    the column, empty for the modules already there: they read as static null, and nothing else moves."""
+    import jsonschema
+    import ladybug
+    from linkgraph.viewer import create_app
+
+    db = tmp_path / "old.lbdb"
+    shutil.copy(dlink["db"], db)
+    database = ladybug.Database(str(db))
+    connection = ladybug.Connection(database)
+    connection.execute("ALTER TABLE Module DROP static")
+    connection.close()
+    database.close()
+    copy_with_libraries(HOST_PROGRAM, tmp_path / "host")
+    linkgraph("scan", str(tmp_path / "host"), "--db", str(db), "--name", "host", "--quiet")
+    report = json.loads(linkgraph("report", "--db", str(db), "--firmware", "dir880l").stdout)
+    jsonschema.validate(report, json.loads((Path(__file__).parents[1] / "docs" / "report.schema.json").read_text()))
+    assert {m["static"] for m in report["modules"]} == {None}
+    assert {m["static"] for m in report["licence_coverage"]["to_review"]} == {None}
+    fresh = dlink["report"]
+    assert report["licence_coverage"]["statement"] == fresh["licence_coverage"]["statement"]
+    strip = [{k: v for k, v in m.items() if k != "static"} for m in report["modules"]]
+    assert strip == [{k: v for k, v in m.items() if k != "static"} for m in fresh["modules"]]
+    client = create_app({"LINKGRAPH_DB": str(db), "TESTING": True}).test_client()
+    fw = next(f["id"] for f in client.get("/api/firmware").get_json() if f["name"] == "dir880l")
+    tree = client.get(f"/api/firmware/{fw}/tree").get_json()
+    assert not any(e.get("static") for e in tree["entries"]) and len(tree["entries"]) > 147
 
 
 # --------------------------------------------------------------------------- the JSON report and the CLI
