@@ -1,7 +1,7 @@
 """The graph's schema, declared once: every node and edge table, its columns and their types,
 as the typed rows (``TypedDict``) the writers build and the stores take.
 
-Everything else derives from it: LadybugDB's DDL (``ladybug_ddl``), Neo4j's constraints, indexes
+Everything else derives from it: LadybugDB's DDL (``ladybug_schema``), Neo4j's constraints, indexes
 and staged writes (``neo4j_schema``), the Arrow column types of LadybugDB's bulk ``COPY``, the
 read-back of ``linkgraph push`` (``read_*``), and the test that compares each store's tables with
 it. Labels and column names come from here, never from firmware: every value goes in as a
@@ -278,28 +278,6 @@ EDGES: tuple[Table, ...] = (
 TABLES: dict[str, Table] = {t.name: t for t in (*NODES, *EDGES)}
 # filled in by the classification, not by the writers (an edge read back leaves them out)
 CLASSIFIED = frozenset({"status", "symbols", "programs"})
-
-
-def ladybug_ddl() -> list[str]:
-    """LadybugDB: typed tables (it has no schema-free nodes), then every column added if missing,
-    so that a database written by an older linkgraph gains the newer ones."""
-    out: list[str] = []
-    for table in NODES:
-        columns = ", ".join(f"{name} {kind}" for name, kind in table.columns)
-        out.append(f"CREATE NODE TABLE IF NOT EXISTS {table.name}({columns}, PRIMARY KEY(id))")
-        out += [f"ALTER TABLE {table.name} ADD IF NOT EXISTS {n} {k}" for n, k in table.columns[1:]]
-    for table in EDGES:
-        parts = [f"FROM {src} TO {dst}" for src, dst in table.ends]
-        parts += [f"{name} {kind}" for name, kind in table.columns]
-        out.append(f"CREATE REL TABLE IF NOT EXISTS {table.name}({', '.join(parts)})")
-        out += [f"ALTER TABLE {table.name} ADD IF NOT EXISTS {n} {k}" for n, k in table.columns]
-    return out
-
-
-def ladybug_copy(table: str, ends: tuple[str, str] | None) -> str:
-    """LadybugDB's bulk load of one table from an Arrow table passed as ``$arrow``."""
-    options = f" (from='{ends[0]}', to='{ends[1]}')" if ends else ""
-    return f"COPY {TABLES[table].name} FROM $arrow{options}"
 
 
 def read_nodes(label: str) -> str:

@@ -28,10 +28,8 @@ class Status(enum.StrEnum):
 
     USED = "used"  # declared in DT_NEEDED, and symbols of the declaring object bind to it
     DECLARED_UNUSED = "declared-unused"  # declared, loaded, and nothing of the declarer binds to it
-    HIDDEN = "hidden"  # not declared by the object, yet its symbols bind there
-    # not declared, and every binding there is interposition: the object or its own dependency tree
-    # defines the symbol too, the provider merely comes first in the lookup scope (a program's malloc)
-    INTERPOSED = "interposed"
+    HIDDEN = "hidden"  # not declared by the object, yet its symbols bind there (it needs them)
+    INTERPOSED = "interposed"  # not declared, and its own dependency tree defines them too (ldso.interposition)
     MISSING = "missing"  # declared, and no file of the image satisfies it
 
 
@@ -167,8 +165,7 @@ class ElfFacts:
     @property
     def static(self) -> bool:
         """A statically linked executable: no PT_INTERP, and no dynamic section or a static PIE
-        (DF_1_PIE without an interpreter: it relocates itself). No loader runs before it, it
-        declares no libraries, and every library it holds is inside the file."""
+        (DF_1_PIE without an interpreter): no loader runs before it, its libraries are inside it."""
         if self.kind is not Kind.EXECUTABLE or self.interpreter is not None:
             return False
         return not self.dynamic or bool(self.dt_flags_1 & 0x08000000)  # DF_1_PIE
@@ -193,13 +190,10 @@ class Module:
 
 @dataclass(slots=True)
 class NeededEdge:
-    """One DT_NEEDED entry and the file the loader picked for it (None: missing), and how.
-
-    ``rule`` says how the file was found (for a missing name: None); ``directory`` is the folder
-    of the device path it was found under (None: missing); ``via`` the object whose DT_RPATH or
-    DT_RUNPATH held that folder; ``tried`` the device paths tried in order, kept only for a
-    missing name (at most ``MAX_TRIED``).
-    """
+    """One DT_NEEDED entry and the file the loader picked for it (None: missing), and how:
+    ``rule`` (None for a missing name), ``directory`` the folder of the device path found (None:
+    missing), ``via`` the object whose DT_RPATH or DT_RUNPATH held it, ``tried`` the device paths
+    tried in order, kept only for a missing name (at most ``MAX_TRIED``)."""
 
     source: str
     soname: str
@@ -252,19 +246,15 @@ class DuplicateKey(NamedTuple):
 
 @dataclass(slots=True)
 class Resolution:
-    """Everything the loader emulation found for one root.
-
-    Bindings, unresolved references and duplicate providers are the same in most link maps
-    (libc binds the same way under every executable), so each distinct fact is kept once with
-    the list of executables (link-map roots) in which it holds.
-    """
+    """Everything the loader emulation found for one root. Bindings, unresolved references and
+    duplicate providers are the same in most link maps (libc binds alike under every executable):
+    each distinct fact is kept once with the list of executables (link-map roots) it holds in."""
 
     link_maps: list[LinkMap] = field(default_factory=list)
     bindings: dict[BindingKey, list[str]] = field(default_factory=dict)
     unresolved: dict[UnresolvedKey, list[str]] = field(default_factory=dict)
     duplicates: dict[DuplicateKey, list[str]] = field(default_factory=dict)
-    # the bindings that are interposition (ldso.interposition), with the executables where they are
-    interposed: dict[BindingKey, list[str]] = field(default_factory=dict)
+    interposed: dict[BindingKey, list[str]] = field(default_factory=dict)  # ldso.interposition: where
 
 
 class Certainty(enum.StrEnum):
@@ -276,12 +266,10 @@ class Certainty(enum.StrEnum):
 
 @dataclass(slots=True)
 class LicenceFact:
-    """The licence of one module, where it comes from and how certain it is (docs/licences.md).
-
-    ``licence`` is a normalised SPDX expression, or None when nothing says (``source`` then
-    says why, and ``certainty`` is None). ``package`` is "NAME VERSION" (or "NAME") of the
-    package the file belongs to, when the firmware's package data or an override says so.
-    """
+    """The licence of one module, where it comes from and how certain it is (docs/licences.md):
+    ``licence`` a normalised SPDX expression, or None when nothing says (``source`` says why,
+    ``certainty`` is None); ``package`` "NAME VERSION" (or "NAME"), when package data or an
+    override says so."""
 
     licence: str | None
     source: str

@@ -21,7 +21,7 @@ NAMES = TABLES["RESOLVES_TO"].column_names
 
 
 def resolves_to(count: int) -> list[dict[str, Any]]:
-    """Edges among a few modules, pairs repeating, scopes and versions recurring, copy rare."""
+    """Edges among a few modules, pairs repeating, scopes and versions recurring, copy and interposed rare."""
     pick = random.Random(7)
     return [
         {
@@ -31,6 +31,7 @@ def resolves_to(count: int) -> list[dict[str, Any]]:
             "version": pick.choice([None, "GLIBC_2.2.5", "GLIBC_2.34"]),
             "copy": pick.random() < 0.1,
             "scope": f"fw:scope:{pick.randrange(4)}",
+            "interposed": pick.random() < 0.05,
         }
         for _ in range(count)
     ]
@@ -75,8 +76,8 @@ def test_edge_batches_carry_every_edge_once(batch: int, monkeypatch: pytest.Monk
     assert read_back(jobs) == want
     assert len(jobs) > 1 if batch < 500 else len(jobs) == 1
     for job in jobs:  # the absent value itself is never sent
-        copies = job.params["rows"][0][3 + NAMES.index("copy")]
-        assert False not in copies
+        for name in ("copy", "interposed"):
+            assert False not in job.params["rows"][0][3 + NAMES.index(name)]
 
 
 def test_columns_and_dict_rows_give_the_same_batches(monkeypatch: pytest.MonkeyPatch) -> None:

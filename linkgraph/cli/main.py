@@ -162,7 +162,8 @@ def scan(
 
 def _add_commands() -> None:
     from .diff_command import diff
-    from .graph_commands import push, query, report
+    from .graph_commands import query, report
+    from .push_command import push
     from .viewer_commands import diagram, serve
 
     for command in (report, query, push, serve, diagram, diff):

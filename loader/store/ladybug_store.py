@@ -11,7 +11,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...cypher.schema import TABLES, ColumnType, ladybug_copy, ladybug_ddl
+from ...cypher.ladybug_schema import ladybug_copy, ladybug_ddl
+from ...cypher.schema import TABLES, ColumnType
 from ..errors import StoreError
 from .base import GraphStore
 from .columns import Columns, column_values
