@@ -34,7 +34,7 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.dynamic import DynamicSegment
 from elftools.elf.elffile import ELFFile
 from support import hostroot
-from support.findings_judge import Judge, Row, query_rows, rows_of
+from support.findings_judge import Judge, Row, differences, query_rows, rows_of
 from support.images import FFULM, LEDE, unpacked_root
 from support.vendor_roots import VENDOR_ROOTS, extracted_root
 
@@ -144,36 +144,11 @@ def judged(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     )  # fmt: skip
 
 
-def _show(row: Row) -> str:
-    _module, _gpl, hops, statuses, programs = row
-    chain = hops[0] + "".join(f" -{s}-> {h}" for s, h in zip(statuses, hops[1:], strict=True))
-    listed = ", ".join(programs[:3]) + (f" and {len(programs) - 3} more" if len(programs) > 3 else "")
-    return f"{chain} in [{listed}]"
-
-
 def assert_same(judged: Judged, got: set[Row], what: str) -> None:
-    """The product's rows are the judge's: on a difference, say which rows and, for a path both find,
-    which programs differ."""
-    want = judged.rows
-    if got == want:
-        return
-    by_path = {r[2:4]: r for r in want}
-    theirs = {r[2:4]: r for r in got}
-    lines = [f"{judged.name}: {what} gives {len(got)} rows, the judge {len(want)}"]
-    only_judge = sorted(set(by_path) - set(theirs))
-    only_product = sorted(set(theirs) - set(by_path))
-    differ = sorted(k for k in set(by_path) & set(theirs) if by_path[k] != theirs[k])
-    lines.append(f"{len(only_judge)} paths only the judge finds:")
-    lines += [f"  {_show(by_path[k])}" for k in only_judge[:5]]
-    lines.append(f"{len(only_product)} paths only {what} gives:")
-    lines += [f"  {_show(theirs[k])}" for k in only_product[:5]]
-    lines.append(f"{len(differ)} paths with other programs (judge / {what}):")
-    for k in differ[:5]:
-        mine, other = set(by_path[k][4]), set(theirs[k][4])
-        lines.append(
-            f"  {_show(by_path[k])}: only judge {sorted(mine - other)[:3]}, only {what} {sorted(other - mine)[:3]}"
-        )
-    raise AssertionError("\n".join(lines))
+    """The product's rows are the judge's (on a difference, which rows and programs differ)."""
+    difference = differences(judged.name, judged.rows, got, what)
+    if difference:
+        raise AssertionError(difference)
 
 
 def test_the_judge_finds_paths_of_several_hops(judged: Judged) -> None:

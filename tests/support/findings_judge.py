@@ -378,3 +378,33 @@ def query_rows(found: Iterable[dict[str, Any]]) -> set[Row]:
         (r["module"], r["gpl_module"], tuple(r["hops"]), tuple(r["statuses"]), tuple(r.get("programs") or ()))
         for r in found
     }
+
+
+def show(row: Row) -> str:
+    """One row as a line: the chain with each hop's status, and its first programs."""
+    _module, _gpl, hops, statuses, programs = row
+    chain = hops[0] + "".join(f" -{s}-> {h}" for s, h in zip(statuses, hops[1:], strict=True))
+    listed = ", ".join(programs[:3]) + (f" and {len(programs) - 3} more" if len(programs) > 3 else "")
+    return f"{chain} in [{listed}]"
+
+
+def differences(name: str, want: set[Row], got: set[Row], what: str, shown: int = 5) -> str | None:
+    """None when ``got`` (the product's rows) is ``want`` (the judge's), else what differs: the paths
+    only one side finds and, for a path both find, the programs only one side names."""
+    if got == want:
+        return None
+    mine = {r[2:4]: r for r in want}
+    theirs = {r[2:4]: r for r in got}
+    only_judge = sorted(set(mine) - set(theirs))
+    only_product = sorted(set(theirs) - set(mine))
+    differ = sorted(k for k in set(mine) & set(theirs) if mine[k] != theirs[k])
+    lines = [f"{name}: {what} gives {len(got)} rows, the judge {len(want)}"]
+    lines.append(f"{len(only_judge)} paths only the judge finds:")
+    lines += [f"  {show(mine[k])}" for k in only_judge[:shown]]
+    lines.append(f"{len(only_product)} paths only {what} gives:")
+    lines += [f"  {show(theirs[k])}" for k in only_product[:shown]]
+    lines.append(f"{len(differ)} paths with other programs:")
+    for k in differ[:shown]:
+        a, b = set(mine[k][4]), set(theirs[k][4])
+        lines.append(f"  {show(mine[k])}: only the judge {sorted(a - b)[:3]}, only {what} {sorted(b - a)[:3]}")
+    return "\n".join(lines)
