@@ -1,12 +1,46 @@
-// internal: mark every NEEDED edge used, declared-unused or missing, and add the hidden edges.
+// internal: (in LadybugDB's dialect: list_sort, list_to_string, is_acyclic and the filtered path search; Neo4j has classify.neo4j.cypher) mark every NEEDED edge used, declared-unused or missing; add the hidden and the interposed edges; record the programs (link maps) in whose process each edge holds with its status; and store licence finding (a) per program (docs/graph.md, docs/licences.md). An interposed binding (the object's own dependency tree defines the symbol too) makes no edge used or hidden.
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED]->(t:Module)
 OPTIONAL MATCH (m)-[r:RESOLVES_TO]->(t)
+WHERE NOT coalesce(r.interposed, false)
 WITH n, collect(DISTINCT r.symbol) AS symbols
 SET n.symbols = symbols,
-    n.status = CASE WHEN size(symbols) > 0 THEN 'used' ELSE 'declared-unused' END;
+    n.status = CASE WHEN size(symbols) > 0 THEN 'used' ELSE 'declared-unused' END,
+    n.programs = [];
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED]->(x:Missing)
-SET n.status = 'missing', n.symbols = [];
+SET n.status = 'missing', n.symbols = [], n.programs = [];
 MATCH (m:Module {firmware: $firmware})-[r:RESOLVES_TO]->(t:Module)
 WHERE m.id <> t.id AND NOT coalesce(r.copy, false) AND NOT EXISTS { MATCH (m)-[:NEEDED]->(t) }
-WITH m, t, collect(DISTINCT r.symbol) AS symbols
-CREATE (m)-[:HIDDEN {soname: coalesce(t.soname, t.name), status: 'hidden', symbols: symbols}]->(t);
+WITH m, t, collect(DISTINCT CASE WHEN NOT coalesce(r.interposed, false) THEN r.symbol END) AS bound,
+     collect(DISTINCT CASE WHEN coalesce(r.interposed, false) THEN r.symbol END) AS interposed
+CREATE (m)-[:HIDDEN {soname: coalesce(t.soname, t.name), status: CASE WHEN size(bound) > 0 THEN 'hidden' ELSE 'interposed' END,
+                     symbols: CASE WHEN size(bound) > 0 THEN bound ELSE interposed END, programs: []}]->(t);
+MATCH (m:Module {firmware: $firmware})-[n:NEEDED {status: 'used'}]->(t:Module)
+MATCH (m)-[r:RESOLVES_TO]->(t)
+WHERE NOT coalesce(r.interposed, false)
+WITH n, collect(DISTINCT r.scope) AS scopes
+UNWIND scopes AS sid
+MATCH (c:Scope {id: sid})
+UNWIND c.executables AS program
+WITH n, collect(DISTINCT program) AS programs
+SET n.programs = list_sort(programs);
+MATCH (m:Module {firmware: $firmware})-[h:HIDDEN]->(t:Module)
+MATCH (m)-[r:RESOLVES_TO]->(t)
+WHERE NOT coalesce(r.copy, false) AND coalesce(r.interposed, false) = (h.status = 'interposed')
+WITH h, collect(DISTINCT r.scope) AS scopes
+UNWIND scopes AS sid
+MATCH (c:Scope {id: sid})
+UNWIND c.executables AS program
+WITH h, collect(DISTINCT program) AS programs
+SET h.programs = list_sort(programs);
+MATCH p = (m:Module {firmware: $firmware})-[:NEEDED|HIDDEN*1..4 (r, n | WHERE r.status IN ['used', 'hidden'] AND coalesce(n.licence_class, '') <> 'gpl')]->(g:Module {firmware: $firmware, licence_class: 'gpl'})
+WHERE m.licence_class IN ['incompatible', 'unknown'] AND is_acyclic(p)
+WITH m, g, properties(nodes(p), 'path') AS hops, properties(relationships(p), 'status') AS statuses,
+     properties(relationships(p), 'programs') AS held
+UNWIND range(1, size(held)) AS i
+UNWIND held[i] AS program
+WITH m, g, hops, statuses, size(held) AS length, program, count(DISTINCT i) AS holding
+WHERE holding = length
+WITH m, g, hops, statuses, list_sort(collect(program)) AS programs
+CREATE (:Finding {id: $firmware + ':a:' + list_to_string('>', hops), firmware: $firmware, kind: 'gpl-used-by',
+                  module: m.path, licence: m.licence, class: m.licence_class, gpl_module: g.path, gpl_licence: g.licence,
+                  hops: hops, statuses: statuses, programs: programs});

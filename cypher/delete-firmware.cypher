@@ -7,4 +7,5 @@ MATCH (c:Scope {firmware: $firmware}) DETACH DELETE c;
 MATCH (d:Duplicate {firmware: $firmware}) DETACH DELETE d;
 MATCH (p:Problem {firmware: $firmware}) DETACH DELETE p;
 MATCH (k:Kernel {firmware: $firmware}) DETACH DELETE k;
+MATCH (x:Finding {firmware: $firmware}) DELETE x;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

@@ -15,4 +15,6 @@ MATCH (f:Firmware {id: $firmware})
 MATCH (p:Problem {firmware: coalesce(f.generation, f.id)}) DETACH DELETE p;
 MATCH (f:Firmware {id: $firmware})
 MATCH (k:Kernel {firmware: coalesce(f.generation, f.id)}) DETACH DELETE k;
+MATCH (f:Firmware {id: $firmware})
+MATCH (x:Finding {firmware: coalesce(f.generation, f.id)}) DELETE x;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

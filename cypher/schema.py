@@ -122,6 +122,27 @@ class ProblemRow(TypedDict):
     code: str
 
 
+# Licence finding (a), made by the classification (cypher/classify*.cypher), one row per path: a
+# module under an incompatible or unknown licence using GPL code through ``hops`` (module paths,
+# start to end), each hop holding with its status in the process of every one of ``programs``
+FindingRow = TypedDict(
+    "FindingRow",
+    {
+        "id": str,
+        "firmware": str,
+        "kind": str,  # gpl-used-by
+        "module": str,
+        "licence": "str | None",
+        "class": str,
+        "gpl_module": str,
+        "gpl_licence": "str | None",
+        "hops": "list[str]",
+        "statuses": "list[str]",
+        "programs": "list[str]",
+    },
+)
+
+
 Ends = TypedDict("Ends", {"from": str, "to": str})
 
 
@@ -140,12 +161,14 @@ class NeededRow(Ends):
     via: str | None
     tried: list[str]
     found_by: str | None  # JSON, when link maps disagree
+    programs: list[str]  # set by the classification: the link maps (executables) it is used in
 
 
 class HiddenRow(Ends):
     soname: str
-    status: str
+    status: str  # hidden, or interposed when every binding there is interposition
     symbols: list[str]
+    programs: list[str]  # the link maps (executables) whose process holds it with that status
 
 
 class ResolvesToRow(Ends):
@@ -153,6 +176,7 @@ class ResolvesToRow(Ends):
     version: str | None
     copy: bool
     scope: str  # a Scope id: the link maps the binding holds in
+    interposed: bool  # the referencing object's own dependency tree defines it too (ldso.interposition)
 
 
 class ProvidesRow(Ends):
@@ -217,7 +241,7 @@ class Table:
     row: type  # the TypedDict of its rows; the columns derive from it
     ends: tuple[tuple[str, str], ...] = ()
     indexed: tuple[str, ...] = ()  # node columns Neo4j indexes for the named queries
-    written: bool = True  # False: made by the classification in Cypher, never bulk-written
+    written: bool = True  # False: made by the classification in Cypher, never bulk-written (nor pushed)
 
     @functools.cached_property
     def columns(self) -> tuple[tuple[str, ColumnType], ...]:
@@ -238,6 +262,7 @@ NODES: tuple[Table, ...] = (
     Table("Duplicate", DuplicateRow, indexed=("firmware",)),
     Table("Problem", ProblemRow, indexed=("firmware",)),
     Table("Kernel", KernelRow, indexed=("firmware",)),
+    Table("Finding", FindingRow, indexed=("firmware",), written=False),
 )
 EDGES: tuple[Table, ...] = (
     Table("CONTAINS", ContainsRow, ends=(("Firmware", "Module"),)),
@@ -251,7 +276,7 @@ EDGES: tuple[Table, ...] = (
 )
 TABLES: dict[str, Table] = {t.name: t for t in (*NODES, *EDGES)}
 # filled in by the classification, not by the writers (an edge read back leaves them out)
-CLASSIFIED = frozenset({"status", "symbols"})
+CLASSIFIED = frozenset({"status", "symbols", "programs"})
 
 
 def ladybug_ddl() -> list[str]:

@@ -29,6 +29,9 @@ class Status(enum.StrEnum):
     USED = "used"  # declared in DT_NEEDED, and symbols of the declaring object bind to it
     DECLARED_UNUSED = "declared-unused"  # declared, loaded, and nothing of the declarer binds to it
     HIDDEN = "hidden"  # not declared by the object, yet its symbols bind there
+    # not declared, and every binding there is interposition: the object or its own dependency tree
+    # defines the symbol too, the provider merely comes first in the lookup scope (a program's malloc)
+    INTERPOSED = "interposed"
     MISSING = "missing"  # declared, and no file of the image satisfies it
 
 
@@ -251,6 +254,8 @@ class Resolution:
     bindings: dict[BindingKey, list[str]] = field(default_factory=dict)
     unresolved: dict[UnresolvedKey, list[str]] = field(default_factory=dict)
     duplicates: dict[DuplicateKey, list[str]] = field(default_factory=dict)
+    # the bindings that are interposition (ldso.interposition), with the executables where they are
+    interposed: dict[BindingKey, list[str]] = field(default_factory=dict)
 
 
 class Certainty(enum.StrEnum):

@@ -21,7 +21,6 @@ from conftest import linkgraph
 from linkgraph.loader.report.licence_findings import licence_findings
 from linkgraph.loader.report.report_sections import section
 from linkgraph.loader.store import open_store
-from linkgraph.loader.store.queries import load_query
 from support.images import LEDE
 
 UNKNOWN = {
@@ -116,11 +115,13 @@ def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -
         firmware = store.resolve_firmware(None)
         found = licence_findings(store, firmware)
         edges = {(e["from"], e["to"], e["status"]): e["symbols"] for e in section(store, firmware, "dependencies")}
-        query = load_query("licence-gpl-used-by", store.engine)
-        on_all_threads = sorted(map(repr, store.iterate(query.statements[0], {"firmware": firmware})))
-        on_one_thread = sorted(map(repr, store.stream("licence-gpl-used-by", {"firmware": firmware})))
-    # LadybugDB runs (a)'s path enumeration on one thread (less memory): the same rows as on all of them
-    assert query.one_thread and on_one_thread == on_all_threads and len(on_one_thread) >= len(found["gpl_used_by"])
+        queried = store.query("licence-gpl-used-by", {"firmware": firmware})
+    # the named query gives exactly the report's rows (the report adds symbols, never filters)
+    assert [(r["module"], r["gpl_module"], r["hops"], r["statuses"], sorted(r["programs"])) for r in queried] == [
+        (r["module"], r["gpl_module"], [r["module"], *(h["to"] for h in r["hops"])], [h["status"] for h in r["hops"]],
+         r["programs"])
+        for r in found["gpl_used_by"]
+    ]  # fmt: skip
     # every hop's symbols are those of its edge, as the report lists it
     assert all(h["symbols"] == edges[h["from"], h["to"], h["status"]] for r in found["gpl_used_by"] for h in r["hops"])
     assert found["gpl_uses"] == [] and found["declared_only"] == []

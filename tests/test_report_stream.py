@@ -22,6 +22,7 @@ SECTIONS = [
     "duplicates",
     "problems",
     "kernel_links",
+    "licence_findings",
 ]
 TYPES = ["module", "dependency", "dlopen", "link_map", "binding", "unresolved", "duplicate", "problem", "kernel_link"]
 
@@ -43,6 +44,7 @@ def test_the_streamed_document_is_what_json_dumps_gives(db: Path) -> None:
     assert text == json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
     assert list(report) == ["schema", "firmware", *SECTIONS]
+    assert set(report["licence_findings"]) >= {"gpl_used_by", "summary"}
     executables = {b["executable"] for b in report["bindings"]}
     assert len(executables) >= 2 and len(report["bindings"]) > 1000
     keys = [(b["executable"], b["module"], b["symbol"], b["version"] or "", b["provider"]) for b in report["bindings"]]
@@ -54,10 +56,12 @@ def test_jsonl_holds_the_same_entries(db: Path) -> None:
     lines = linkgraph("report", "--db", str(db), "--format", "jsonl").stdout.splitlines()
     records = [json.loads(line) for line in lines]
     assert records[0] == {"type": "report", "schema": "linkgraph-report/1", "firmware": report["firmware"]}
-    for section, kind in zip(SECTIONS, TYPES, strict=True):
+    for section, kind in zip(SECTIONS[:-1], TYPES, strict=True):
         entries = [{k: v for k, v in r.items() if k != "type"} for r in records[1:] if r["type"] == kind]
         assert entries == report[section], section
-    assert len(records) == 1 + sum(len(report[s]) for s in SECTIONS)
+    findings = [{k: v for k, v in r.items() if k != "type"} for r in records if r["type"] == "licence_findings"]
+    assert findings == [report["licence_findings"]]  # one record: the findings are one object
+    assert len(records) == 2 + sum(len(report[s]) for s in SECTIONS[:-1])
 
 
 def test_sections_choose_the_parts(db: Path, tmp_path: Path) -> None:

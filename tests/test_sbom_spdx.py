@@ -99,6 +99,7 @@ def test_article_spdx2(article: tuple[Path, Path, dict[str, Any]], tmp_path: Pat
         "hidden": {"DYNAMIC_LINK"},
         "declared-unused": {"DEPENDS_ON"},
         "missing": {"DEPENDS_ON"},
+        "interposed": {"OTHER"},
     }
     files = check_files(path, root, report)
     assert {p["name"] for p in json.loads(path.read_text())["packages"]} == {"tew-636apb"}  # no package data
@@ -129,6 +130,7 @@ def test_article_spdx3(article: tuple[Path, Path, dict[str, Any]], tmp_path: Pat
         ("hidden", "hasDynamicLink", "runtime", "complete"),
         ("declared-unused", "dependsOn", "runtime", "complete"),
         ("missing", "dependsOn", "runtime", "noAssertion"),
+        ("interposed", "other", "runtime", "complete"),
     }
     model, objects = spdx3_objects(doc)
     files = {f.name: f for f in objects.foreach_type(model.software_File)}

@@ -1,6 +1,7 @@
 """The drawing conventions of every diagram (the viewer's, the exports', the compliance report's):
 node shapes per kind, edge styles per status (used solid black with the symbol count,
-declared-unused dashed blue, hidden solid red, missing dotted grey; a dlopen edge dashed teal with an
+declared-unused dashed blue, hidden solid red, interposed dotted orange, missing dotted grey; a dlopen
+edge dashed teal with an
 open arrowhead), the legend, and the outline
 and fill of each licence class, sober enough to print; what an exported diagram's title block says."""
 
@@ -52,7 +53,7 @@ class KindLook:
     short: str  # the file tree's mark
 
 
-BLUE, RED, GREY = "#1f4fbf", "#c8201e", "#8c8c8c"
+BLUE, RED, GREY, ORANGE = "#1f4fbf", "#c8201e", "#8c8c8c", "#b35c00"
 STATUS_LOOKS: dict[Status, StatusLook] = {
     Status.USED: StatusLook("black", "solid", "declared, and symbols bind to it", "used (N symbols)", counted=True),
     Status.DECLARED_UNUSED: StatusLook(
@@ -64,6 +65,14 @@ STATUS_LOOKS: dict[Status, StatusLook] = {
     ),
     Status.HIDDEN: StatusLook(
         RED, "solid", "not declared, yet symbols bind to it", "hidden", counted=True, penwidth="1.4"
+    ),
+    Status.INTERPOSED: StatusLook(
+        ORANGE,
+        "dotted",
+        "not declared, and no dependency: the object or its own dependencies define these symbols too; this "
+        "module only comes first in the lookup (it interposes them, as a program defining malloc)",
+        "interposed (N symbols)",
+        counted=True,
     ),
     Status.MISSING: StatusLook(GREY, "dotted", "declared, no file in the image satisfies it", "missing"),
 }

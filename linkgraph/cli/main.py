@@ -104,7 +104,8 @@ def scan(
     executable (and every library no executable loads) the device's loader is emulated:
     which file each DT_NEEDED loads, and which object each symbol reference binds to. A
     re-scan of the same content replaces the earlier graph; every dependency is classified
-    used, declared-unused, hidden or missing.
+    used, declared-unused, hidden, interposed (bound only because that module comes first in
+    the lookup, while the object's own dependencies define the symbol too) or missing.
 
     Every module also gets a licence fact (an SPDX expression, where it comes from, declared or
     inferred, and its package): from --licences, the firmware's package data (dpkg, opkg,

@@ -81,6 +81,8 @@ def diagram(
       used             solid black, labelled with the number of symbols that bind across it
       declared-unused  dashed blue: in DT_NEEDED, but nothing of the declaring object binds to it
       hidden           solid red, labelled with the symbol count: not declared, yet used
+      interposed       dotted orange, with the symbol count: bound there only because that module
+                       comes first in the lookup; the object's own dependencies define them too
       missing          dotted grey, to a grey dashed node: declared, but no file satisfies it
       dlopen           dashed teal, open arrowhead: FILE may load it later with dlopen (docs/dlopen.md)
     Executables are boxes, libraries ellipses, kernel modules hexagons; a plugin family (four or

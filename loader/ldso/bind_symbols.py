@@ -148,6 +148,13 @@ class SymbolBinder:
             group = self._scope_cache[key] = _Group(self.holdings.new_group(held), entries, special)
         return group
 
+    def definers_by_name(self, path: str, flavour: LoaderFlavour) -> dict[tuple[str, str | None], set[str]]:
+        """For each (name, version) ``path`` looks up: the objects of the root that satisfy it."""
+        obj, out = self._tables[path].facts, {}
+        for lk, definers in zip(self.lookups(obj, flavour), self._definers(obj, flavour), strict=True):
+            out.setdefault((lk.name, lk.version), set()).update(definers)
+        return out
+
     def _relevant(self, obj: ElfFacts, flavour: LoaderFlavour) -> frozenset[str]:
         """Every object of the root that defines something ``obj`` looks up."""
         key = (obj.path, flavour.flavour.value)

@@ -65,14 +65,17 @@ def _found_by(row: Row) -> Row:
 
 
 def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
-    """Overview and ELF analysis of one file: declared, used, declared-unused, hidden, missing,
-    used by, unresolved, duplicate providers."""
+    """Overview and ELF analysis of one file: declared, used, declared-unused, hidden, interposed
+    (bindings to a module the file does not need: docs/graph.md), missing, used by, unresolved,
+    duplicate providers."""
     module = find_module(store, firmware_id, path)
     real = module["path"]
     params = {"firmware": firmware_id, "path": real}
     edges = _edges_from(store, firmware_id, [real])
-    declared = sorted((e for e in edges if e["status"] != Status.HIDDEN), key=lambda e: e["position"] or 0)
+    undeclared = (Status.HIDDEN, Status.INTERPOSED)
+    declared = sorted((e for e in edges if e["status"] not in undeclared), key=lambda e: e["position"] or 0)
     hidden = sorted((e for e in edges if e["status"] == Status.HIDDEN), key=lambda e: e["to"] or "")
+    interposed = sorted((e for e in edges if e["status"] == Status.INTERPOSED), key=lambda e: e["to"] or "")
     return {
         "module": module,
         "declared": [
@@ -95,6 +98,7 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
             {"soname": e["soname"], "to": e["to"]} for e in declared if e["status"] == Status.DECLARED_UNUSED
         ],
         "hidden": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in hidden],
+        "interposed": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in interposed],
         "missing": [{"soname": e["soname"]} for e in declared if e["status"] == Status.MISSING],
         "used_by": [
             {"module": r["module"], "status": r["status"], "symbols": _symbols(r)}
@@ -125,7 +129,7 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
     """The dependency graph from one file (node n0), see docs/viewer.md.
 
     A program's graph is its link map: the objects the loader loads for it, the declared edges
-    that hold in that link map and the hidden edges between its objects (a library no program
+    that hold in that link map and the hidden and interposed edges its process holds (a library no program
     loads has a link map of its own). Any other library gets what it declares, transitively, its
     own hidden edges, and the hidden edges among the modules reached: the hidden edges of the
     libraries it loads hold in other programs' link maps and would drag those in."""
@@ -176,9 +180,9 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
         )
         frontier = []
         for r in rows:
-            hidden = r["status"] == Status.HIDDEN
+            hidden = r["status"] in (Status.HIDDEN, Status.INTERPOSED)
             if loaded is not None:
-                if (r["to"] not in loaded) if hidden else (root not in (r["executables"] or [])):
+                if not _holds_in(r, root, loaded, hidden):
                     continue
             elif hidden and r["from"] != root:
                 deferred.append(r)
@@ -196,6 +200,16 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
             store, firmware_id, root, nodes, edges, lambda p, i: module_node(find_module(store, firmware_id, p), i)
         )
     return {"root": root, "link_map": loaded is not None, "nodes": list(nodes.values()), "edges": edges}
+
+
+def _holds_in(edge: Row, program: str, loaded: set[str], undeclared: bool) -> bool:
+    """Whether ``edge`` holds in the process of ``program``: a declared edge when its resolution is
+    the program's link map's, a hidden or interposed one when that process binds across it (a
+    store written before edges recorded their programs: when it ends at an object of the map)."""
+    if not undeclared:
+        return program in (edge["executables"] or [])
+    held = edge.get("programs")
+    return edge["to"] in loaded if held is None else program in held
 
 
 def _add_dlopen(store: Queryable, firmware_id: str, root: str, nodes: dict[str, Row], edges: list[Row]) -> None:

@@ -1,9 +1,10 @@
 """The licence findings of one firmware, from the ``licence-*`` named queries (docs/licences.md).
 
 * ``gpl_used_by`` (a): modules under an incompatible or unknown licence that use GPL-only code,
-  directly or through up to three other modules; each path is kept only when one link map holds
-  all its modules (edges are classified over every link map, so a chain could otherwise join
-  bindings of different programs), and names the programs whose link maps hold it.
+  directly or through up to three other modules; each path names the programs in whose process
+  every hop holds with its status (edges record the link maps they hold in, so a chain never
+  joins bindings of different programs), and no hop is interposition. The classification stores
+  it once (``Finding`` nodes); this reads it.
 * ``gpl_uses`` (b): GPL modules that use modules under an incompatible or unknown licence.
 * ``declared_only`` (c): DT_NEEDED links between GPL code and code under an incompatible or
   unknown licence where nothing binds, with the modules that do use the library.
@@ -21,24 +22,15 @@ from .analysis import Queryable, Row
 from .kernel_view import kernel_gpl_only
 
 
-def _programs_holding(path: list[str], link_maps: list[tuple[str, frozenset[str]]]) -> list[str]:
-    wanted = set(path)
-    return [exe for exe, objects in link_maps if wanted <= objects]
-
-
 def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
-    """Finding (a). The query gives every path, on a big root tens of thousands, most held in no
-    single link map: its rows are streamed, only the kept ones made into findings, and the symbols
-    of their hops read afterwards from the edges (one pass over ``dependencies``)."""
-    params = {"firmware": firmware_id}
-    link_maps = [
-        (exe, frozenset(objects or [])) for exe, _flavour, objects, _missing in store.stream("link-maps", params)
-    ]
+    """Finding (a), as the classification stored it: one row per path and the programs in whose
+    process every hop holds; each hop's symbols are read afterwards from its edge (one pass over
+    ``dependencies``). Nothing is filtered here: the query's rows are the finding."""
     found: list[Row] = []
-    for module, licence, klass, gpl_module, gpl_licence, hops, statuses in store.stream("licence-gpl-used-by", params):
-        programs = _programs_holding(hops, link_maps)
-        if not programs:
-            continue
+    params = {"firmware": firmware_id}
+    for module, licence, klass, gpl_module, gpl_licence, hops, statuses, programs in store.stream(
+        "licence-gpl-used-by", params
+    ):
         steps = zip(hops[:-1], hops[1:], statuses, strict=True)
         found.append(
             {
@@ -47,7 +39,7 @@ def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
                 "class": klass,
                 "gpl_module": gpl_module,
                 "gpl_licence": gpl_licence,
-                "programs": programs,
+                "programs": sorted(programs or []),
                 "hops": [{"from": a, "to": b, "status": s, "symbols": []} for a, b, s in steps],
             }
         )

@@ -32,7 +32,9 @@ SECTIONS = (
     "duplicates",
     "problems",
     "kernel_links",
+    "licence_findings",
 )
+DOCUMENTS = frozenset({"licence_findings"})  # sections that are one object, not a list of entries
 Entry = dict[str, Any]
 
 

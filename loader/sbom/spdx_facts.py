@@ -19,18 +19,22 @@ from ..model import Status
 # SPDX 2.3 relationship type and SPDX 3 relationshipType per status (docs/sbom.md says why):
 # a used or hidden edge is a dynamic link (the loader binds symbols across it at run time); a
 # declared-unused one is a dependency only (the loader needs the file, nothing binds to it); a
-# missing one is a dependency on an element nobody can name.
+# missing one is a dependency on an element nobody can name; an interposed one is no dependency
+# (the module needs nothing there: its own dependencies define those symbols too), an OTHER
+# relationship whose comment says so.
 SPDX2_TYPE = {
     Status.USED: "DYNAMIC_LINK",
     Status.HIDDEN: "DYNAMIC_LINK",
     Status.DECLARED_UNUSED: "DEPENDS_ON",
     Status.MISSING: "DEPENDS_ON",
+    Status.INTERPOSED: "OTHER",
 }
 SPDX3_TYPE = {
     Status.USED: "hasDynamicLink",
     Status.HIDDEN: "hasDynamicLink",
     Status.DECLARED_UNUSED: "dependsOn",
     Status.MISSING: "dependsOn",
+    Status.INTERPOSED: "other",
 }
 # the first line of every edge comment: "linkgraph KIND: STATUS" (KIND one of these)
 DEPENDENCY, DLOPEN, KERNEL = "dependency", "dlopen", "kernel link"
@@ -104,6 +108,8 @@ def dependency_lines(entry: dict[str, Any]) -> list[str]:
     status = entry["status"]
     if status == Status.HIDDEN:
         lines.append("not in DT_NEEDED: bound only because another object of the link map loads it")
+    elif status == Status.INTERPOSED:
+        lines.append("not in DT_NEEDED and no dependency: the module or its own dependencies define these symbols too")
     elif status == Status.DECLARED_UNUSED:
         lines.append("in DT_NEEDED and loaded, yet no symbol of the module binds to it")
     elif status == Status.MISSING:

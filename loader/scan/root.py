@@ -20,6 +20,7 @@ from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour, flavour_of
+from ..ldso.interposition import find_interposed
 from ..ldso.link_map import World, build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
 from ..ldso.risky_paths import risky_search_paths
@@ -230,4 +231,5 @@ def _resolve(
             resolution.link_maps.append(link_map)
             binder.bind(link_map, objects, resolution)
     binder.finish(resolution)
+    resolution.interposed = find_interposed(resolution, flavours, binder.definers_by_name)
     return resolution, default, binder, flavours

@@ -19,15 +19,17 @@ def binding_rows(rows: GraphRows, result: ScanResult, mid: dict[str, str]) -> No
     scopes: dict[tuple[str, ...], str] = {}
     by_list: dict[int, str] = {}  # the resolution shares one list between facts of the same link maps
 
-    def scope_of(executables: list[str]) -> str:
-        """Bindings hold in the same sets of link maps again and again: each set is stored once."""
-        sid = by_list.get(id(executables))
+    def scope_of(executables: list[str], keep: bool = False) -> str:
+        """Bindings hold in the same sets of link maps again and again: each set is stored once
+        (``keep``: a list made here, which may not outlive the call, is not remembered by id)."""
+        sid = None if keep else by_list.get(id(executables))
         if sid is None:
             key = tuple(executables)
             sid = scopes.get(key)
             if sid is None:
                 sid = scopes[key] = f"{fw[:16]}:scope:{len(scopes)}"
-            by_list[id(executables)] = sid
+            if not keep:
+                by_list[id(executables)] = sid
         return sid
 
     copied = _copy_relocated(result)
@@ -37,9 +39,18 @@ def binding_rows(rows: GraphRows, result: ScanResult, mid: dict[str, str]) -> No
     rows.rels[("RESOLVES_TO", "Module", "Module")] = resolves
     add = resolves.append
     sid_of: dict[tuple[str, str | None], str] = {}
-    for (module, name, version, provider), exes in res.bindings.items():
+    for key, exes in res.bindings.items():
+        module, name, version, provider = key
         copy = module != provider and (provider, name) in copied
-        add(mid[module], mid[provider], name, version, copy, scope_of(exes))  # in ResolvesToRow's order
+        interposed = res.interposed.get(key)
+        if interposed is None:
+            add(mid[module], mid[provider], name, version, copy, scope_of(exes), False)  # in ResolvesToRow's order
+        else:  # interposition under some executables: one row for those, one for the others
+            apart = set(interposed)
+            rest = [exe for exe in exes if exe not in apart]
+            if rest:
+                add(mid[module], mid[provider], name, version, copy, scope_of(rest, keep=True), False)
+            add(mid[module], mid[provider], name, version, copy, scope_of(interposed, keep=True), True)
         if module != provider:  # PROVIDES: what an object offers others (self-use is no dependency)
             sid = sid_of.get((name, version))
             if sid is None:

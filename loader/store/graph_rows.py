@@ -11,7 +11,7 @@ from typing import Any
 
 from ...cypher.schema import EDGES, NODES
 
-NODE_TABLES = tuple(t.name for t in NODES)
+NODE_TABLES = tuple(t.name for t in NODES if t.written)
 REL_TABLES = tuple(t.name for t in EDGES if t.written)
 
 

@@ -79,6 +79,7 @@ def build_rows(result: ScanResult) -> GraphRows:
                     "via": edge.via,
                     "tried": list(edge.tried or ()),
                     "found_by": None,
+                    "programs": [],
                 }
                 found_by[key] = {how: []}
             if not row["executables"] or row["executables"][-1] != lm.executable:

@@ -308,6 +308,19 @@ def copied_symbols(host_path: Path) -> set[str]:
     return names
 
 
+def defined_symbols(host_path: Path) -> set[str]:
+    """Names an object's dynamic symbol table defines for others (global or weak, not hidden or
+    internal), read from readelf (the GNU reference), so interposition is not judged by linkgraph."""
+    syms = subprocess.run(["readelf", "-W", "--dyn-syms", str(host_path)], capture_output=True, text=True).stdout
+    names = set()
+    for line in syms.splitlines():
+        cols = line.split()
+        exported = len(cols) >= 8 and cols[0].endswith(":") and cols[6] != "UND" and cols[4] in ("GLOBAL", "WEAK")
+        if exported and cols[5] in ("DEFAULT", "PROTECTED"):
+            names.add(cols[7].split("@")[0])
+    return names
+
+
 def elf_dynamic(host_path: Path) -> tuple[str | None, list[str]]:
     """(DT_SONAME, DT_NEEDED in order) read through the program headers only (works on sstripped files)."""
     soname: str | None = None
@@ -655,13 +668,16 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
 
     For every object of every traced link map: each DT_NEEDED entry is resolved the way ld.so
     matched it, and its symbols are the object's bindings to that target; a binding to an object
-    it does not declare makes a hidden edge (soname = the provider's soname).  Edges from *skip*
-    objects (e.g. the interpreter, whose references trace mode does not show) are left out.  Link
-    maps are merged (union).  Returns (from, soname, to, status, sorted symbols) like
-    :meth:`Scan.edge_set`.
+    it does not declare makes a hidden edge (soname = the provider's soname), or an interposed one
+    when every such binding is interposition: the provider is outside the object's own dependency
+    tree (its DT_NEEDED closure as ld.so resolved it) and an object of that tree defines the symbol
+    too.  Edges from *skip* objects (e.g. the interpreter, whose references trace mode does not
+    show) are left out.  Link maps are merged (union).  Returns (from, soname, to, status, sorted
+    symbols) like :meth:`Scan.edge_set`.
     """
     skipped = set(skip)
     copy_cache: dict[str, set[str]] = {}
+    defined_cache: dict[str, set[str]] = {}
 
     def copies(provider: str) -> set[str]:
         # A binding to an executable's copy of library data is not a dependency (docs/report.md).
@@ -669,16 +685,27 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
             copy_cache[provider] = copied_symbols(root.host(provider))
         return copy_cache[provider]
 
+    def defines(obj: str, symbol: str) -> bool:
+        if obj not in defined_cache:
+            defined_cache[obj] = defined_symbols(root.host(obj))
+        return symbol in defined_cache[obj]
+
     symbols: dict[tuple[str, str], set[str]] = defaultdict(set)
+    interposed: dict[tuple[str, str], set[str]] = defaultdict(set)
     declared: dict[str, list[tuple[str, str | None]]] = {}
     for trace in traces:
         target = _needed_targets(root, trace)
+        needs = {obj: [target(n) for n in elf_dynamic(root.host(obj))[1]] for obj in trace.objects}
         for obj in trace.objects:
             if obj not in skipped:
                 declared[obj] = [(n, target(n)) for n in elf_dynamic(root.host(obj))[1]]
         for module, symbol, _version, provider in trace.bindings:
             if module not in skipped and module != provider and symbol not in copies(provider):
-                symbols[(module, provider)].add(symbol)
+                tree = _closure(module, needs)
+                if provider not in tree and any(defines(o, symbol) for o in tree):
+                    interposed[(module, provider)].add(symbol)
+                else:
+                    symbols[(module, provider)].add(symbol)
     edges: set[EdgeKey] = set()
     for obj, needs in declared.items():
         targets = {t for _, t in needs}
@@ -692,7 +719,22 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
             if source == obj and provider not in targets:
                 soname = elf_dynamic(root.host(provider))[0]
                 edges.add((obj, soname, provider, "hidden", tuple(sorted(syms))))
+        for (source, provider), syms in interposed.items():
+            if source == obj and provider not in targets and not symbols.get((source, provider)):
+                soname = elf_dynamic(root.host(provider))[0]
+                edges.add((obj, soname, provider, "interposed", tuple(sorted(syms))))
     return edges
+
+
+def _closure(obj: str, needs: dict[str, list[str | None]]) -> set[str]:
+    """``obj`` and every object its DT_NEEDED entries load, transitively (as ld.so resolved them)."""
+    seen, queue = {obj}, [obj]
+    for current in queue:
+        for found in needs.get(current, ()):
+            if found is not None and found not in seen:
+                seen.add(found)
+                queue.append(found)
+    return seen
 
 
 def two_library_root(path: Path, program: str = "/usr/bin/prog") -> Root:

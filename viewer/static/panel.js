@@ -189,7 +189,7 @@ export class FilePanel {
     const summary = el("p", {className: "summary"},
       `${plural(d.declared.length, "declared dependency", "declared dependencies")}: `,
       `${d.used.length} used, ${d.declared_unused.length} declared-unused, ${d.missing.length} missing; `,
-      `${d.hidden.length} hidden; used by ${plural(d.used_by.length, "module")}; `,
+      `${d.hidden.length} hidden, ${(d.interposed || []).length} interposed; used by ${plural(d.used_by.length, "module")}; `,
       `${plural(d.unresolved.filter((u) => !u.weak).length, "unresolved strong reference")}`,
       d.unresolved.some((u) => u.weak) ? ` (and ${d.unresolved.filter((u) => u.weak).length} weak)` : "", ".");
     const unusedHelp = d.declared_unused.length
@@ -280,6 +280,10 @@ export class FilePanel {
       this.section("hidden", "Hidden", "Not declared, yet symbols of this file bind to it: it works only " +
         "because another object loads that library.", d.hidden, ["soname", "file", "symbols"],
       (r) => [code(r.soname), [this.fileLink(r.to), this.why(r.to)], symbolDetails(r.symbols)]),
+      this.section("interposed", "Interposed", "Not declared, and no dependency: this file or its own " +
+        "dependencies define these symbols too, but that module comes first in the lookup (it interposes " +
+        "them, as a program defining malloc).", d.interposed || [], ["soname", "file", "symbols"],
+      (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
       this.section("missing", "Missing", "Declared, but no file in the image satisfies it.", d.missing,
         ["soname"], (r) => [code(r.soname)]),
       this.section("used_by", "Used by", "Modules that depend on this file.", d.used_by,
