@@ -12,6 +12,13 @@ libgpl.so is GPL, every other module of the fixture proprietary (glibc keeps its
   defines it too and libwrap's call binds there: interposed, no hop;
 * libcopy reads ``gpl_data`` without declaring libgpl: in prog1 it reads prog1's copy (a copy
   binding, no hop), in prog2 (which has no copy) it binds to libgpl: hidden.
+
+Versions (glibc's ``check_match``): prog4 (GPL) exports its own ``vfn``, first in its process's lookup
+scope. libvu2 and libvu3 declare libv2 and libv3 and call ``vfn`` without a version (linked against a
+stand-in without versions), so both calls bind to prog4. libv2 defines ``vfn`` only at its first
+version, hidden (index 2): glibc would take it for an unversioned reference, so libvu2's binding is
+interposed. libv3 defines it only at its second version, hidden (index 3): glibc would not, so
+libvu3 needs prog4: hidden.
 """
 
 from __future__ import annotations
@@ -26,11 +33,13 @@ from support.fixture_root import Root, scan
 
 J = "judge/"
 GPL, MID, PEEK, OWN, WRAP, COPY = (f"/lib/lib{n}.so" for n in ("gpl", "mid", "peek", "own", "wrap", "copy"))
-PROG1, PROG2, PROG3 = "/usr/bin/prog1", "/usr/bin/prog2", "/usr/bin/prog3"
+PROG1, PROG2, PROG3, PROG4 = "/usr/bin/prog1", "/usr/bin/prog2", "/usr/bin/prog3", "/usr/bin/prog4"
+V2, V3, VU2, VU3 = "/lib/libv2.so", "/lib/libv3.so", "/lib/libvu2.so", "/lib/libvu3.so"
 UNDEFS = ["-Wl,-z,undefs"]
 LOOSE = ["-Wl,--allow-shlib-undefined"]
 OVERRIDES = f"""\
 {GPL}: GPL-2.0-only
+{PROG4}: GPL-2.0-only
 /lib/lib*.so: LicenseRef-Proprietary
 /usr/bin/*: LicenseRef-Proprietary
 """
@@ -43,6 +52,7 @@ EXPECTED = {
     (PEEK, GPL, (PEEK, GPL), ("hidden",), (PROG1,)),
     (COPY, GPL, (COPY, GPL), ("hidden",), (PROG2,)),
     (PROG2, GPL, (PROG2, COPY, GPL), ("used", "hidden"), (PROG2,)),
+    (VU3, PROG4, (VU3, PROG4), ("hidden",), (PROG4,)),
 }
 
 
@@ -60,6 +70,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Root, Path, dict]:
     root.exe(PROG1, [J + "prog1.c"], needs=[MID, WRAP, PEEK, COPY, GPL], pie=False, ldflags=LOOSE)
     root.exe(PROG2, [J + "prog2.c"], needs=[COPY, GPL], ldflags=LOOSE)
     root.exe(PROG3, [J + "prog3.c"], needs=[PEEK], ldflags=LOOSE)
+    for lib, user, number in ((V2, VU2, "2"), (V3, VU3, "3")):
+        root.lib(lib, [J + f"v{number}.c"], version_script=J + f"v{number}.map")
+        stand_in = root.stub(f"libv{number}.so", [J + "vstub.c"])
+        root.lib(user, [J + "vu.c"], needs=[stand_in], cflags=[f"-DVU_FN=vu{number}_fn"])
+    root.exe(PROG4, [J + "prog4.c"], needs=[VU2, VU3], ldflags=["-Wl,--export-dynamic-symbol=vfn"])
     overrides = base / "licences.yaml"
     overrides.write_text(OVERRIDES)
     result = scan(root, base / "scan", extra=["--licences", str(overrides)])

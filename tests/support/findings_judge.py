@@ -18,8 +18,10 @@ The rules, for one program P (one link map: its executable, or a library rooted 
 * **interposed binding**: O binds s to a provider outside O's own tree while some object of O's own
   tree (O included) defines s acceptably: a defined (not ``SHN_UNDEF``) global, weak or unique
   symbol of an allowed type (no type, object, function, common, TLS, IFUNC), default or protected
-  visibility, and a version the reference accepts (glibc: the same version name, an unversioned
-  definition, or for an unversioned reference any definition not hidden or with a base index;
+  visibility, and a version the reference accepts (glibc's ``check_match``: a versioned reference
+  takes the same version name, or a definition not hidden whose index names no version of its
+  object, or any definition of an object without version table; an unversioned reference takes a
+  definition of index 0 to 2, or one not hidden; glibc also skips a value 0 not absolute nor TLS;
   musl: any definition whose version is not hidden; uClibc: versions are not checked);
 * **hop status** in P: ``used`` when one of the source's ``DT_NEEDED`` names names the target and at
   least one binding of P goes from source to target (copy bindings included); ``hidden`` when none
@@ -81,7 +83,7 @@ VERSYM_HIDDEN = 0x8000
 class Definition:
     """One defined dynamic symbol as the loader sees it."""
 
-    version: str | None  # the verdef name of its version index (>= 2), else None
+    version: str | None  # the verdef name of its version index (1 too: a versioned object's base), else None
     index: int  # the version index without the hidden bit (0 or 1: no version; -1: no version table)
     hidden: bool  # the version's hidden bit
     value: int
@@ -186,7 +188,7 @@ def read_facts(path: Path, copies: bool = False) -> ElfFacts:
                 if len(versym) >= 2 * (i + 1):
                     (raw,) = struct.unpack_from(order + "H", versym, 2 * i)
                     index, hidden = raw & 0x7FFF, bool(raw & VERSYM_HIDDEN)
-                definition = Definition(names.get(index) if index >= 2 else None, index, hidden, st_value, st_shndx,
+                definition = Definition(names.get(index) if index >= 1 else None, index, hidden, st_value, st_shndx,
                                         st_info & 0xF)  # fmt: skip
                 facts.definitions.setdefault(name, []).append(definition)
             copy_type = COPY_RELOC.get(facts.machine)
@@ -223,11 +225,13 @@ def acceptable(definition: Definition, version: str | None, flavour: str) -> boo
         return True
     if flavour == "musl":
         return not definition.hidden
-    if version is None:  # glibc, unversioned reference
+    if version is None:  # glibc, unversioned reference: the base or first version, or one not hidden
         return definition.index < 3 or not definition.hidden
     if definition.version == version:
         return True
-    return definition.index < 2 and not definition.hidden
+    # another version: only a definition whose index names no version of the object (glibc's
+    # check_match: l_versions[ndx].hash is 0), and not hidden
+    return definition.version is None and not definition.hidden
 
 
 class Judge:
