@@ -1,4 +1,4 @@
-// Kernel modules whose licence the kernel treats as GPL-incompatible that bind to GPL-only exports (the kernel refuses them those symbols), with the symbols.
+// (e) Kernel modules whose licence the kernel treats as GPL-incompatible that bind to GPL-only exports (the kernel refuses them those symbols), with the symbols.
 // GPL-compatible: exactly the strings of license_is_gpl_compatible() in the kernel's include/linux/license.h
 // (linkgraph.loader.kmod.licence.GPL_COMPATIBLE holds the same list; a test compares the two answers).
 MATCH (m:Module {firmware: $firmware})-[e:KERNEL_LINK]->(p)

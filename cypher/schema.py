@@ -72,6 +72,7 @@ ModuleRow = TypedDict(
         "package": "str | None",
         "licence_class": str,  # LicenceClass
         "sha1": "str | None",  # SPDX 2.3 Files need it; None in a store written before it was kept
+        "static": "bool | None",  # a statically linked executable; None in a store written before it was kept
     },
 )
 

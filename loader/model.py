@@ -164,6 +164,15 @@ class ElfFacts:
     def nodeflib(self) -> bool:
         return bool(self.dt_flags_1 & 0x800)  # DF_1_NODEFLIB
 
+    @property
+    def static(self) -> bool:
+        """A statically linked executable: no PT_INTERP, and no dynamic section or a static PIE
+        (DF_1_PIE without an interpreter: it relocates itself). No loader runs before it, it
+        declares no libraries, and every library it holds is inside the file."""
+        if self.kind is not Kind.EXECUTABLE or self.interpreter is not None:
+            return False
+        return not self.dynamic or bool(self.dt_flags_1 & 0x08000000)  # DF_1_PIE
+
     def abi_key(self) -> tuple[int, str, str]:
         """Class, endianness and machine: a library must match these to be loaded."""
         return (self.elf_class, self.endian, self.machine)

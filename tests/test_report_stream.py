@@ -43,7 +43,7 @@ def test_the_streamed_document_is_what_json_dumps_gives(db: Path) -> None:
     report = json.loads(text)
     assert text == json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
-    assert list(report) == ["schema", "firmware", *SECTIONS]
+    assert list(report) == ["schema", "firmware", "modules", "licence_coverage", *SECTIONS[1:]]
     assert set(report["licence_findings"]) >= {"gpl_used_by", "summary"}
     executables = {b["executable"] for b in report["bindings"]}
     assert len(executables) >= 2 and len(report["bindings"]) > 1000
@@ -59,9 +59,10 @@ def test_jsonl_holds_the_same_entries(db: Path) -> None:
     for section, kind in zip(SECTIONS[:-1], TYPES, strict=True):
         entries = [{k: v for k, v in r.items() if k != "type"} for r in records[1:] if r["type"] == kind]
         assert entries == report[section], section
-    findings = [{k: v for k, v in r.items() if k != "type"} for r in records if r["type"] == "licence_findings"]
-    assert findings == [report["licence_findings"]]  # one record: the findings are one object
-    assert len(records) == 2 + sum(len(report[s]) for s in SECTIONS[:-1])
+    for one in ("licence_coverage", "licence_findings"):  # one object each, not a list
+        found = [{k: v for k, v in r.items() if k != "type"} for r in records if r["type"] == one]
+        assert found == [report[one]], one
+    assert len(records) == 3 + sum(len(report[s]) for s in SECTIONS[:-1])
 
 
 def test_sections_choose_the_parts(db: Path, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph
+from linkgraph.loader.report.licence_coverage import KERNEL_NO_FINDING
 from support.browser import (
     Pages,
     ViewerServer,
@@ -156,7 +157,15 @@ def test_licences_page_lists_the_kernel_gpl_only_finding(
     assert api["summary"]["findings"]["kernel_gpl_only"] == 1
     page, watch = pages.open(store.server, f"/fw/{store.fw}/licences")
     sections = page.eval_on_selector_all("#licences section.finding", "ss => ss.map(s => s.dataset.finding)")
-    assert sections == ["gpl_used_by", "gpl_uses", "declared_only", "lgpl_used", "kernel_gpl_only", "summary"]
+    assert sections == [
+        "gpl_used_by",
+        "gpl_uses",
+        "declared_only",
+        "lgpl_used",
+        "kernel_gpl_only",
+        "to-review",
+        "summary",
+    ]
     head = page.inner_text("section[data-finding='kernel_gpl_only'] h2")
     assert head.startswith("(e) Kernel modules") and head.endswith("(1 use in 1 provider)"), head
     group = page.locator("section[data-finding='kernel_gpl_only'] details.finding-group")  # grouped by provider
@@ -350,6 +359,6 @@ def test_lede_image_kernel_links_in_the_whole_view(pages: Pages, tmp_path_factor
         assert page.evaluate("linkgraphWhole.select('vmlinux')")
         assert f"Used by ({to_kernel})" in page.inner_text("#whole-info")
         page, watch2 = pages.open(server, f"/fw/{store.fw}/licences")
-        assert page.inner_text("section[data-finding='kernel_gpl_only'] p.none") == "none"
+        assert page.inner_text("section[data-finding='kernel_gpl_only'] p.none") == f"(e) {KERNEL_NO_FINDING}."
         watch.assert_clean()
         watch2.assert_clean()

@@ -7,8 +7,10 @@ GCC-exception-3.1, the four vendor libraries unknown, busybox GPL-2.0-only from 
   each grouped (one collapsible group per GPL library, with counts): (a) none; (b) busybox uses
   libutility [util_foo] and libapcfg [apcfg_get]; (c) busybox declares libnvram and libaplog without
   using them, libapcfg still uses them; (d) the LGPL libraries; (e) no kernel module
-  (tests/test_viewer_kernel.py has them); the summary, which has no letter. Every module name links
-  to its file page. declared-unused is explained.
+  (tests/test_viewer_kernel.py has them); To review: the modules without a licence fact, with the
+  coverage statement (also above the findings, in the summary and instead of a bare "none"); the
+  summary, which has no letter. Every module name links to its file page. declared-unused is
+  explained.
 * With libutility made GPL-2.0-only instead, (a) shows libapcfg's hidden use of it, hop by hop, with
   the program whose link map holds the path, and (c) a declared-only link nothing else uses; the
   filter keeps exactly the rows that name what it is given.
@@ -68,7 +70,7 @@ HOPS = """trs => trs.map(tr => [tr.dataset.from, tr.dataset.to, tr.querySelector
     parseInt(tr.querySelector('details.symbols > summary').textContent), +tr.dataset.paths])"""
 GROUPS = """ds => ds.map(d => [d.dataset.group, d.open, d.hidden])"""
 DECLARED_UNUSED = "still loaded and its initialisation code runs, but no symbol of the declaring object binds to it"
-ORDER = ["gpl_used_by", "gpl_uses", "declared_only", "lgpl_used", "kernel_gpl_only", "summary"]
+ORDER = ["gpl_used_by", "gpl_uses", "declared_only", "lgpl_used", "kernel_gpl_only", "to-review", "summary"]
 # the summary for this root: class -> modules with declared, inferred, no licence fact; and in all
 SUMMARY = {
     "gpl": [0, 1, 0, 1],
@@ -132,9 +134,22 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
     assert page.inner_text("section[data-finding='lgpl_used'] h2").endswith("(18 uses in 2 libraries)")
     assert page.inner_text("section[data-finding='gpl_used_by'] h2").endswith("(0)")
 
-    # (a) none here, as the API says
+    # (a) none here, as the API says; said with the coverage, never a bare "none"
     assert findings["gpl_used_by"] == []
-    assert page.inner_text("section[data-finding='gpl_used_by'] p.none") == "none"
+    coverage = f"{SUMMARY['unknown'][2]} of {sum(v[3] for v in SUMMARY.values())} modules have no licence fact"
+    assert page.inner_text("section[data-finding='gpl_used_by'] p.none") == (
+        f"(a) No finding among the modules whose licence is known; {coverage} and are listed under To review."
+    )
+    # the coverage above the findings and in the summary; the modules without a licence fact under To review
+    lines = page.eval_on_selector_all("#licences p.coverage", "ps => ps.map(p => p.textContent)")
+    assert len(lines) == 3 and all(line.startswith(f"{coverage} and are listed under To review.") for line in lines)
+    listed = page.eval_on_selector_all(
+        "section[data-finding='to-review'] tbody tr", "trs => trs.map(tr => [tr.dataset.path, tr.cells[2].textContent])"
+    )
+    assert [p for p, _ in listed] == [m["path"] for m in findings["coverage"]["to_review"]]
+    assert len(listed) == SUMMARY["unknown"][2] and {APCFG, APLOG, NVRAM, UTIL} <= {p for p, _ in listed}
+    assert not {BUSYBOX, CRYPT} & {p for p, _ in listed}
+    assert all(why.startswith("no licence fact found") for _, why in listed), listed
 
     # (c) busybox declares libnvram and libaplog and uses neither; libapcfg still uses both
     rows = page.evaluate(ROWS, "section[data-finding='declared_only'] tbody tr")
@@ -201,9 +216,9 @@ def assert_order(page: Any) -> None:
     sections = page.eval_on_selector_all("#licences section.finding", "ss => ss.map(s => s.dataset.finding)")
     assert sections == ORDER
     heads = page.eval_on_selector_all("#licences section.finding > h2", "hs => hs.map(h => h.textContent)")
-    assert [h.split(" ")[0] for h in heads] == ["(a)", "(b)", "(c)", "(d)", "(e)", "Summary"], heads
+    assert [h.split(" ")[0] for h in heads] == ["(a)", "(b)", "(c)", "(d)", "(e)", "To", "Summary"], heads
     index = page.eval_on_selector_all("#licences nav.finding-index a", "as => as.map(a => a.textContent)")
-    assert [i.split(" ")[0] for i in index] == ["(a)", "(b)", "(c)", "(d)", "(e)", "Summary"], index
+    assert [i.split(" ")[0] for i in index] == ["(a)", "(b)", "(c)", "(d)", "(e)", "To", "Summary"], index
     counts = page.eval_on_selector_all(
         "section[data-finding='summary'] .finding-counts li", "ls => ls.map(l => l.textContent)"
     )

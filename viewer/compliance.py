@@ -34,6 +34,7 @@ from .. import __version__
 from ..loader.model import Status
 from ..loader.report.analysis import Queryable, Row, dependency_graph, find_module, module_node
 from ..loader.report.licence_findings import licence_findings
+from ..loader.report.licence_inventory import licence_inventory
 from .diagram import render, to_dot
 from .dot_text import display_text
 from .drawing_style import LICENCE_NAMES, LICENCE_STYLES
@@ -251,6 +252,8 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         "date": today or date.today().isoformat(),
         "version": __version__,
         "summary": _summary(found),
+        "coverage": found["coverage"],
+        "inventory": licence_inventory(store, firmware_id),
         "licence_names": LICENCE_NAMES,
         "licence_styles": LICENCE_STYLES,
         "limits": {"symbols": SYMBOL_LIMIT, "lgpl_symbols": LGPL_SYMBOL_LIMIT, "programs": PROGRAM_LIMIT},
@@ -271,6 +274,7 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
             "certainty": r["certainty"],
             "source": r["source"],
             "package": r["package"],
+            "static": bool(r["static"]),
             "findings": [],
         }
         for r in store.query("licences", {"firmware": firmware_id})

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..loader.model import Kind, ScanResult, Status
+from .coverage_lines import coverage_lines
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -55,6 +56,7 @@ class ScanSummary:
 
     title: str
     kinds: Counter[str]
+    static: int  # statically linked executables
     link_maps: int
     bindings: int
     unresolved_strong: int
@@ -72,6 +74,7 @@ class ScanSummary:
         return cls(
             title=f"{result.firmware_name}  ({result.firmware_sha256[:12]})",
             kinds=Counter(m.facts.kind.value for m in result.modules),
+            static=sum(1 for m in result.modules if m.facts.static),
             link_maps=len(res.link_maps),
             bindings=len(res.bindings),
             unresolved_strong=strong,
@@ -93,7 +96,12 @@ class ScanSummary:
         )
 
 
-def print_summary(summary: ScanSummary, statuses: dict[str, int], times: dict[str, float], db: str) -> None:
+SUMMARY_TO_REVIEW = 30  # modules to review the scan's summary names (the query lists them all)
+
+
+def print_summary(
+    summary: ScanSummary, statuses: dict[str, int], times: dict[str, float], db: str, coverage: dict
+) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -103,6 +111,7 @@ def print_summary(summary: ScanSummary, statuses: dict[str, int], times: dict[st
     table.add_column("count", justify="right")
     for kind in Kind:
         table.add_row(f"modules: {kind}", str(summary.kinds.get(kind, 0)))
+    table.add_row("executables statically linked", str(summary.static))
     table.add_row("link maps", str(summary.link_maps))
     for status in Status:
         table.add_row(f"dependencies: {status}", str(statuses.get(status, 0)))
@@ -131,6 +140,8 @@ def print_summary(summary: ScanSummary, statuses: dict[str, int], times: dict[st
     )
     console = Console(stderr=True)
     console.print(table)
+    for line in coverage_lines(coverage, SUMMARY_TO_REVIEW):
+        console.print(line, markup=False, highlight=False)
     flag = "--neo4j" if "://" in db else "--db"
     console.print(escape(f"graph stored in {db}; next: linkgraph report {flag} {db} --format json"))
 

@@ -180,6 +180,12 @@ def _text_output(output: str | None) -> Iterator[TextIO]:
             os.unlink(partial)
 
 
+FINDING_QUERIES = frozenset(
+    {"licence-gpl-used-by", "licence-gpl-uses", "licence-declared-only", "licence-lgpl-used", "kernel-gpl-only-used"}
+)
+# the licence findings and summary: their output says how many modules have no licence fact, and which
+COVERED_QUERIES = FINDING_QUERIES | {"licence-summary", "licences"}
+
 # the parameters of a page of rows (SKIP $offset LIMIT $limit): whole numbers, never text
 PAGING_PARAMS = ("offset", "limit")
 
@@ -215,7 +221,9 @@ def query(
     `linkgraph query --list` shows every query, its description and its parameters.
     $firmware is filled in for you (with --firmware when the store holds several).
     """
+    from ..loader.report.licence_coverage import licence_coverage
     from ..loader.store.queries import list_queries, load_query
+    from .coverage_lines import coverage_lines
 
     if list_them or not name:
         for q in list_queries():
@@ -244,12 +252,20 @@ def query(
             if "firmware" in named.parameters and "firmware" not in values:
                 values["firmware"] = pick_firmware(store, firmware)
             rows = store.run_query(load_query(name, store.engine), values)
+            coverage = licence_coverage(store, values["firmware"]) if name in COVERED_QUERIES else None
     except LinkgraphError as exc:
         fail(str(exc))
     if as_json:
         click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
-        return
-    print_rows(rows)
+    elif rows or coverage is None:
+        print_rows(rows)
+    if coverage is not None:  # with --json on stderr: stdout stays the rows
+        lines = coverage_lines(coverage)
+        if not rows and name in FINDING_QUERIES:  # "No finding" only with the coverage
+            kernel = name == "kernel-gpl-only-used"
+            lines[0] = coverage["no_finding_kernel" if kernel else "no_finding"] + "."
+            lines[1:1] = [coverage["statement"] + "."] if kernel else []
+        click.echo("\n".join(lines), err=as_json)
 
 
 @click.command()

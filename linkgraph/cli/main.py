@@ -112,6 +112,7 @@ def scan(
     Buildroot, Yocto), a kernel module's .modinfo, or linkgraph's knowledge base, in that order.
     """
     from ..loader.licences import load_overrides
+    from ..loader.report.licence_coverage import licence_coverage
     from ..loader.scan.firmware import scan_target, work_folder
     from ..loader.scan.root import paused_gc
     from ..loader.store.rows import build_rows
@@ -148,10 +149,11 @@ def scan(
                 summary = summary.completed(result)
                 fw = {"firmware": result.firmware_sha256}
                 statuses = {r["status"]: r["edges"] for r in store.query("summary", fw)}
+                coverage = licence_coverage(store, result.firmware_sha256)
                 result.elapsed["store"] = time.perf_counter() - t_store
                 result.elapsed["total"] = time.perf_counter() - start
                 if not quiet:
-                    print_summary(summary, statuses, result.elapsed, where)
+                    print_summary(summary, statuses, result.elapsed, where, coverage)
     except LinkgraphError as exc:
         fail(str(exc))
     failed = any(p.severity is Severity.ERROR for r in results for p in r.problems)

@@ -261,7 +261,11 @@ def file_tree(store: Queryable, firmware_id: str) -> Row:
         }
         for key, n in kernel.get(r["path"], {}).items():
             flags[key] += n
-        entries.append({"path": r["path"], "kind": r["kind"], "soname": r["soname"], "target": None, "flags": flags})
+        static = bool(r["static"])  # a statically linked executable (null: a store written before it was kept)
+        entries.append(
+            {"path": r["path"], "kind": r["kind"], "soname": r["soname"], "target": None, "flags": flags}
+            | {"static": static}
+        )
         entries.extend(
             {"path": alias, "kind": "symlink", "soname": r["soname"], "target": r["path"], "flags": flags}
             for alias in r["aliases"] or []

@@ -29,13 +29,26 @@ class ModuleFile:
     licence_source: str
     licence_certainty: str | None
     package: str | None
+    static: bool | None  # a statically linked executable; None: the store was written before linkgraph kept it
 
 
 def module_files(store: GraphStore, firmware: str) -> Iterator[ModuleFile]:
     """The firmware's modules in path order, one at a time."""
-    for path, kind, soname, sha256, sha1, size, aliases, lic, lic_class, source, certainty, package in store.stream(
-        "module-files", {"firmware": firmware}
-    ):
+    for (
+        path,
+        kind,
+        soname,
+        sha256,
+        sha1,
+        size,
+        aliases,
+        lic,
+        lic_class,
+        source,
+        certainty,
+        package,
+        static,
+    ) in store.stream("module-files", {"firmware": firmware}):
         yield ModuleFile(
             path=path,
             kind=kind,
@@ -49,4 +62,5 @@ def module_files(store: GraphStore, firmware: str) -> Iterator[ModuleFile]:
             licence_source=source or NO_FACT,
             licence_certainty=certainty,
             package=package,
+            static=None if static is None else bool(static),
         )

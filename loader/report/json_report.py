@@ -14,12 +14,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from ..store.base import GraphStore
-from .licence_findings import licence_findings
-from .report_sections import DOCUMENTS, SCHEMA, SECTIONS, Scoped, firmware_header, scoped, section
+from .report_sections import SCHEMA, SECTIONS, Scoped, firmware_header, scoped, section, single
 
 # the "type" of each section's records in the line form
 RECORD_TYPES = {
     "modules": "module",
+    "licence_coverage": "licence_coverage",
     "dependencies": "dependency",
     "dlopen": "dlopen",
     "link_maps": "link_map",
@@ -41,8 +41,9 @@ def write_json(store: GraphStore, firmware: str, out: TextIO, sections: Iterable
     out.write(_dumps(firmware_header(store, firmware), 1))
     for name in wanted:
         out.write(",\n " + _ENCODE(name) + ": ")
-        if name in DOCUMENTS:
-            out.write(_dumps(document(store, firmware, name), 1))
+        one = single(store, firmware, name)
+        if one is not None:
+            out.write(_dumps(one, 1))
             continue
         per_executable = scoped(store, firmware, name)
         if per_executable is None:
@@ -60,8 +61,9 @@ def write_jsonl(store: GraphStore, firmware: str, out: TextIO, sections: Iterabl
     out.write(json.dumps(header, ensure_ascii=False) + "\n")
     for name in wanted:
         kind = RECORD_TYPES[name]
-        if name in DOCUMENTS:
-            out.write(json.dumps({"type": kind, **document(store, firmware, name)}, ensure_ascii=False) + "\n")
+        one = single(store, firmware, name)
+        if one is not None:
+            out.write(json.dumps({"type": kind, **one}, ensure_ascii=False) + "\n")
             continue
         per_executable = scoped(store, firmware, name)
         if per_executable is None:
@@ -80,13 +82,6 @@ def write_jsonl(store: GraphStore, firmware: str, out: TextIO, sections: Iterabl
                 buffer, size = [], 0
         if buffer:
             out.write("\n".join(buffer) + "\n")
-
-
-def document(store: GraphStore, firmware: str, name: str) -> dict[str, Any]:
-    """A section that is one object: the licence findings (docs/licences.md), as the viewer shows them."""
-    if name != "licence_findings":
-        raise ValueError(f"{name} is no document section")
-    return licence_findings(store, firmware)
 
 
 def _scoped_entries(

@@ -12,6 +12,8 @@
 * ``kernel_gpl_only`` (e): kernel modules the kernel treats as GPL-incompatible that bind to
   GPL-only exports, with the symbols (``kernel_view``, docs/kernel.md).
 * ``summary``: modules per licence class and certainty, and the count of each finding.
+* ``coverage``: how many modules have no licence fact, and which (``licence_coverage``): every
+  surface of the findings states it and lists them under *To review*.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 from .analysis import Queryable, Row
 from .kernel_view import kernel_gpl_only
+from .licence_coverage import licence_coverage
 
 
 def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
@@ -113,7 +116,8 @@ def lgpl_used(store: Queryable, firmware_id: str) -> list[Row]:
 
 
 def licence_findings(store: Queryable, firmware_id: str) -> dict[str, Any]:
-    """Every finding (a)-(e) and the summary of one firmware, as plain data (the compliance report and the viewer)."""
+    """Every finding (a)-(e), the summary and the coverage of one firmware, as plain data (the compliance
+    report and the viewer)."""
     findings: dict[str, list[Row]] = {
         "gpl_used_by": gpl_used_by(store, firmware_id),
         "gpl_uses": gpl_uses(store, firmware_id),
@@ -128,4 +132,4 @@ def licence_findings(store: Queryable, firmware_id: str) -> dict[str, Any]:
         ],
         "findings": {name: len(rows) for name, rows in findings.items()},
     }
-    return {**findings, "summary": summary}
+    return {**findings, "summary": summary, "coverage": licence_coverage(store, firmware_id)}

@@ -20,10 +20,13 @@ from typing import Any
 from ..dlopen.rows import decode_bindings
 from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
+from .licence_coverage import licence_coverage
+from .licence_findings import licence_findings
 
 SCHEMA = "linkgraph-report/1"
 SECTIONS = (
     "modules",
+    "licence_coverage",
     "dependencies",
     "dlopen",
     "link_maps",
@@ -34,7 +37,6 @@ SECTIONS = (
     "kernel_links",
     "licence_findings",
 )
-DOCUMENTS = frozenset({"licence_findings"})  # sections that are one object, not a list of entries
 Entry = dict[str, Any]
 
 
@@ -53,9 +55,20 @@ def section(store: GraphStore, firmware: str, name: str) -> Iterator[Entry]:
     return _MAKERS[name](store, {"firmware": firmware})
 
 
+def single(store: GraphStore, firmware: str, name: str) -> Entry | None:
+    """A section that is one object, not a list (``licence_coverage``, ``licence_findings``: the
+    findings as the viewer shows them, docs/licences.md); None for the others."""
+    if name == "licence_coverage":
+        found = licence_coverage(store, firmware)
+        return {k: found[k] for k in ("modules", "without_licence_fact", "unclassified", "statement", "to_review")}
+    if name == "licence_findings":
+        return licence_findings(store, firmware)
+    return None
+
+
 def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
     for path, kind, soname, machine, elf_class, endian, interp, needed, aliases, *licence in store.stream("modules", p):
-        lic, lic_class, source, certainty, package = licence
+        lic, lic_class, source, certainty, package, static = licence
         yield {
             "path": path,
             "kind": kind,
@@ -71,6 +84,7 @@ def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
             "licence_source": source or NO_FACT,
             "licence_certainty": certainty,
             "package": package,
+            "static": None if static is None else bool(static),
         }
 
 

@@ -152,6 +152,8 @@ def properties(
 ) -> list[Entry]:
     """linkgraph's facts of the module and its edges, and blint's summaries of them."""
     found = [_prop("linkgraph:kind", file.kind)]
+    if file.static:  # a statically linked executable: its libraries are inside it, it has no dependencies
+        found.append(_prop("linkgraph:static", "true"))
     if file.soname:
         found.append(_prop("linkgraph:soname", file.soname))
     found += (_prop("linkgraph:alias", alias) for alias in file.aliases)

@@ -52,7 +52,7 @@ def _licence_comments(m: ModuleFile, note: str) -> str:
 
 
 def _described(m: ModuleFile) -> str:
-    described = [f"ELF {m.kind}", f"size {m.size}"]
+    described = [f"ELF {m.kind}", f"size {m.size}"] + (["statically linked"] if m.static else [])
     if m.soname:
         described.append(f"soname {m.soname}")
     if m.aliases:

@@ -148,7 +148,7 @@ def _package(package_iri: str, package: str, package_url: str | None) -> dict[st
 
 
 def _file(ids: _Ids, m: ModuleFile) -> dict[str, Any]:
-    described = [f"ELF {m.kind}", f"size {m.size}"]
+    described = [f"ELF {m.kind}", f"size {m.size}"] + (["statically linked"] if m.static else [])
     if m.soname:
         described.append(f"soname {m.soname}")
     if m.aliases:

@@ -189,6 +189,7 @@ def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> Module
         "package": fact.package,
         "licence_class": licence_class(fact.licence).value,
         "sha1": m.facts.sha1,
+        "static": m.facts.static,
     }
 
 

@@ -316,7 +316,9 @@ def defined_symbols(host_path: Path) -> set[str]:
     for line in syms.splitlines():
         cols = line.split()
         exported = len(cols) >= 8 and cols[0].endswith(":") and cols[6] != "UND" and cols[4] in ("GLOBAL", "WEAK")
-        if exported and cols[5] in ("DEFAULT", "PROTECTED"):
+        # a non-default version (name@VER, not name@@VER) serves only references asking for it
+        hidden_version = "@" in cols[7] and "@@" not in cols[7] if exported else False
+        if exported and cols[5] in ("DEFAULT", "PROTECTED") and not hidden_version:
             names.add(cols[7].split("@")[0])
     return names
 

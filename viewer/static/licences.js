@@ -5,6 +5,7 @@ import {apiUrl, clear, el, errorBox, getJson, plural} from "./common.js";
 import {FindingGroups} from "./finding-groups.js";
 import {CERTAINTY_HELP, LICENCE_CLASSES, LICENCE_STYLE, classTag} from "./licence.js";
 import {FINDINGS} from "./licence-findings.js";
+import {coverageLine, noFinding, toReview} from "./licence-review.js";
 
 const box = document.getElementById("licences");
 const filterBox = document.getElementById("licences-filter");
@@ -60,7 +61,7 @@ function summary(data) {
     el("p", {className: "help muted"}, "Modules per licence class, and how certain the licence facts are: declared " +
       "(stated by the firmware or your overrides) or inferred (recognised by linkgraph)."),
     el("table", {className: "data summary-table"}, el("thead", {}, el("tr", {}, ...heads)), el("tbody", {}, ...rows)),
-    findings);
+    coverageLine(data.coverage), findings);
 }
 
 function countText(f, kept, rows, groups) {
@@ -81,13 +82,16 @@ function render(data) {
       el("h2", {}, `(${f.letter}) ${f.title} `, count), el("p", {className: "help muted"}, f.help));
     const groups = rows.length ? new FindingGroups(rows, {kind: f.key, keyOf: f.keyOf, head: f.head, body: f.render,
       unit: f.unit}) : null;
-    section.appendChild(groups ? groups.node : el("p", {className: "none muted"}, "none"));
+    section.appendChild(groups ? groups.node : noFinding(data.coverage, f.letter, f.key === "kernel_gpl_only"));
     sections.push({f, rows, groups, section, count, indexCount});
     index.appendChild(el("li", {}, el("a", {href: `#finding-${f.key}`}, `(${f.letter}) ${f.title}`), " ", indexCount));
     body.push(section);
   }
+  index.appendChild(el("li", {}, el("a", {href: "#finding-to-review"}, "To review"), " ",
+    el("span", {className: "count"}, `(${data.coverage.to_review.length})`)));
   index.appendChild(el("li", {}, el("a", {href: "#finding-summary"}, "Summary")));
-  clear(box).append(el("nav", {className: "finding-index", "aria-label": "findings"}, index), ...body, summary(data));
+  clear(box).append(coverageLine(data.coverage), el("nav", {className: "finding-index", "aria-label": "findings"}, index),
+    ...body, toReview(data.coverage), summary(data));
   const apply = (query) => {
     let kept = 0;
     let total = 0;

@@ -186,7 +186,10 @@ export class FilePanel {
     row("Aliases", aliasList(m.aliases || []));
     row("Root", m.root ? el("code", {}, m.root) : null);
     const d = this.data;
-    const summary = el("p", {className: "summary"},
+    const summary = m.static ? el("p", {className: "summary static-summary"}, el("span", {className: "static-badge"},
+      "static"), " Statically linked: no dynamic linker runs before it and it declares no libraries; the code it " +
+      "was linked with is inside the file, so it has no dependency edges and its licence covers all of it.")
+      : el("p", {className: "summary"},
       `${plural(d.declared.length, "declared dependency", "declared dependencies")}: `,
       `${d.used.length} used, ${d.declared_unused.length} declared-unused, ${d.missing.length} missing; `,
       `${d.hidden.length} hidden, ${(d.interposed || []).length} interposed; used by ${plural(d.used_by.length, "module")}; `,

@@ -84,6 +84,10 @@ export class FileTree {
     if (kind === "symlink" && entry.target) {
       link.appendChild(el("span", {className: "target", title: `symlink to ${entry.target}`}, "→ ", entry.target));
     }
+    if (entry.static) {
+      link.appendChild(el("span", {className: "static-badge", title: "statically linked: its libraries are inside the file"},
+        "static"));
+    }
     const flags = entry.flags || {};
     for (const key of Object.keys(FLAG_MARK)) {
       if (flags[key] > 0) {
