@@ -9,7 +9,9 @@ Oracles (what a real loader says):
 * strace_oracle.py: the device loader's own search, seen through its system calls;
 * runtime_oracle.py: what the loader really bound, read from the process's memory through gdb
   (runtime_elf.py, runtime_gdb.py, runtime_linkmap.py, runtime_slots.py, runtime_trace.py,
-  runtime_ld_debug.py are its parts).
+  runtime_ld_debug.py are its parts);
+* findings_judge.py: licence finding (a) per program, from a report's link maps and bindings and the
+  root's ELF files (interposition and copy relocations read from the files).
 
 Roots to judge:
 
