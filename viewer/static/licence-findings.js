@@ -109,9 +109,9 @@ const gplSide = (r) => (r.class === "gpl" ? {path: r.module, licence: r.licence}
  */
 export const FINDINGS = [
   {key: "gpl_used_by", letter: "a", title: "Modules under an incompatible or unknown licence that use GPL code",
-    help: "Directly or through up to three other modules, grouped by the GPL library reached. Each path holds in " +
-      "the link map of at least one program (listed with it); each hop is shown once per group with the symbols " +
-      "that bind across it.", render: gplUsedBy, unit: ["path", "paths"],
+    help: "Directly or through up to three other modules, grouped by the GPL library reached. Every hop of a path " +
+      "holds in the process of each program listed with it (interposition is never a hop); each hop is shown once " +
+      "per group with the symbols that bind across it.", render: gplUsedBy, unit: ["path", "paths"],
     groupUnit: ["GPL library", "GPL libraries"], keyOf: (r) => r.gpl_module,
     head: (key, rows) => [moduleLink(key), " ", licenceTag(rows[0].gpl_licence, "gpl"), " ",
       muted(`reached by ${plural(new Set(rows.map((r) => r.module)).size, "module")}`)]},
