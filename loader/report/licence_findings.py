@@ -71,6 +71,7 @@ def gpl_uses(store: Queryable, firmware_id: str) -> list[Row]:
             "uses_licence": r["uses_licence"],
             "uses_class": r["uses_class"],
             "symbols": sorted(r["symbols"] or []),
+            "programs": list(r["programs"] or []),
         }
         for r in store.query("licence-gpl-uses", {"firmware": firmware_id})
     ]
@@ -110,6 +111,7 @@ def lgpl_used(store: Queryable, firmware_id: str) -> list[Row]:
             "class": r["class"],
             "status": r["status"],
             "symbols": sorted(r["symbols"] or []),
+            "programs": list(r["programs"] or []),
         }
         for r in store.query("licence-lgpl-used", {"firmware": firmware_id})
     ]
