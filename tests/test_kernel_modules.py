@@ -281,7 +281,7 @@ def test_both_stores_give_the_same_kernel_answers(
     assert any(r["target"].endswith("cryptd.ko.xz") for r in links)
     html = linkgraph("report", *embedded, "--format", "html").stdout
     section = html.split('<section id="kernel-gpl-only"', 1)[1].split("<section", 1)[0]
-    assert path in section and f"<code>{GPL_ONLY_USED}</code>" in section
+    assert path in section and f'<span class="symbols">{GPL_ONLY_USED}</span>' in section
     assert section.count("<tr>") == 2  # the header and the one module
 
 

@@ -295,9 +295,10 @@ def test_reserved_libc_names_are_the_loader_itself(scenario: Scenario) -> None:
 
 
 def test_dependency_status_follows_musl_bindings(scenario: Scenario) -> None:
-    """Edges the run-time report implies: libfirst's deep_fn goes to libsecond (not declared by
-    libfirst: hidden), so libfirst -> libdeep is declared-unused; libpriv's shadow_fn goes to
-    the app-private libshadow it does not declare (hidden)."""
+    """Edges the run-time report implies: libfirst's deep_fn goes to libsecond, which libfirst does
+    not declare while its own libdeep defines deep_fn too (interposed: libsecond only comes first),
+    so libfirst -> libdeep is declared-unused; libpriv's shadow_fn goes to the app-private
+    libshadow it does not declare and nothing of its own defines (hidden)."""
     deps = scenario.report["dependencies"]
 
     def edges(src: str, dst: str) -> list[dict[str, Any]]:
@@ -306,8 +307,8 @@ def test_dependency_status_follows_musl_bindings(scenario: Scenario) -> None:
     if scenario.kind == "pathfile":
         first, second = "/opt/custom/lib/libfirst.so.1", "/usr/lib/libsecond.so.1"
         assert ("/opt/custom/lib/libfirst.so.1", "deep_fn", second) in scenario.runs["/usr/bin/order"].binds
-        hidden = edges(first, second)
-        assert [d["status"] for d in hidden] == ["hidden"] and "deep_fn" in hidden[0]["symbols"], hidden
+        interposed = edges(first, second)
+        assert [d["status"] for d in interposed] == ["interposed"] and "deep_fn" in interposed[0]["symbols"], interposed
         unused = edges(first, "/lib/libdeep.so.1")
         assert [d["status"] for d in unused] == ["declared-unused"], unused
         late = edges(first, "/usr/lib/liblate.so.1")

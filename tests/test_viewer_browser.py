@@ -133,6 +133,7 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
         "used",
         "declared_unused",
         "hidden",
+        "interposed",
         "missing",
         "used_by",
         "unresolved",
@@ -274,6 +275,7 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     page.uncheck("#whole-status input[value='used']")
     page.uncheck("#whole-status input[value='declared-unused']")
     page.uncheck("#whole-status input[value='missing']")
+    page.uncheck("#whole-status input[value='interposed']")
     assert page.evaluate("linkgraphWhole.visibleEdges()") == hidden_count
     watch.assert_clean()
 

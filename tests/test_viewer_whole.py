@@ -129,7 +129,7 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
     page.select_option("#whole-dir", "")
     assert page.evaluate(f"linkgraphWhole.nodePosition({json.dumps(libc)})") == before
     hidden = sum(1 for e in whole["edges"] if e["status"] == "hidden")
-    for status in ("used", "declared-unused", "dlopen"):  # dlopen edges have a filter of their own
+    for status in ("used", "declared-unused", "interposed", "dlopen"):  # dlopen edges have a filter of their own
         page.uncheck(f"#whole-status input[value='{status}']")
     assert page.evaluate("linkgraphWhole.visibleEdges()") == hidden
     page.check("#whole-status input[value='dlopen']")
@@ -185,7 +185,7 @@ def test_focus_on_curl_and_isolate_the_hidden_set(host_server: ViewerServer, pag
     assert page.evaluate("linkgraphWhole.mode()") == "overview"
 
     # the "hidden only" set: the filters hide, isolating lays the rest out again
-    for status in ("used", "declared-unused", "missing", "dlopen"):
+    for status in ("used", "declared-unused", "interposed", "missing", "dlopen"):
         page.uncheck(f"#whole-status input[value='{status}']")
     page.check("#whole-connected")
     hidden = sorted([f, t, s] for f, t, s in edges if s == "hidden")
