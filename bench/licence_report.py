@@ -14,8 +14,8 @@ temporary LadybugDB (or uses --db), then measures what a consultant waits for:
 Goals (issue 26): the PDF in under 60 s and 500 MB, the Licences page ready in under 1 s. The
 figures depend on the machine's load: give the load average with them.
 
-Measured with this script on a 2-core machine (load average about 2), the host root of 1,121 ELF
-files (47 paths of finding (a), 1,718 uses of LGPL libraries):
+Measured with this script on a 2-core machine (load average about 2), the host root of 1,096
+modules (47 paths of finding (a), 1,718 uses of LGPL libraries):
 
   before finding (a) was stored per program (every path enumerated at read time, interposition
   counted as use; load average about 6): PDF 371 s, 2,096 MB, 382 pages;
