@@ -6,6 +6,9 @@ deleted after the switch); LadybugDB writes a new database file each time. Media
 goal: Neo4j's first write at most 2x LadybugDB's (moonshot 1x). One untimed round first: a fresh
 server's JIT needs a few writes to settle (the first one takes three times as long).
 
+With the classification recording each edge's programs and storing finding (a) (``--runs 5``,
+nothing else running, load average 1.2-1.5): LadybugDB 2.06 s, Neo4j first write 3.98 s, re-scan
+7.71 s: 1.93x (3.74x); both stores spend the added time in the classification.
 Measured with nothing else running (``--runs 9``, twice), the edge batches cut from the table's
 columns (the client's CPU per write 1.0 -> 0.8 s): LadybugDB 1.55 s, Neo4j first write 2.81 s,
 re-scan 5.55 s: 1.81x (3.58x); then 1.77 / 3.02 / 5.85 s: 1.71x (3.31x); load average 1.7-2.0.
