@@ -122,8 +122,9 @@ def test_debian_armhf_root_findings_follow_its_copyright_files(tmp_path: Path) -
          r["programs"])
         for r in found["gpl_used_by"]
     ]  # fmt: skip
-    # every hop's symbols are those of its edge, as the report lists it
-    assert all(h["symbols"] == edges[h["from"], h["to"], h["status"]] for r in found["gpl_used_by"] for h in r["hops"])
+    # every hop's symbols: some, and those of its edge bound in the row's programs (a subset of the edge's)
+    hops = [h for r in found["gpl_used_by"] for h in r["hops"]]
+    assert all(h["symbols"] and set(h["symbols"]) <= set(edges[h["from"], h["to"], h["status"]]) for h in hops)
     assert found["gpl_uses"] == [] and found["declared_only"] == []
     name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
     chains = {

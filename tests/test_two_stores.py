@@ -30,6 +30,10 @@ QUERY_PARAMS = {
     "module-duplicates": ["--param", "path=/usr/bin/trap_dup"],
     "edges-from": ["--param", 'paths=["/bin/busybox", "/lib/libapcfg.so", "/usr/bin/trap_missing"]'],
     "edge": ["--param", "from=/lib/libapcfg.so", "--param", "to=/lib/libutility.so"],
+    "pair-bindings": [
+        "--param",
+        'pairs=[{"from": "/lib/libapcfg.so", "to": "/lib/libutility.so"}, {"from": "/bin/busybox", "to": "/lib/x"}]',
+    ],
     "search-modules": ["--param", "text=LIB", "--param", "offset=1", "--param", "limit=4"],
     "symbol-providers": ["--param", "symbol=__cxa_finalize"],
     "symbol-bindings": ["--param", "symbol=__cxa_finalize", "--param", "offset=1", "--param", "limit=3"],

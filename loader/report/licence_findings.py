@@ -27,8 +27,8 @@ from .licence_coverage import licence_coverage
 
 def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
     """Finding (a), as the classification stored it: one row per path and the programs in whose
-    process every hop holds; each hop's symbols are read afterwards from its edge (one pass over
-    ``dependencies``). Nothing is filtered here: the query's rows are the finding."""
+    process every hop holds; each hop's symbols are read afterwards from its bindings in those
+    programs. Nothing is filtered here: the query's rows are the finding."""
     found: list[Row] = []
     params = {"firmware": firmware_id}
     for module, licence, klass, gpl_module, gpl_licence, hops, statuses, programs in store.stream(
@@ -46,19 +46,36 @@ def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
                 "hops": [{"from": a, "to": b, "status": s, "symbols": []} for a, b, s in steps],
             }
         )
-    _add_hop_symbols(store, firmware_id, [hop for f in found for hop in f["hops"]])
+    _add_hop_symbols(store, firmware_id, found)
     found.sort(key=lambda f: (f["module"], f["gpl_module"], len(f["hops"]), [h["to"] for h in f["hops"]]))
     return found
 
 
-def _add_hop_symbols(store: Queryable, firmware_id: str, hops: list[Row]) -> None:
-    """Each hop's ``symbols``: those of its edge (same ends, same status), sorted."""
-    wanted: dict[tuple[str, str, str], list[str]] = {(h["from"], h["to"], h["status"]): [] for h in hops}
-    for source, _soname, target, status, symbols, *_how in store.stream("dependencies", {"firmware": firmware_id}):
-        if (source, target, status) in wanted:
-            wanted[source, target, status] = sorted(symbols or [])
-    for hop in hops:
-        hop["symbols"] = list(wanted[hop["from"], hop["to"], hop["status"]])
+def _add_hop_symbols(store: Queryable, firmware_id: str, found: list[Row]) -> None:
+    """Each hop's ``symbols``: those bound across it in the process of one of its row's programs
+    (the evidence of that path, not of other programs), none interposed and, for a hidden hop, no
+    copy relocation: the bindings that make the hop hold, as the classification counts them."""
+    pairs = sorted({(h["from"], h["to"]) for f in found for h in f["hops"]})
+    if not pairs:
+        return
+    params = {"firmware": firmware_id}
+    held = {sid: frozenset(exes or []) for sid, exes in store.stream("scopes", params)}
+    bound: dict[tuple[str, str], list[tuple[str, bool, str]]] = {}
+    rows = store.stream("pair-bindings", {**params, "pairs": [{"from": a, "to": b} for a, b in pairs]})
+    for source, target, symbol, copy, interposed, scope in rows:
+        if not interposed:
+            bound.setdefault((source, target), []).append((symbol, bool(copy), scope))
+    for row in found:
+        programs = frozenset(row["programs"])
+        for hop in row["hops"]:
+            hidden = hop["status"] == "hidden"
+            hop["symbols"] = sorted(
+                {
+                    symbol
+                    for symbol, copy, scope in bound.get((hop["from"], hop["to"]), [])
+                    if not (hidden and copy) and not programs.isdisjoint(held.get(scope, ()))
+                }
+            )
 
 
 def gpl_uses(store: Queryable, firmware_id: str) -> list[Row]:
