@@ -51,6 +51,8 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
         params[name] = ["--param", f"path={program}"]
     params["edges-from"] = ["--param", f"paths={json.dumps([program])}"]
     params["edge"] = ["--param", f"from={program}", "--param", f"to={report['link_maps'][0]['objects'][-1]}"]
+    pair = {"from": program, "to": report["link_maps"][0]["objects"][-1]}
+    params["pair-bindings"] = ["--param", f"pairs={json.dumps([pair])}"]
     page = ["--param", "offset=0", "--param", "limit=5"]
     params["search-modules"] = ["--param", "text=lib", *page]
     params["symbol-names"] = ["--param", "text=mal", *page]
