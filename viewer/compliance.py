@@ -14,8 +14,8 @@ the symbols as evidence and the licence facts (source, certainty, package) of ev
   edge) is added; the text says how many modules of the link map are not drawn. The diagrams carry
   the exports' foot block without a title block (edge statuses, licence classes) and are shown at
   their natural size (11 pt labels).
-* Symbol lists are cut to ``SYMBOL_LIMIT`` (``LGPL_SYMBOL_LIMIT`` in the compact (d) table), program
-  lists to ``PROGRAM_LIMIT``, with the number left out; the JSON report has them all.
+* Symbol lists are cut to ``SYMBOL_LIMIT`` ((d) gives each user's count only), program lists to
+  ``PROGRAM_LIMIT``, with the number left out; the JSON report has them all.
 * Every string from the firmware goes through ``display_text`` (control and bidirectional characters
   shown as ``\\xNN``); the template escapes it (autoescape). Diagrams are Graphviz images, embedded
   as base64 ``data:`` URLs: an ``<img>`` never runs a script inside an SVG.
@@ -40,7 +40,6 @@ from .dot_text import display_text
 from .drawing_style import LICENCE_NAMES, LICENCE_STYLES
 
 SYMBOL_LIMIT = 30
-LGPL_SYMBOL_LIMIT = 6
 PROGRAM_LIMIT = 30
 DIAGRAM_SCALE = 1.0  # node labels of 11 pt print at 11 pt
 IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
@@ -182,7 +181,7 @@ def _lgpl_used(rows: list[Row]) -> list[Row]:
         {
             "library": library,
             "library_licence": group[0]["library_licence"],
-            "users": [{**r, "symbols": cut(r["symbols"], LGPL_SYMBOL_LIMIT)} for r in group],
+            "users": [{**r, "symbols": cut(r["symbols"], SYMBOL_LIMIT)} for r in group],
             "modules": [library, *(r["module"] for r in group)],
         }
         for library, group in _group(rows, "library").items()
@@ -247,16 +246,17 @@ def shown(value: Any) -> Any:
 def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", today: str | None = None) -> Row:
     """Everything the compliance report shows, for one firmware (see the module docstring)."""
     found = licence_findings(store, firmware_id)
+    licences = store.query("licences", {"firmware": firmware_id})  # the inventory's and the appendix's
     data = {
         "firmware": _firmware(store, firmware_id),
         "date": today or date.today().isoformat(),
         "version": __version__,
         "summary": _summary(found),
         "coverage": found["coverage"],
-        "inventory": licence_inventory(store, firmware_id),
+        "inventory": licence_inventory(store, firmware_id, licences),
         "licence_names": LICENCE_NAMES,
         "licence_styles": LICENCE_STYLES,
-        "limits": {"symbols": SYMBOL_LIMIT, "lgpl_symbols": LGPL_SYMBOL_LIMIT, "programs": PROGRAM_LIMIT},
+        "limits": {"symbols": SYMBOL_LIMIT, "programs": PROGRAM_LIMIT},
         "gpl_uses": _gpl_uses(store, firmware_id, found["gpl_uses"], image),
         "gpl_used_by": _gpl_used_by(store, firmware_id, found["gpl_used_by"], image),
         "declared_only": _declared_only(store, firmware_id, found["declared_only"], image),
@@ -277,7 +277,7 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
             "static": bool(r["static"]),
             "findings": [],
         }
-        for r in store.query("licences", {"firmware": firmware_id})
+        for r in licences
     }
     sections = (
         ("a", "gpl_used_by"),

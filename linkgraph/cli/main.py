@@ -149,10 +149,10 @@ def scan(
                 summary = summary.completed(result)
                 fw = {"firmware": result.firmware_sha256}
                 statuses = {r["status"]: r["edges"] for r in store.query("summary", fw)}
-                coverage = licence_coverage(store, result.firmware_sha256)
                 result.elapsed["store"] = time.perf_counter() - t_store
                 result.elapsed["total"] = time.perf_counter() - start
                 if not quiet:
+                    coverage = licence_coverage(store, result.firmware_sha256)
                     print_summary(summary, statuses, result.elapsed, where, coverage)
     except LinkgraphError as exc:
         fail(str(exc))

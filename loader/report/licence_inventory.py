@@ -23,14 +23,16 @@ def _gpl_only_use(store: Queryable, firmware_id: str) -> dict[str, Row]:
     return {m: {"symbols": sorted(e["symbols"]), "providers": sorted(e["providers"])} for m, e in found.items()}
 
 
-def licence_inventory(store: Queryable, firmware_id: str) -> list[Row]:
+def licence_inventory(store: Queryable, firmware_id: str, licences: list[Row] | None = None) -> list[Row]:
     """One group per licence class (in ``LicenceClass`` order, empty ones left out): ``class`` and
     its ``modules`` in path order, each with ``path``, ``kind``, ``static`` (None: a store written
     before it was kept), ``licence``, ``certainty``, ``source``, ``package`` and, for a kernel
-    module, ``gpl_only`` (None, or the GPL-only ``symbols`` it binds and their ``providers``)."""
+    module, ``gpl_only`` (None, or the GPL-only ``symbols`` it binds and their ``providers``).
+    ``licences``: the rows of the ``licences`` query when the caller has read them already."""
     gpl_only = _gpl_only_use(store, firmware_id)
     groups: dict[str, list[Row]] = {c.value: [] for c in LicenceClass}
-    for r in store.query("licences", {"firmware": firmware_id}):
+    rows = store.query("licences", {"firmware": firmware_id}) if licences is None else licences
+    for r in rows:
         klass = r["class"] if r["class"] in groups else LicenceClass.UNKNOWN.value
         kernel = r["kind"] == Kind.KERNEL_MODULE
         groups[klass].append(
