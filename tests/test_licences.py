@@ -22,11 +22,10 @@ from linkgraph.loader.licences.spdx import names_data, normalise_modinfo
 from linkgraph.loader.model import Certainty, ElfFacts, Flavour, Kind, LicenceFact, Module
 from linkgraph.loader.problems import Problem
 from linkgraph.loader.rootfs import RootFS
+from support.images import FFULM, LEDE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "licences"
 SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())
-LEDE = REPO.parent / "shared" / "firmware" / "lede-17.01.4-ar71xx-tiny-tl-wr841-v11-squashfs-sysupgrade.bin"
-FFULM = REPO.parent / "shared" / "firmware" / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin"
 
 
 # --------------------------------------------------------------------------- helpers

@@ -26,11 +26,8 @@ from pathlib import Path
 import pytest
 from linkgraph.loader.problems import Severity
 from linkgraph.loader.unpack import ARCHIVE, DIRECTORY, IMAGE, Unpacked, unpack
+from support.images import FFULM, LEDE
 
-REPO = Path(__file__).resolve().parent.parent
-FIRMWARE = REPO.parent / "shared" / "firmware"
-LEDE = FIRMWARE / "lede-17.01.4-ar71xx-tiny-tl-wr841-v11-squashfs-sysupgrade.bin"
-FFULM = FIRMWARE / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin"
 ELF_MAGIC = b"\x7fELF"
 
 # tools the extraction and these tests run (Debian packages in scripts/debian-packages.txt)

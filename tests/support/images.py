@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from conftest import REPO
 
-FIRMWARE = REPO.parent / "shared" / "firmware"
+# the shared firmware folder beside the checkout (LINKGRAPH_FIRMWARE_DIR for a checkout elsewhere)
+FIRMWARE = Path(os.environ.get("LINKGRAPH_FIRMWARE_DIR", REPO.parent / "shared" / "firmware"))
 LEDE = FIRMWARE / "lede-17.01.4-ar71xx-tiny-tl-wr841-v11-squashfs-sysupgrade.bin"
 FFULM = FIRMWARE / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin"
 

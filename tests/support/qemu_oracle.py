@@ -78,9 +78,10 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
 from . import oracle as glibc_oracle
+from .images import FIRMWARE
 
 REPO = Path(__file__).resolve().parents[2]
-FIRMWARE_DIR = Path(os.environ.get("LINKGRAPH_FIRMWARE_DIR", REPO.parent / "shared" / "firmware"))
+FIRMWARE_DIR = FIRMWARE
 TIMEOUT = 120.0
 ORACLE_DIR = ".linkgraph-oracle"  # inside the chroot copy only, never in the scanned root
 CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
