@@ -246,9 +246,8 @@ class DuplicateKey(NamedTuple):
 
 @dataclass(slots=True)
 class Resolution:
-    """Everything the loader emulation found for one root. Bindings, unresolved references and
-    duplicate providers are the same in most link maps (libc binds alike under every executable):
-    each distinct fact is kept once with the list of executables (link-map roots) it holds in."""
+    """Everything the loader emulation found for one root. Bindings, unresolved references and duplicate
+    providers are the same in most link maps: each is kept once with the executables it holds in."""
 
     link_maps: list[LinkMap] = field(default_factory=list)
     bindings: dict[BindingKey, list[str]] = field(default_factory=dict)
@@ -258,9 +257,10 @@ class Resolution:
 
 
 class Certainty(enum.StrEnum):
-    """How sure a licence fact is: stated by the firmware or the user, or recognised by linkgraph."""
+    """How sure a licence fact is: stated by the firmware or the user, found by a signature, or named."""
 
     DECLARED = "declared"  # package metadata, a kernel module's .modinfo, a user override
+    IDENTIFIED = "identified"  # a signature of the component matched the file's bytes or symbols
     INFERRED = "inferred"  # the knowledge base, or a reading of a free-text copyright file
 
 
@@ -285,9 +285,9 @@ class ScanResult:
     resolution: Resolution
     problems: list[Problem]
     elapsed: dict[str, float] = field(default_factory=dict)
-    # where the root came from: {"kind", "target", "target_sha256", "root", "carved": [...]}
-    source: dict = field(default_factory=dict)
+    source: dict = field(default_factory=dict)  # whence: {"kind", "target", "target_sha256", "root", "carved"}
     licences: dict[str, LicenceFact] = field(default_factory=dict)  # by module path
+    identities: dict[str, Any] = field(default_factory=dict)  # by path: loader.identify ModuleIdentity (no cycle)
     loader_defaults: dict[str, dict] = field(default_factory=dict)  # "flavour interp" -> default dirs used, whence
     kernel: list[Any] = field(default_factory=list)  # loader.kmod KernelGraph per kernel (no cycle)
     dlopen: list[Any] = field(default_factory=list)  # loader.dlopen.DlopenEdge: what may be loaded later

@@ -61,6 +61,7 @@ class Context:
     overrides: Overrides | None = None  # the user's --licences file
     owners: dict[str, Package] = field(default_factory=dict)  # module path -> package (dpkg, opkg)
     cache: dict[str, Any] = field(default_factory=dict)  # what sources read once and share
+    identities: dict[str, Any] = field(default_factory=dict)  # module path -> loader.identify ModuleIdentity
     _warned: set[tuple[str, str]] = field(default_factory=set)
 
     def warn(self, path: str, message: str) -> None:

@@ -7,8 +7,10 @@
    c. a Buildroot or Yocto licence manifest entry for its package           declared (named like
       the file) or inferred (found through the component's usual package names)
 3. a kernel module's ``.modinfo`` ``license=``                              declared
-4. a free-text Debian copyright file that states one licence plainly        inferred
-5. linkgraph's knowledge base of well-known components                      inferred
+4. the identification stage (``loader.identify``): the file's own licence
+   statement, or a component whose signature matched                       declared / identified
+5. a free-text Debian copyright file that states one licence plainly        inferred
+6. linkgraph's knowledge base of well-known components                      inferred
 
 The first source with a licence decides. Sources that know the file but not its licence (a
 package without a License field, a string that is no SPDX expression) do not stop the search;
@@ -18,6 +20,8 @@ file's dpkg/opkg package whatever decided the licence (or the override's or mani
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..model import Flavour, LicenceFact, Module
 from ..problems import Problem
 from ..rootfs import RootFS
@@ -25,6 +29,7 @@ from .base import Candidate, Context, LicenceSource
 from .buildroot import BuildrootManifest
 from .copyright import DebianCopyright, DebianCopyrightText
 from .dpkg import DpkgDatabase
+from .identified import IdentifiedSource
 from .knowledge import KnowledgeBase
 from .modinfo import Modinfo
 from .opkg import OpkgDatabase
@@ -45,6 +50,7 @@ SOURCES: tuple[type[LicenceSource], ...] = (
     BuildrootManifest,
     YoctoManifest,
     Modinfo,
+    IdentifiedSource,
     DebianCopyrightText,
     KnowledgeBase,
 )
@@ -56,9 +62,11 @@ def licence_facts(
     problems: list[Problem],
     overrides: Overrides | None = None,
     flavour: Flavour | None = None,
+    identities: dict[str, Any] | None = None,
 ) -> dict[str, LicenceFact]:
-    """The licence fact of every module (by path); bad metadata becomes warnings in ``problems``."""
-    ctx = Context(root, modules, problems, flavour, overrides)
+    """The licence fact of every module (by path); bad metadata becomes warnings in ``problems``;
+    ``identities``: the identification stage's answers (``loader.identify``), by path."""
+    ctx = Context(root, modules, problems, flavour, overrides, identities=identities or {})
     for database in DATABASES:
         for path, package in database.owners(ctx).items():
             ctx.owners.setdefault(path, package)

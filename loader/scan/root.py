@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..dlopen import DlopenEdge, dlopen_edges
 from ..errors import RootfsError
+from ..identify import identify_modules
 from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
@@ -145,7 +146,10 @@ def _scan_root(
     mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
     t2 = time.perf_counter()
     libc = default.flavour if any(f.interpreter for f in modules.values()) else None
-    licences = licence_facts(root, mods, problems, overrides, libc)
+    identities = identify_modules(root, mods, problems)
+    timings["identify"] = time.perf_counter() - t2
+    t2 = time.perf_counter()
+    licences = licence_facts(root, mods, problems, overrides, libc, identities)
     timings["licences"] = time.perf_counter() - t2
     link_maps = Resolution(link_maps=resolution.link_maps)  # all the dlopen stage needs of it
     dlopen: list[DlopenEdge] = []
@@ -164,6 +168,7 @@ def _scan_root(
         problems=problems,
         elapsed=timings,
         licences=licences,
+        identities=identities,
         loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
         kernel=kernel.graphs,
         dlopen=dlopen,

@@ -1,0 +1,91 @@
+"""Every string and statement signature of the table, matched in one pass over a file's bytes.
+
+yara-x compiles them into one scanner (its atoms make a pass over bytes that match nothing cost
+about as much as reading them); a match's bytes are then read again with Python's ``re`` for the
+version group. Chosen by measurement over 3,000 host ELF files: plain ``re`` alternations and
+pyahocorasick both ran at about 75 MB/s, yara-x at 800 MB/s and more.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from .regions import string_ranges, windows
+from .table import Component, components
+
+MAX_MATCHES = 8  # per pattern and file: evidence enough, and a file full of one string stays cheap
+MAX_TEXT = 160
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    component: int  # index in the table
+    statement: bool  # a licence statement (else a string signature)
+    pattern: int  # index in the component's strings or statements
+    offset: int  # in the file
+    text: str  # the matched bytes, as Latin-1 text
+    version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    component: int
+    statement: bool
+    pattern: int
+    regex: re.Pattern[bytes]
+
+
+def _yara_regex(regex: str) -> str:
+    return regex.replace("/", r"\/")
+
+
+@functools.cache
+def _compiled() -> tuple[object, tuple[_Rule, ...]]:
+    import yara_x
+
+    rules: list[_Rule] = []
+    source: list[str] = []
+    for c, comp in enumerate(components()):
+        for statement, patterns in ((False, comp.strings), (True, comp.statements)):
+            for p, pattern in enumerate(patterns):
+                source.append(f"rule r{len(rules)} {{ strings: $a = /{_yara_regex(pattern.regex)}/ condition: $a }}")
+                rules.append(_Rule(c, statement, p, re.compile(pattern.regex.encode("latin-1"))))
+    return yara_x.compile("\n".join(source)), tuple(rules)
+
+
+def table() -> tuple[Component, ...]:
+    return components()
+
+
+def match_file(fh: BinaryIO, size: int) -> list[Hit]:
+    """The signature hits in the string ranges of an open file of ``size`` bytes."""
+    import yara_x
+
+    compiled, rules = _compiled()
+    scanner = yara_x.Scanner(compiled)  # type: ignore[arg-type]
+    seen: dict[int, set[int]] = {}
+    hits: list[Hit] = []
+    for base, data in windows(fh, string_ranges(fh, size)):
+        for matched in scanner.scan(data).matching_rules:
+            index = int(matched.identifier[1:])
+            rule, offsets = rules[index], seen.setdefault(index, set())
+            for pattern in matched.patterns:
+                for m in pattern.matches:
+                    if len(offsets) >= MAX_MATCHES or base + m.offset in offsets:
+                        continue
+                    offsets.add(base + m.offset)
+                    text = data[m.offset : m.offset + m.length]
+                    found = rule.regex.match(text)
+                    version = found.group(1).decode("latin-1") if found and found.re.groups else None
+                    hits.append(
+                        Hit(rule.component, rule.statement, rule.pattern, base + m.offset, _text(text), version)
+                    )
+    return hits
+
+
+def _text(data: bytes) -> str:
+    text = data[:MAX_TEXT].decode("latin-1")
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)

@@ -1,0 +1,134 @@
+"""The signature table (``data/signatures.yaml``): components and what identifies them.
+
+Each component has a licence (or licences by version), the names it installs, and signatures:
+``strings`` (regular expressions over the file's bytes; group 1, when there is one, is the
+version), ``statements`` (a licence the file states about itself) and ``symbols`` (an API it
+exports). The file documents the fields; every entry names its source.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from fnmatch import translate
+from importlib import resources
+
+from ..licences.spdx import normalise
+
+KINDS = ("library", "program")
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """``1.2.11`` -> (1, 2, 11), for the version ranges of a licence."""
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:4])
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    regex: str  # a regular expression both yara-x and Python's re read the same way
+    licence: str | None = None  # for a statement: the licence it states
+
+
+@dataclass(frozen=True, slots=True)
+class LicenceRule:
+    licence: str | None
+    start: tuple[int, ...] | None  # from this version on
+    below: tuple[int, ...] | None  # up to, not including, this one
+
+    def holds(self, version: tuple[int, ...]) -> bool:
+        return (self.start is None or version >= self.start) and (self.below is None or version < self.below)
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    name: str
+    kind: str  # library or program
+    licence: str | None  # when no version rule applies (None: the version decides, unknown without it)
+    by_version: tuple[LicenceRule, ...]
+    files: re.Pattern[str] | None  # the names it installs (file names and sonames), one pattern
+    name_version: re.Pattern[str] | None  # the version in a name it installs (group 1)
+    generic: bool  # its names are used by other software too: a name alone does not identify it
+    strings: tuple[Pattern, ...]
+    statements: tuple[Pattern, ...]
+    symbols: frozenset[str]
+    symbols_min: int
+    purl: str | None
+    cpe: str | None
+    source: str
+
+    def licence_of(self, version: str | None) -> str | None:
+        if version is not None:
+            key = version_key(version)
+            for rule in self.by_version:
+                if rule.holds(key):
+                    return rule.licence
+        return self.licence
+
+    def purl_of(self, version: str | None) -> str | None:
+        return f"{self.purl}@{version}" if self.purl and version else self.purl
+
+    def cpe_of(self, version: str | None) -> str | None:
+        return self.cpe.replace("{version}", version or "*") if self.cpe else None
+
+    def version_in(self, names: list[str]) -> str | None:
+        """The version a name of the file states (``ld-uClibc-0.9.32.1.so``)."""
+        if self.name_version is not None:
+            for name in names:
+                found = self.name_version.fullmatch(name)
+                if found is not None:
+                    return found.group(1)
+        return None
+
+    def named(self, names: list[str]) -> bool:
+        return self.files is not None and any(self.files.match(n) for n in names)
+
+
+def _spdx(text: object, where: str) -> str:
+    found = normalise(str(text)).expression
+    if found is None:
+        raise ValueError(f"signature table, {where}: licence {text!r} is not SPDX")
+    return found
+
+
+def _rule(entry: dict, where: str) -> LicenceRule:
+    licence = entry.get("licence")
+    return LicenceRule(
+        _spdx(licence, where) if licence is not None else None,
+        version_key(str(entry["from"])) if "from" in entry else None,
+        version_key(str(entry["below"])) if "below" in entry else None,
+    )
+
+
+def _component(entry: dict) -> Component:
+    name = str(entry["name"])
+    kind = str(entry.get("kind", "library"))
+    if kind not in KINDS:
+        raise ValueError(f"signature table, {name}: kind {kind!r} is not one of {KINDS}")
+    files = tuple(map(str, entry.get("files", ())))
+    symbols = entry.get("symbols") or {}
+    return Component(
+        name=name,
+        kind=kind,
+        licence=_spdx(entry["licence"], name) if entry.get("licence") is not None else None,
+        by_version=tuple(_rule(r, name) for r in entry.get("licences", ())),
+        files=re.compile("|".join(f"(?:{translate(g)})" for g in files)) if files else None,
+        name_version=re.compile(str(entry["name_version"])) if entry.get("name_version") else None,
+        generic=bool(entry.get("generic", False)),
+        strings=tuple(Pattern(str(p)) for p in entry.get("strings", ())),
+        statements=tuple(Pattern(str(s["pattern"]), _spdx(s["licence"], name)) for s in entry.get("statements", ())),
+        symbols=frozenset(map(str, symbols.get("names", ()))),
+        symbols_min=int(symbols.get("min", len(symbols.get("names", ())))),
+        purl=entry.get("purl"),
+        cpe=entry.get("cpe"),
+        source=str(entry["source"]),
+    )
+
+
+@functools.cache
+def components() -> tuple[Component, ...]:
+    """The signature table, in file order."""
+    import yaml
+
+    text = (resources.files("linkgraph.loader.identify") / "data" / "signatures.yaml").read_text(encoding="utf-8")
+    return tuple(_component(e) for e in yaml.safe_load(text)["components"])
