@@ -7,5 +7,6 @@ MATCH (c:Scope {firmware: $firmware}) DETACH DELETE c;
 MATCH (d:Duplicate {firmware: $firmware}) DETACH DELETE d;
 MATCH (p:Problem {firmware: $firmware}) DETACH DELETE p;
 MATCH (k:Kernel {firmware: $firmware}) DETACH DELETE k;
+MATCH (c:Component {firmware: $firmware}) DETACH DELETE c;
 MATCH (x:Finding {firmware: $firmware}) DELETE x;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

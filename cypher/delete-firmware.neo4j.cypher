@@ -16,5 +16,7 @@ MATCH (p:Problem {firmware: coalesce(f.generation, f.id)}) DETACH DELETE p;
 MATCH (f:Firmware {id: $firmware})
 MATCH (k:Kernel {firmware: coalesce(f.generation, f.id)}) DETACH DELETE k;
 MATCH (f:Firmware {id: $firmware})
+MATCH (c:Component {firmware: coalesce(f.generation, f.id)}) DETACH DELETE c;
+MATCH (f:Firmware {id: $firmware})
 MATCH (x:Finding {firmware: coalesce(f.generation, f.id)}) DELETE x;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

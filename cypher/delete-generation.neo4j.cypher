@@ -17,6 +17,8 @@ MATCH (n:Scope {firmware: $generation})
 CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
 MATCH (n:Kernel {firmware: $generation})
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Component {firmware: $generation})
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
 MATCH (n:Finding {firmware: $generation})
 CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
 MATCH (f:StagedFirmware|RetiredFirmware {generation: $generation})

@@ -17,6 +17,7 @@ def ladybug_ddl() -> list[str]:
         parts = [f"FROM {src} TO {dst}" for src, dst in table.ends]
         parts += [f"{name} {kind}" for name, kind in table.columns]
         out.append(f"CREATE REL TABLE IF NOT EXISTS {table.name}({', '.join(parts)})")
+        out += [f"ALTER TABLE {table.name} ADD IF NOT EXISTS FROM {src} TO {dst}" for src, dst in table.ends]
         out += [f"ALTER TABLE {table.name} ADD IF NOT EXISTS {n} {k}" for n, k in table.columns]
     return out
 

@@ -73,8 +73,27 @@ ModuleRow = TypedDict(
         "licence_class": str,  # LicenceClass
         "sha1": "str | None",  # SPDX 2.3 Files need it; None in a store written before it was kept
         "static": "bool | None",  # a statically linked executable; None in a store written before it was kept
+        # what the identification stage (loader.identify) says the module is: its component and version,
+        # and the whole identification as JSON (certainty, licence, evidence with offsets); None when nothing
+        "component": "str | None",
+        "component_version": "str | None",
+        "identity": "str | None",
     },
 )
+
+
+class ComponentRow(TypedDict):
+    """A component found inside a module that does not load it (a static program's libc, a copied
+    zlib): the end of a Module-[CONTAINS]->Component edge (docs/identify.md)."""
+
+    id: str
+    firmware: str
+    name: str
+    version: str | None
+    licence: str | None
+    licence_class: str  # LicenceClass
+    purl: str | None
+    cpe: str | None
 
 
 class MissingRow(TypedDict):
@@ -148,7 +167,10 @@ Ends = TypedDict("Ends", {"from": str, "to": str})
 
 
 class ContainsRow(Ends):
-    pass
+    """Firmware -> Module (its files; no properties), or Module -> Component (a copy inside it)."""
+
+    certainty: str | None  # Certainty of the identification (Module -> Component only)
+    evidence: str | None  # JSON list of the evidence: {kind, text, offset}
 
 
 class NeededRow(Ends):
@@ -263,10 +285,11 @@ NODES: tuple[Table, ...] = (
     Table("Duplicate", DuplicateRow, indexed=("firmware",)),
     Table("Problem", ProblemRow, indexed=("firmware",)),
     Table("Kernel", KernelRow, indexed=("firmware",)),
+    Table("Component", ComponentRow, indexed=("firmware", "name")),
     Table("Finding", FindingRow, indexed=("firmware",), written=False),
 )
 EDGES: tuple[Table, ...] = (
-    Table("CONTAINS", ContainsRow, ends=(("Firmware", "Module"),)),
+    Table("CONTAINS", ContainsRow, ends=(("Firmware", "Module"), ("Module", "Component"))),
     Table("NEEDED", NeededRow, ends=(("Module", "Module"), ("Module", "Missing"))),
     Table("HIDDEN", HiddenRow, ends=(("Module", "Module"),), written=False),
     Table("RESOLVES_TO", ResolvesToRow, ends=(("Module", "Module"),)),

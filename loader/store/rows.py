@@ -22,11 +22,13 @@ from ...cypher.schema import (
     ProblemRow,
 )
 from ..dlopen.rows import dlopen_rows
+from ..identify import ModuleIdentity
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
 from ..model import LicenceFact, Module, ScanResult
 from .binding_rows import binding_rows
 from .graph_rows import GraphRows, key_part, module_id
+from .identity_rows import component_rows, identity_columns
 from .kernel_rows import kernel_rows
 from .printable import make_printable, printable
 
@@ -46,10 +48,16 @@ def build_rows(result: ScanResult) -> GraphRows:
     ]
     rows.nodes["Firmware"] = firmware
     unknown = LicenceFact(None, NO_FACT, None)
-    modules = [_module_row(fw, mid[m.path], m, result.licences.get(m.path, unknown)) for m in result.modules]
+    modules = [
+        _module_row(fw, mid[m.path], m, result.licences.get(m.path, unknown), result.identities.get(m.path))
+        for m in result.modules
+    ]
     rows.nodes["Module"] = modules
-    contains: list[ContainsRow] = [{"from": fw, "to": mid[m.path]} for m in result.modules]
+    contains: list[ContainsRow] = [
+        {"from": fw, "to": mid[m.path], "certainty": None, "evidence": None} for m in result.modules
+    ]
     rows.rels[("CONTAINS", "Firmware", "Module")] = contains
+    component_rows(rows, result.identities, mid)
 
     res = result.resolution
     needed: dict[tuple[str, str, str | None], NeededRow] = {}
@@ -165,7 +173,7 @@ def _problem_rows(fw: str, result: ScanResult) -> list[ProblemRow]:
     ]
 
 
-def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> ModuleRow:
+def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact, found: ModuleIdentity | None) -> ModuleRow:
     return {
         "id": module_id,
         "firmware": fw,
@@ -190,6 +198,7 @@ def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact) -> Module
         "licence_class": licence_class(fact.licence).value,
         "sha1": m.facts.sha1,
         "static": m.facts.static,
+        **identity_columns(found),  # type: ignore[typeddict-item]
     }
 
 

@@ -1,0 +1,56 @@
+"""The identification stage's answers as graph rows (``loader.identify``): the module's own
+identity on its ``Module`` row, and a ``Component`` node with a ``CONTAINS`` edge for each copy
+of a component found inside a module."""
+
+from __future__ import annotations
+
+import json
+
+from ...cypher.schema import ComponentRow, ContainsRow
+from ..identify import Identification, ModuleIdentity
+from ..licences.classes import licence_class
+from .graph_rows import GraphRows, key_part
+
+
+def identity_columns(found: ModuleIdentity | None) -> dict[str, str | None]:
+    """The ``component``, ``component_version`` and ``identity`` columns of a module's row."""
+    own = found.own if found is not None else None
+    if own is None:
+        return {"component": None, "component_version": None, "identity": None}
+    return {
+        "component": own.component,
+        "component_version": own.version,
+        "identity": json.dumps(own.record(), sort_keys=True),
+    }
+
+
+def evidence_json(ident: Identification) -> str:
+    return json.dumps([e.record() for e in ident.evidence])
+
+
+def component_rows(rows: GraphRows, identities: dict[str, ModuleIdentity], mid: dict[str, str]) -> None:
+    """One ``Component`` node per (name, version) of the copies found, one ``CONTAINS`` edge per copy."""
+    fw = rows.firmware
+    nodes: dict[str, ComponentRow] = {}
+    edges: list[ContainsRow] = []
+    for path, found in sorted(identities.items()):
+        for inside in found.contains:
+            cid = f"{fw}:component:{key_part(inside.component)}:{key_part(inside.version or '')}"
+            nodes.setdefault(
+                cid,
+                {
+                    "id": cid,
+                    "firmware": fw,
+                    "name": inside.component,
+                    "version": inside.version,
+                    "licence": inside.licence,
+                    "licence_class": licence_class(inside.licence).value,
+                    "purl": inside.purl,
+                    "cpe": inside.cpe,
+                },
+            )
+            edges.append(
+                {"from": mid[path], "to": cid, "certainty": inside.certainty.value, "evidence": evidence_json(inside)}
+            )
+    rows.nodes["Component"] = list(nodes.values())
+    rows.rels[("CONTAINS", "Module", "Component")] = edges
