@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import enum
 import functools
-import json
 import types
 import typing
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -83,8 +81,7 @@ ModuleRow = TypedDict(
 
 
 class ComponentRow(TypedDict):
-    """A component found inside a module that does not load it (a static program's libc, a copied
-    zlib): the end of a Module-[CONTAINS]->Component edge (docs/identify.md)."""
+    """A component copied into a module (a static program's libc): Module-[CONTAINS]->Component."""
 
     id: str
     firmware: str
@@ -301,23 +298,3 @@ EDGES: tuple[Table, ...] = (
 TABLES: dict[str, Table] = {t.name: t for t in (*NODES, *EDGES)}
 # filled in by the classification, not by the writers (an edge read back leaves them out)
 CLASSIFIED = frozenset({"status", "symbols", "programs"})
-
-
-def read_nodes(label: str) -> str:
-    """One firmware's nodes of one table, every column (``$firmware``)."""
-    table = TABLES[label]
-    key = "id" if label == "Firmware" else "firmware"
-    props = ", ".join(f"n.{p} AS {p}" for p in table.column_names)
-    return f"MATCH (n:{table.name} {{{key}: $firmware}}) RETURN {props}"
-
-
-def read_edges(table: str, src: str, dst: str, absent: Mapping[str, object] | None = None) -> str:
-    """One firmware's edges of one table between two node tables, as the writers take them; a column
-    in ``absent`` (Neo4j's ``ABSENT``: left out where it has that value) reads as that value there."""
-    edge, key, absent = TABLES[table], "id" if src == "Firmware" else "firmware", absent or {}
-    value = {p: f"coalesce(e.{p}, {json.dumps(absent[p])})" if p in absent else f"e.{p}" for p in edge.column_names}
-    props = "".join(f", {value[p]} AS {p}" for p in edge.column_names if p not in CLASSIFIED)
-    return (
-        f"MATCH (a:{TABLES[src].name} {{{key}: $firmware}})-[e:{edge.name}]->(b:{TABLES[dst].name}) "
-        f"RETURN a.id AS from, b.id AS to{props}"
-    )

@@ -5,14 +5,16 @@ a signature it is ``identified``, by its name alone ``inferred`` (never for a ``
 program component whose signature matches an executable not named after anything is that program
 too. Any other library component whose signature matches is a copy inside the file (``contained``),
 unless the file declares a ``DT_NEEDED`` of it. A licence statement of the component in the file
-makes its licence ``declared``.
+makes its licence ``declared``, once the component is identified by its name or another signature.
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable
 
+from ..elf.dynsym import DynSymbols
 from ..model import Certainty, Kind, Module
 from .matcher import Hit
 from .model import Evidence, EvidenceKind, Identification, ModuleIdentity
@@ -29,8 +31,16 @@ def module_names(module: Module) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _exported(module: Module) -> set[str]:
-    return {s.name for s in module.facts.symbols if s.shndx != 0 and s.bind in (1, 2)}  # defined GLOBAL/WEAK
+def _exported(module: Module, wanted: frozenset[str]) -> set[str]:
+    """The names of ``wanted`` the module exports (defined GLOBAL or WEAK dynamic symbols)."""
+    symbols = module.facts.symbols
+    found = symbols.named(wanted) if isinstance(symbols, DynSymbols) else (s for s in symbols if s.name in wanted)
+    return {s.name for s in found if s.shndx != 0 and s.bind in (1, 2)}
+
+
+@functools.cache
+def _api_names(table: tuple[Component, ...]) -> frozenset[str]:
+    return frozenset().union(*(c.symbols for c in table))
 
 
 def _symbol_evidence(comp: Component, exported: set[str]) -> Evidence | None:
@@ -83,13 +93,14 @@ def decide(module: Module, hits: list[Hit], table: tuple[Component, ...]) -> Mod
         by_component.setdefault(hit.component, []).append(hit)
     names = module_names(module)
     needed = list(module.facts.needed)
-    exported = _exported(module) if module.facts.symbols else set()
+    exported = _exported(module, _api_names(table)) if module.facts.symbols else set()
     own: tuple[int, Identification] | None = None
     found: list[tuple[int, Identification]] = []
     for index, comp in enumerate(table):
         comp_hits = by_component.get(index, [])
         symbols = _symbol_evidence(comp, exported)
-        signed = bool(comp_hits) or symbols is not None
+        # a licence statement alone names no component (many programs print "GPL version 2 or later")
+        signed = any(not h.statement for h in comp_hits) or symbols is not None
         named = comp.named(names)
         if not signed and (not named or comp.generic):
             continue

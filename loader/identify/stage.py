@@ -1,41 +1,33 @@
-"""The identification stage over a root's modules: one pass over each file's string ranges."""
+"""The identification stage over a root's modules: one pass over each file's string ranges.
+
+``Matching`` reads and matches the files, in a child process started as soon as the files are
+parsed, so the matching runs beside the link maps instead of after them; ``identify_modules``
+then decides, per module.
+"""
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 from ..model import Certainty, Module
-from ..problems import Problem, ProblemCode, Severity
+from ..problems import Problem
 from ..rootfs import RootFS, display_path
 from .decide import decide
-from .matcher import match_file
+from .matching import Matching
 from .model import Evidence, EvidenceKind, ModuleIdentity
 from .table import components
 
-COMPRESSED = (".gz", ".xz", ".zst")  # compressed kernel modules: their bytes are not the module's
 
-
-def identify_modules(root: RootFS, modules: list[Module], problems: list[Problem]) -> dict[str, ModuleIdentity]:
-    """What each module is and contains (by path); only modules where something was found."""
+def identify_modules(
+    root: RootFS, modules: list[Module], problems: list[Problem], matching: Matching | None = None
+) -> dict[str, ModuleIdentity]:
+    """What each module is and contains (by path); only modules where something was found.
+    ``matching``: the files' hits, if a ``Matching`` was started earlier (else matched now)."""
+    hits = (matching or Matching(root, [m.path for m in modules])).hits(problems)
     table = components()
     out: dict[str, ModuleIdentity] = {}
     for module in modules:
-        hits = []
-        if not module.path.endswith(COMPRESSED):
-            try:
-                with open(root.host_path(module.path), "rb") as fh:
-                    hits = match_file(fh, os.fstat(fh.fileno()).st_size)
-            except OSError as exc:
-                problems.append(
-                    Problem(
-                        display_path(module.path),
-                        Severity.WARNING,
-                        f"not identified: {exc.strerror or type(exc).__name__}",
-                        ProblemCode.READ_FAILED,
-                    )
-                )
-        found = decide(module, hits, table)
+        found = decide(module, hits.get(module.path, []), table)
         if found.own is not None or found.contains:
             out[module.path] = found
     _root_versions(out)

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..dlopen import DlopenEdge, dlopen_edges
 from ..errors import RootfsError
 from ..identify import identify_modules
+from ..identify.matching import Matching
 from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
@@ -128,6 +129,7 @@ def _scan_root(
                 for code, message in result.anomalies
             ]
     timings["parse"] = time.perf_counter() - t0
+    matching = Matching(root, sorted(modules))  # beside the link maps, in a thread (loader.identify)
     aliases, link_targets = _links(root, link_paths, modules, problems)
     t1 = time.perf_counter()
     reader.all_parsed()
@@ -146,7 +148,7 @@ def _scan_root(
     mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
     t2 = time.perf_counter()
     libc = default.flavour if any(f.interpreter for f in modules.values()) else None
-    identities = identify_modules(root, mods, problems)
+    identities = identify_modules(root, mods, problems, matching)
     timings["identify"] = time.perf_counter() - t2
     t2 = time.perf_counter()
     licences = licence_facts(root, mods, problems, overrides, libc, identities)
