@@ -22,9 +22,10 @@ if [[ $want_tests -eq 1 ]]; then
     # compilers for the fixtures, musl for its loader, Java and Maven for the Neo4j test server,
     # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders,
     # Chromium for the viewer's browser tests, poppler-utils to look at rendered PDF pages;
-    # kmod's depmod and make judge the kernel-module graph (Debian's kbuild builds a test module)
+    # kmod's depmod and make judge the kernel-module graph (Debian's kbuild builds a test module);
+    # zlib1g-dev for a program that loads zlib (the static ones build zlib from its Debian source)
     debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose qemu-user qemu-user-static
-           chromium poppler-utils gdb-multiarch kmod make)
+           chromium poppler-utils gdb-multiarch kmod make zlib1g-dev)
 fi
 missing=()
 for pkg in "${debs[@]}"; do
@@ -44,6 +45,8 @@ if [[ $want_tests -eq 1 ]]; then
     .venv/bin/python -m pip install -q -e ".[test]"
     echo "setup: fetching Neo4j Community for the tests (cached after the first run)"
     .venv/bin/python tests/support/neo4j_server.py fetch >/dev/null
+    echo "setup: fetching zlib's Debian source for the static-program tests (cached after the first run)"
+    .venv/bin/python tests/support/static_fixtures.py fetch >/dev/null
 else
     .venv/bin/python -m pip install -q .
 fi
