@@ -29,6 +29,7 @@ def from_openwrt(tree: GitTree, label: str, under: str) -> tuple[list[Observatio
             continue
         counts["makefiles"] += 1
         found = openwrt.parse(path, text)
+        counts["install commands"] += found.commands
         counts["unparsed commands"] += found.unparsed
         counts["too wide globs"] += found.too_wide
         if found.name is None or "$" in found.name:

@@ -22,6 +22,7 @@ _BUILD_OUTPUT = ("$(PKG_BUILD_DIR)", "$(PKG_INSTALL_DIR)", "$(STAGING_DIR", "$(T
 _LIBRARY = re.compile(r"\.so($|[.*])")
 _PROGRAM_DIRS = ("bin", "sbin", "libexec")
 _SCRIPT = re.compile(r"\.(sh|lua|py|pl|uc|js|json|conf|txt|h|a|la|pc|ko)$")
+_BRACES = re.compile(r"^([^{}]*)\{([^{}]*)\}([^{}]*)$")
 _NOT_NAMES = {"bin", "sbin", "lib", "usr", "libexec", "lib64", "lib32"}
 
 
@@ -32,7 +33,8 @@ class Makefile:
     version: str | None
     licence: str | None
     names: set[str] = field(default_factory=set)
-    unparsed: int = 0  # install commands whose file name could not be worked out
+    commands: int = 0  # install commands copying a build output (or making a library link)
+    unparsed: int = 0  # of those, the ones whose file name could not be worked out
     too_wide: int = 0  # install commands whose file name is a bare glob
 
 
@@ -114,6 +116,13 @@ def _too_wide(name: str) -> bool:
     return not _LIBRARY.search(name) or len(re.sub(r"^lib|\.so.*$|[*.]", "", name)) < 2
 
 
+def _braces(source: str) -> list[str]:
+    """The file names a source names: its base name, each of a shell brace list (``{init,procd}``)."""
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    m = _BRACES.match(name)
+    return [m.group(1) + word + m.group(3) for word in m.group(2).split(",")] if m else [name]
+
+
 def _command_names(command: str, args: list[str], target: Makefile) -> None:
     """The file names one install command gives ``target`` (or its unparsed/too-wide counts)."""
     words = [w for w in args if not w.startswith("-")]
@@ -124,8 +133,9 @@ def _command_names(command: str, args: list[str], target: Makefile) -> None:
         name = dest.rsplit("/", 1)[-1] or link.rsplit("/", 1)[-1]
         candidates = [(link, name)] if _LIBRARY.search(name) else []
     else:
-        candidates = [(s, s.rstrip("/").rsplit("/", 1)[-1]) for s in words[:-1] if s.startswith(_BUILD_OUTPUT)]
+        candidates = [(s, n) for s in words[:-1] if s.startswith(_BUILD_OUTPUT) for n in _braces(s)]
     for source, name in candidates:
+        target.commands += 1
         if "$" in name or "`" in name:
             target.unparsed += 1
         elif _too_wide(name):
@@ -147,7 +157,8 @@ def parse(path: str, text: str) -> Makefile:
         value = expand(found_vars.get(name, ""), found_vars).strip()
         return value or None
 
-    found = Makefile(path, var("PKG_NAME"), var("PKG_VERSION"), var("PKG_LICENSE"))
+    version = var("PKG_VERSION") or var("PKG_SOURCE_DATE")  # packages built from git give a date
+    found = Makefile(path, var("PKG_NAME"), version, var("PKG_LICENSE"))
     for line in _install_lines(lines):
         for command, rest in _COMMAND.findall(expand(line, found_vars)):
             _command_names(command, rest.split(), found)
