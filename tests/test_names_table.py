@@ -1,9 +1,12 @@
 """``loader/identify/data/names.yaml``, the table ``tools/harvest_names.py`` builds: it loads, its
 licences are normalised SPDX, its names point to its components, its sources say which commit or
-version they were, and a Debian package fetched now installs the names the table gives its source."""
+version they were; a Debian package fetched now installs the names the table gives its source, and
+a real OpenWrt image's own package database (opkg's file lists) agrees with the names the table
+read from OpenWrt's Makefiles."""
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shutil
 import subprocess
@@ -11,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import support.qemu_oracle as qo
 import yaml
 from conftest import REPO
 from linkgraph.loader.licences.spdx import normalise
@@ -95,3 +99,32 @@ def test_a_debian_package_installs_the_names_the_table_gives_its_source(
     assert names, f"{package} installs no ELF file"
     assert package in table["sources"]["debian"]["packages"]
     assert {n: _owner(table, n) for n in names if source not in _owner(table, n)} == {}
+
+
+def _elf_files(root: Path, listed: list[str]) -> list[Path]:
+    paths = [root / p.lstrip("/") for p in listed if not p.endswith(".ko")]
+    return [p for p in paths if p.is_file() and not p.is_symlink() and p.read_bytes()[:4] == b"\x7fELF"]
+
+
+@pytest.mark.slow
+def test_an_openwrt_image_s_packages_agree_with_the_makefiles(table: dict[str, Any], tmp_path: Path) -> None:
+    """LEDE 17.01.4: each opkg package says which Makefile built it (``Source: package/system/uci``)
+    and lists its files. Every ELF file of such a package that the table knows (by name or glob) is
+    given a component read from that very Makefile; and most are known (the image is from 2017, the
+    Makefiles of today: some names moved since, ``libuci.so`` became ``libuci.so.*``)."""
+    root = qo.extract_root(qo.firmware_image("lede-17.01.4-"), tmp_path)
+    names, components = table["names"], table["components"]
+    globs = [g for g in names if "*" in g]
+    known = wrong = total = 0
+    for control in sorted((root / "usr/lib/opkg/info").glob("*.control")):
+        fields = dict(line.split(": ", 1) for line in control.read_text().splitlines() if ": " in line)
+        makefile = f"openwrt:{fields['Source'].rstrip('/')}/Makefile"
+        for path in _elf_files(root, control.with_suffix(".list").read_text().split()):
+            total += 1
+            owners = set(names.get(path.name, [])).union(
+                *(names[g] for g in globs if fnmatch.fnmatchcase(path.name, g))
+            )
+            known += bool(owners)
+            wrong += bool(owners) and not any(makefile in components[c]["sources"] for c in owners)
+    assert total > 50 and wrong == 0
+    assert known > total * 2 // 3, f"only {known} of the image's {total} packaged ELF files are in the table"

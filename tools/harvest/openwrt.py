@@ -18,10 +18,23 @@ from dataclasses import dataclass, field
 _ASSIGN = re.compile(r"^(?:override\s+)?([A-Za-z0-9_.\-/]+)\s*(:=|\?=|\+=|=)\s*(.*)$")
 _REF = re.compile(r"\$[({]([A-Za-z0-9_.\-/]+)[)}]")
 _COMMAND = re.compile(r"\$\((INSTALL_BIN|INSTALL_DATA|INSTALL_CONF|CP|LN)\)\s+([^;&|]*)")
-_BUILD_OUTPUT = ("$(PKG_BUILD_DIR)", "$(PKG_INSTALL_DIR)", "$(STAGING_DIR", "$(TOOLCHAIN_DIR)", "$(BUILD_DIR")
+_BUILD_OUTPUT = (
+    "$(PKG_BUILD_DIR)",
+    "$(PKG_INSTALL_DIR)",
+    "$(KERNEL_BUILD_DIR)",
+    "$(STAGING_DIR",
+    "$(TOOLCHAIN_DIR)",
+    "$(BUILD_DIR",
+)
 _LIBRARY = re.compile(r"\.so($|[.*])")
 _PROGRAM_DIRS = ("bin", "sbin", "libexec")
-_SCRIPT = re.compile(r"\.(sh|lua|py|pl|uc|js|json|conf|txt|h|a|la|pc|ko)$")
+_SCRIPT = re.compile(
+    r"\.(sh|lua|py|pl|uc|js|json|ya?ml|xml|html?|css|png|conf|cfg|ini|txt|md|h|a|la|pc|ko|init|initd|"
+    r"hotplug|rules|service|pem|crt|key|db)$"
+)
+_VALID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+@*-]*$")  # a file name (or library glob), nothing of make or shell
+_NOT_ELF_DEST = re.compile(r"/(etc|share|www|include)(/|$)")  # where programs and libraries are never installed
+_DIRS = re.compile(r"\$\(INSTALL_DIR\)\s+([^;&|]*)")
 _BRACES = re.compile(r"^([^{}]*)\{([^{}]*)\}([^{}]*)$")
 _NOT_NAMES = {"bin", "sbin", "lib", "usr", "libexec", "lib64", "lib32"}
 
@@ -36,6 +49,7 @@ class Makefile:
     commands: int = 0  # install commands copying a build output (or making a library link)
     unparsed: int = 0  # of those, the ones whose file name could not be worked out
     too_wide: int = 0  # install commands whose file name is a bare glob
+    links: dict[str, str] = field(default_factory=dict)  # $(LN): link name -> what it points to
 
 
 def logical_lines(text: str) -> list[str]:
@@ -123,25 +137,28 @@ def _braces(source: str) -> list[str]:
     return [m.group(1) + word + m.group(3) for word in m.group(2).split(",")] if m else [name]
 
 
-def _command_names(command: str, args: list[str], target: Makefile) -> None:
-    """The file names one install command gives ``target`` (or its unparsed/too-wide counts)."""
+def _command_names(command: str, args: list[str], dirs: set[str], target: Makefile) -> None:
+    """The file names one install command gives ``target`` (or its unparsed/too-wide counts). A
+    single source copied to a path that is no folder of ``dirs`` is installed under that path's name."""
     words = [w for w in args if not w.startswith("-")]
     if len(words) < 2:
         return
+    dest = words[-1]
     if command == "LN":
-        link, dest = words[0], words[-1]
-        name = dest.rsplit("/", 1)[-1] or link.rsplit("/", 1)[-1]
-        candidates = [(link, name)] if _LIBRARY.search(name) else []
-    else:
-        candidates = [(s, n) for s in words[:-1] if s.startswith(_BUILD_OUTPUT) for n in _braces(s)]
-    for source, name in candidates:
-        target.commands += 1
-        if "$" in name or "`" in name:
-            target.unparsed += 1
-        elif _too_wide(name):
-            target.too_wide += 1
-        elif _is_elf_name(command, source, name):
-            target.names.add(name)
+        name = dest.rsplit("/", 1)[-1] or words[0].rsplit("/", 1)[-1]
+        target.links[name] = words[0].rsplit("/", 1)[-1]
+        return
+    sources = [s for s in words[:-1] if s.startswith(_BUILD_OUTPUT)] if not _NOT_ELF_DEST.search(dest) else []
+    renamed = len(words) == 2 and not dest.endswith("/") and dest not in dirs and "*" not in words[0]
+    for source in sources:
+        for name in [dest.rsplit("/", 1)[-1]] if renamed else _braces(source):
+            target.commands += 1
+            if "$" in name or "`" in name:
+                target.unparsed += 1
+            elif _too_wide(name):
+                target.too_wide += 1
+            elif _VALID.match(name) and _is_elf_name(command, source, name):
+                target.names.add(name)
 
 
 def is_package(text: str) -> bool:
@@ -159,9 +176,16 @@ def parse(path: str, text: str) -> Makefile:
 
     version = var("PKG_VERSION") or var("PKG_SOURCE_DATE")  # packages built from git give a date
     found = Makefile(path, var("PKG_NAME"), version, var("PKG_LICENSE"))
-    for line in _install_lines(lines):
-        for command, rest in _COMMAND.findall(expand(line, found_vars)):
-            _command_names(command, rest.split(), found)
+    for name in ("PKG_BUILD_DIR", "PKG_INSTALL_DIR"):  # kept as written: they mark build outputs
+        found_vars.pop(name, None)
+    install = [expand(line, found_vars) for line in _install_lines(lines)]
+    dirs = {d.rstrip("/") for line in install for m in _DIRS.finditer(line) for d in m.group(1).split()}
+    for line in install:
+        for command, rest in _COMMAND.findall(line):
+            _command_names(command, rest.split(), dirs, found)
+    # a link is a name when it is a library's (libfoo.so -> libfoo.so.1) or names a program installed here
+    links = {link for link, to in found.links.items() if _LIBRARY.search(link) or to in found.names}
+    found.names |= {link for link in links if _VALID.match(link) and not _too_wide(link)}
     return found
 
 
