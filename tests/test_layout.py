@@ -1,5 +1,6 @@
 """The repository reads as the pipeline: one package per stage, imports that only go down the
-stack, a read side free of the web framework, small modules.
+stack, a read side free of the web framework, small modules. ``tools/`` holds the scripts that
+rebuild the package's data files: small modules too, and never imported by the package.
 
 The import graph is read from the sources (``ast``), at package granularity: an edge P -> Q for
 every module of package P that imports a module of package Q. The packages must form a DAG.
@@ -129,6 +130,18 @@ def test_no_module_is_over_the_limit() -> None:
     sizes = {str(p.relative_to(REPO)): len(p.read_text().splitlines()) for p in modules().values()}
     long = {path: n for path, n in sizes.items() if n > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_the_tools_are_small_and_the_package_never_imports_them() -> None:
+    tools = REPO / "tools"
+    own = {p.stem for p in tools.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()} | {"tools"}
+    long = {
+        str(p.relative_to(REPO)): n for p in tools.rglob("*.py") if (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
+    assert not long, f"tools over {MAX_LINES} lines: {long}"
+    known = modules()
+    found = {m: t for m, path in known.items() for t in imports_of(m, path, known) if t.split(".")[0] in own}
+    assert own > {"tools"} and not found, f"the package imports tools/: {found}"
 
 
 CYPHER_START = re.compile(r"^\s*(MATCH|OPTIONAL MATCH|UNWIND|CREATE|MERGE|COPY|CALL|ALTER|DROP|WITH|RETURN)\s")
