@@ -964,6 +964,7 @@ def test_debian_armhf_root_from_dpkg_and_copyright_files(tmp_path: Path) -> None
     assert all(m["package"] for m in mods.values()), [p for p, m in mods.items() if not m["package"]]
     triplet = "/usr/lib/arm-linux-gnueabihf"
     doc = "dpkg-copyright:/usr/share/doc"
+
     def upstream(path: str) -> str:  # the upstream version of the file's Debian package: 1:1.35.0-4 -> 1.35.0
         return mods[path]["package"].split(" ", 1)[1].split(":")[-1].rsplit("-", 1)[0]
 
