@@ -138,7 +138,8 @@ def leave_one_out_lines(loo: LeaveOneOut, goal: float, quiet: bool) -> tuple[lis
         figures.append(f"recall {cls.value} {ratio(sum(o.hit for o in truth), len(truth))} (goal >= {goal:.2f})")
     wrong = loo.wrong()
     ok = ok and not wrong
-    lines.append("  " + "; ".join(figures) + f"; wrong class {len(wrong)} (goal 0)")
+    disputed = loo.disputed()
+    lines.append("  " + "; ".join(figures) + f"; wrong class {len(wrong)} (goal 0); disputed {len(disputed)}")
     certainties = Counter(o.found_certainty for o in loo.outcomes if o.found)
     by = ", ".join(f"{k} {v}" for k, v in sorted(certainties.items())) or "none"
     lines.append(f"  truth modules with a fact without package data: {sum(certainties.values())} ({by})")
@@ -148,6 +149,9 @@ def leave_one_out_lines(loo: LeaveOneOut, goal: float, quiet: bool) -> tuple[lis
     )
     if wrong and not quiet:
         lines += ["  wrong class:", *outcome_table(wrong, quiet)]
+    if disputed and not quiet:
+        lines += ["  disputed (the package data contradicts the component's own sources):"]
+        lines += [f"    {o.path}: package data {o.truth}, the sources {o.disputed}" for o in disputed]
     missed = sorted(loo.missed(), key=lambda o: (o.truth_class, o.package or "", o.path))
     if missed and not quiet:
         lines += [f"  missed gpl/lgpl ({len(missed)}): path, truth, package, found without package data"]
@@ -192,7 +196,8 @@ def summary_line(name: str, record: dict) -> str:
     recall = "  ".join(
         f"{k} {'-' if v is None else f'{v:.2f}'} of {record['truth_by_class'][k]}" for k, v in record["recall"].items()
     )
-    return f"  {name:16} truth {record['truth_modules']:3} recall {recall}  wrong {record['wrong']}"
+    wrong = f"wrong {record['wrong']}  disputed {record['disputed']}"
+    return f"  {name:16} truth {record['truth_modules']:3} recall {recall}  {wrong}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,9 +12,10 @@ from dataclasses import replace
 from ..model import Certainty, Module
 from ..problems import Problem
 from ..rootfs import RootFS, display_path
-from .decide import decide
+from .decide import decide, module_names
 from .matching import Matching
 from .model import Evidence, EvidenceKind, ModuleIdentity
+from .names import identify_by_name
 from .table import components
 
 
@@ -28,6 +29,8 @@ def identify_modules(
     out: dict[str, ModuleIdentity] = {}
     for module in modules:
         found = decide(module, hits.get(module.path, []), table)
+        if found.own is None:
+            found.own = identify_by_name(module, module_names(module))
         if found.own is not None or found.contains:
             out[module.path] = found
     _root_versions(out)

@@ -11,6 +11,7 @@
    statement, or a component whose signature matched                       declared / identified
 5. a free-text Debian copyright file that states one licence plainly        inferred
 6. linkgraph's knowledge base of well-known components                      inferred
+7. the name table: a file name a well-known package installs              inferred
 
 The first source with a licence decides. Sources that know the file but not its licence (a
 package without a License field, a string that is no SPDX expression) do not stop the search;
@@ -29,7 +30,7 @@ from .base import Candidate, Context, LicenceSource
 from .buildroot import BuildrootManifest
 from .copyright import DebianCopyright, DebianCopyrightText
 from .dpkg import DpkgDatabase
-from .identified import IdentifiedSource
+from .identified import IdentifiedSource, NamedSource
 from .knowledge import KnowledgeBase
 from .modinfo import Modinfo
 from .opkg import OpkgDatabase
@@ -53,6 +54,7 @@ SOURCES: tuple[type[LicenceSource], ...] = (
     IdentifiedSource,
     DebianCopyrightText,
     KnowledgeBase,
+    NamedSource,
 )
 
 

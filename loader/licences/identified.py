@@ -24,3 +24,17 @@ class IdentifiedSource(LicenceSource):
         if own.licence is None:
             return Candidate(None, source, own.certainty, why=f"the licence of {own.component} depends on its version")
         return Candidate(own.licence, source, own.certainty)
+
+
+class NamedSource(LicenceSource):
+    """A component the file's name alone identifies (the name table): after the knowledge base."""
+
+    NAME = "name-table"
+    CERTAINTY = Certainty.INFERRED
+
+    def candidate(self, module: Module) -> Candidate | None:
+        found = self.ctx.identities.get(module.path)
+        own = found.own if found is not None else None
+        if own is None or own.certainty is not Certainty.INFERRED or own.licence is None:
+            return None
+        return Candidate(own.licence, f"{self.NAME}:{own.component}", self.CERTAINTY)

@@ -9,7 +9,8 @@ its truth class (``loader/licences/classes.py``):
 * recall of class C (gpl, lgpl): truth modules of class C whose class without package data is
   accepted, over the truth modules of class C;
 * wrong: truth modules whose class without package data is known (not ``unknown``) and not
-  accepted, whatever the class.
+  accepted, whatever the class; except where the component's own sources contradict the package
+  data (``DISPUTED``, each with where it is stated) and the scan found what they state: disputed.
 
 Accepted is the truth class, and, when the truth is a conjunction (OpenWrt's blank-separated
 ``License: GPL-2.0 LGPL-2.1`` lists all the package's parts, normalised to ``AND``; a DEP-5
@@ -50,6 +51,21 @@ PACKAGE_DATA = (
 # the licence sources (``licence_source`` up to its first colon) that are the firmware's package data
 PACKAGE_SOURCES = ("opkg", "dpkg", "dpkg-copyright", "buildroot", "yocto")
 MEASURED = (LicenceClass.GPL, LicenceClass.LGPL)
+# Package data that the component's own sources contradict: package name -> (the licence they
+# state, where). A module of such a package found under that licence's class is *disputed*, not
+# wrong; it is still reported, and it never counts as a hit.
+DISPUTED = {
+    # OpenWrt's iw Makefile says GPL-2.0; iw's COPYING is the ISC licence (Buildroot: ISC)
+    "iw": ("ISC", "iw COPYING"),
+    # OpenWrt's util-linux packages say GPL-2.0 for all; libuuid's sources are BSD-3-Clause
+    # (util-linux README.licensing, libuuid/COPYING; Debian's copyright: Files: libuuid/*)
+    "libuuid": ("BSD-3-Clause", "util-linux README.licensing, libuuid/COPYING"),
+    # OpenWrt's libtool Makefile says GPL-2.0+; libltdl is LGPL-2.1-or-later (libltdl/COPYING.LIB; Buildroot)
+    "libltdl": ("LGPL-2.1-or-later", "libtool libltdl/COPYING.LIB"),
+    # OpenWrt's rp-pppoe Makefile says LGPL-2.0+; rp-pppoe's README and sources say GPL-2.0 (Buildroot: GPL-2.0)
+    "rp-pppoe-server": ("GPL-2.0-only", "rp-pppoe README"),
+    "rp-pppoe-relay": ("GPL-2.0-only", "rp-pppoe README"),
+}
 
 
 def source_kind(source: str) -> str:
@@ -86,12 +102,20 @@ class Outcome:
     found_source: str
 
     @property
+    def disputed(self) -> str | None:
+        """Where the component's own sources contradict the package data, when the scan found that."""
+        name = (self.package or "").split(" ")[0]
+        if name in DISPUTED and not self.hit and licence_class(DISPUTED[name][0]).value == self.found_class:
+            return f"{DISPUTED[name][0]} ({DISPUTED[name][1]})"
+        return None
+
+    @property
     def hit(self) -> bool:
         return self.found_class in self.accepted
 
     @property
     def wrong(self) -> bool:
-        return self.found_class != LicenceClass.UNKNOWN and not self.hit
+        return self.found_class != LicenceClass.UNKNOWN and not self.hit and self.disputed is None
 
 
 @dataclass
@@ -115,6 +139,9 @@ class LeaveOneOut:
     def wrong(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.wrong]
 
+    def disputed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.disputed is not None]
+
     def missed(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.truth_class in MEASURED and not o.hit]
 
@@ -135,10 +162,11 @@ class LeaveOneOut:
             "multi_part": sum(o.parts for o in self.outcomes),
             "recall": {c.value: self.recall(c) for c in MEASURED},
             "wrong": len(self.wrong()),
+            "disputed": len(self.disputed()),
             "left_out": self.left_out,
             "removed": self.removed,
             "elapsed": self.elapsed,
-            "outcomes": [asdict(o) | {"hit": o.hit, "wrong": o.wrong} for o in self.outcomes],
+            "outcomes": [asdict(o) | {"hit": o.hit, "wrong": o.wrong, "disputed": o.disputed} for o in self.outcomes],
         }
 
 

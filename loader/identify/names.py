@@ -1,0 +1,104 @@
+"""The name table (``data/names.yaml``, made by ``tools/harvest_names.py`` from OpenWrt's and
+Buildroot's package recipes and Debian's packages): a file name some package installs -> the
+component, and its licence. A name alone is an ``inferred`` identification; names several
+components with different licences share, and names on the table's ``generic`` list, identify
+nothing (a vendor's ``httpd`` is not lighttpd).
+
+A component whose source lists licences of different parts ("GPL-2.0 LGPL-2.1") gives a library
+its LGPL part and a program its GPL part, the usual split, and says so in the evidence.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from fnmatch import translate
+from importlib import resources
+
+from ..licences.classes import LicenceClass, licence_class
+from ..model import Certainty, Kind, Module
+from .model import Evidence, EvidenceKind, Identification
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    component: str
+    licence: str | None
+    parts: tuple[str, ...]
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NameTable:
+    exact: dict[str, tuple[Named, ...]]
+    globs: dict[str, list[tuple[re.Pattern[str], tuple[Named, ...]]]]  # by the literal text before the first *
+    generic: frozenset[str]
+
+    def lookup(self, name: str) -> tuple[Named, ...]:
+        if name in self.generic:
+            return ()
+        found = self.exact.get(name)
+        if found:
+            return found
+        for end in range(len(name), 0, -1):
+            for pattern, named in self.globs.get(name[:end], ()):
+                if pattern.fullmatch(name):
+                    return named
+        return ()
+
+
+@functools.cache
+def name_table() -> NameTable:
+    import yaml
+
+    text = (resources.files("linkgraph.loader.identify") / "data" / "names.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    comps = {
+        name: Named(name, c.get("licence"), tuple(c.get("parts") or ()), tuple(c.get("sources") or ()))
+        for name, c in data["components"].items()
+    }
+    exact: dict[str, tuple[Named, ...]] = {}
+    globs: dict[str, list[tuple[re.Pattern[str], tuple[Named, ...]]]] = {}
+    for name, components in data["names"].items():
+        named = tuple(comps[c] for c in components if c in comps)
+        if len({n.licence for n in named}) != 1:  # several licences: the name does not tell which
+            continue
+        if "*" in name or "?" in name or "[" in name:
+            prefix = re.split(r"[*?\[]", name, maxsplit=1)[0]
+            globs.setdefault(prefix, []).append((re.compile(translate(name)), named))
+        else:
+            exact[name] = named
+    return NameTable(exact, globs, frozenset(data.get("generic") or ()))
+
+
+def _part(named: Named, kind: Kind) -> tuple[str | None, str | None]:
+    """The licence of the module's part, and a note when the component lists parts."""
+    if len(named.parts) < 2:
+        return named.licence, None
+    wanted = LicenceClass.LGPL if kind is Kind.LIBRARY else LicenceClass.GPL
+    chosen = next((p for p in named.parts if licence_class(p) is wanted), None)
+    listed = ", ".join(named.parts)
+    if chosen is None:
+        return None, f"{named.component} lists licences of its parts ({listed}); which covers this file is not stated"
+    return (
+        chosen,
+        f"{named.component} lists licences of its parts ({listed}): the {wanted.value} part for a {kind.value}",
+    )
+
+
+def identify_by_name(module: Module, names: list[str]) -> Identification | None:
+    """The component a name of ``module`` is installed by, if the table knows one for sure."""
+    table = name_table()
+    for name in names:
+        found = table.lookup(name)
+        if not found:
+            continue
+        named = found[0]
+        licence, note = _part(named, module.facts.kind)
+        where = "; ".join(named.sources[:3])
+        evidence = [Evidence(EvidenceKind.NAME, f"{name}: installed by {named.component} ({where})")]
+        if note:
+            evidence.append(Evidence(EvidenceKind.NAME, note))
+        return Identification(named.component, None, licence, Certainty.INFERRED, tuple(evidence), "name table")
+    return None
