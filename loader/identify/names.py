@@ -96,6 +96,8 @@ def identify_by_name(module: Module, names: list[str]) -> Identification | None:
             continue
         named = found[0]
         licence, note = _part(named, module.facts.kind)
+        if licence is None:  # the table knows the component, not its licence: nothing to go by
+            return None
         where = "; ".join(named.sources[:3])
         evidence = [Evidence(EvidenceKind.NAME, f"{name}: installed by {named.component} ({where})")]
         if note:
