@@ -66,6 +66,7 @@ class ScanSummary:
     severity: Counter[str]
     risky: Counter[str]
     dlopen: Counter[str]
+    copies: int = 0  # components found inside modules that do not load them (CONTAINS)
 
     @classmethod
     def of(cls, result: ScanResult) -> ScanSummary:
@@ -84,6 +85,7 @@ class ScanSummary:
             severity=Counter(),
             risky=Counter(),
             dlopen=Counter(),
+            copies=sum(len(i.contains) for i in result.identities.values()),
         ).completed(result)
 
     def completed(self, result: ScanResult) -> ScanSummary:
@@ -120,9 +122,10 @@ def print_summary(
     table.add_row("duplicate providers", str(summary.duplicate_symbols))
     certainty = summary.certainty
     table.add_row(
-        "licences (declared / inferred / unknown)",
-        f"{certainty.get('declared', 0)} / {certainty.get('inferred', 0)} / {certainty.get('unknown', 0)}",
+        "licences (declared / identified / inferred / unknown)",
+        " / ".join(str(certainty.get(c, 0)) for c in ("declared", "identified", "inferred", "unknown")),
     )
+    table.add_row("components copied into other modules (CONTAINS)", str(summary.copies))
     sev = summary.severity
     table.add_row("problems (errors / warnings)", f"{sev.get('error', 0)} / {sev.get('warning', 0)}")
     for code, count in sorted(summary.risky.items()):  # risky DT_RPATH/DT_RUNPATH entries, per kind
@@ -135,7 +138,8 @@ def print_summary(
     table.add_row(
         "elapsed",
         f"{times.get('total', 0):.1f}s (parse {times.get('parse', 0):.1f}s, "
-        f"resolve {times.get('resolve', 0):.1f}s, dlopen {times.get('dlopen', 0):.1f}s, "
+        f"resolve {times.get('resolve', 0):.1f}s, identify {times.get('identify', 0):.1f}s, "
+        f"dlopen {times.get('dlopen', 0):.1f}s, "
         f"store {times.get('store', 0):.1f}s)",
     )
     console = Console(stderr=True)
