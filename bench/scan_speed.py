@@ -17,7 +17,8 @@ Roots: ``host`` (default) is the whole-/usr/bin root of tests/support/hostroot.p
 ELF files); ``usr-opt`` is this machine's whole /usr and /opt (bench/usr_opt_root.py, about 3,000).
 
 Goals: scan wall time <= 2 x readelf's, scan peak memory < 1.5 GiB; the report's peak < 1 GiB and
-its time < 40 s.
+its time < 40 s; with ``--identify-cost``, the identification stage adds <= 20% to the scan (each
+scan is also run with ``--no-identify``, alternating, best of N each).
 
 Usage: python bench/scan_speed.py [--root host|usr-opt] [--limit N] [--report] [--batch N]
        [--per-file] [--readelf-runs N] [--scan-runs N]
@@ -45,6 +46,9 @@ RATIO_GOAL = 2.0
 MEMORY_GOAL = 1.5 * 1024**3
 REPORT_MEMORY_GOAL = 1024**3
 REPORT_TIME_GOAL = 40.0
+
+
+IDENTIFY_GOAL = 0.20  # the identification stage adds at most this share to the scan
 
 
 def elf_files(root: Path) -> list[Path]:
@@ -77,9 +81,9 @@ def time_readelf(files: list[Path], batch: int) -> float:
     return time.perf_counter() - start
 
 
-def time_scan(root: Path, db: Path) -> tuple[float, int, int]:
+def time_scan(root: Path, db: Path, *extra: str) -> tuple[float, int, int]:
     """Wall time, peak RSS in bytes and exit status of one ``linkgraph scan``."""
-    return time_command(["scan", str(root), "--db", str(db), "--quiet"])
+    return time_command(["scan", str(root), "--db", str(db), "--quiet", *extra])
 
 
 def time_command(args: list[str]) -> tuple[float, int, int]:
@@ -103,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-file", action="store_true", help="also time one readelf process per file")
     parser.add_argument("--readelf-runs", type=int, default=3, help="best of N readelf runs")
     parser.add_argument("--scan-runs", type=int, default=1, help="best of N scans")
+    parser.add_argument(
+        "--identify-cost",
+        action="store_true",
+        help="also run each scan with --no-identify (alternating) and give what the identification adds "
+        f"(goal <= {IDENTIFY_GOAL:.0%%})",
+    )
     args = parser.parse_args(argv)
 
     root = usr_opt_root.cached_root() if args.root == "usr-opt" else hostroot.cached_host_root(limit=args.limit)
@@ -119,8 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     report = None
     with tempfile.TemporaryDirectory(prefix="linkgraph-speed-") as tmp:
+        bare = []
         for i in range(max(1, args.scan_runs)):
             runs.append(time_scan(root, Path(tmp) / f"db{i}"))
+            if args.identify_cost:
+                bare.append(time_scan(root, Path(tmp) / f"bare{i}", "--no-identify"))
         if args.report:
             out = Path(tmp) / "report.json"
             report = (*time_command(["report", "--db", str(Path(tmp) / f"db{i}"), "-o", str(out)]), out.stat().st_size)
@@ -130,6 +143,14 @@ def main(argv: list[str] | None = None) -> int:
     ratio = scan_s / readelf_s if readelf_s else float("inf")
     ok = code in (0, 1) and ratio <= RATIO_GOAL and peak < MEMORY_GOAL
     print(f"linkgraph scan --quiet: {scan_s:.2f}s (exit {code}), peak RSS {peak / 1024**2:.0f} MiB")
+    cost = None
+    if bare:
+        bare_s = min(r[0] for r in bare)
+        cost = scan_s / bare_s - 1 if bare_s else float("inf")
+        ok = ok and cost <= IDENTIFY_GOAL
+        print(
+            f"linkgraph scan --quiet --no-identify: {bare_s:.2f}s, peak RSS {max(r[1] for r in bare) / 1024**2:.0f} MiB"
+        )
     if report is not None:
         ok = ok and report[2] == 0 and report[1] < REPORT_MEMORY_GOAL and report[0] < REPORT_TIME_GOAL
     print("\nSUMMARY")
@@ -138,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  linkgraph scan   : {scan_s:.2f}s")
     print(f"  ratio            : {ratio:.2f}x   (goal <= {RATIO_GOAL:.0f}x)")
     print(f"  peak memory      : {peak / 1024**2:.0f} MiB   (goal < {MEMORY_GOAL / 1024**3:.1f} GiB)")
+    if cost is not None:
+        print(f"  identification   : +{cost:.1%} of the scan without it   (goal <= {IDENTIFY_GOAL:.0%})")
     if report is not None:
         r_s, r_peak, r_code, r_size = report
         print(

@@ -82,6 +82,14 @@ def main() -> None:
     "ones): glibc then searches DIR/glibc-hwcaps/LEVEL before each directory. Default: a baseline "
     "CPU, no such folder searched. The levels a loader knows are in the report's firmware.source.",
 )
+@click.option(
+    "--identify/--no-identify",
+    default=True,
+    show_default=True,
+    help="Identify components from the files themselves: version banners, licence statements, exported "
+    "APIs and the name table (docs/identify.md); --no-identify leaves licences to the package data, "
+    ".modinfo and the knowledge base, and finds no copies inside programs.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def scan(
     target: str,
@@ -93,6 +101,7 @@ def scan(
     jobs: int | None,
     licences: str | None,
     cpu: str,
+    identify: bool,
     quiet: bool,
 ) -> None:
     """Analyse TARGET and store its dependency graph.
@@ -107,9 +116,12 @@ def scan(
     used, declared-unused, hidden, interposed (bound only because that module comes first in
     the lookup, while the object's own dependencies define the symbol too) or missing.
 
-    Every module also gets a licence fact (an SPDX expression, where it comes from, declared or
-    inferred, and its package): from --licences, the firmware's package data (dpkg, opkg,
-    Buildroot, Yocto), a kernel module's .modinfo, or linkgraph's knowledge base, in that order.
+    Every module also gets a licence fact (an SPDX expression, where it comes from, declared,
+    identified or inferred, and its package): from --licences, the firmware's package data (dpkg,
+    opkg, Buildroot, Yocto), a kernel module's .modinfo, the identification of the file itself (its
+    own licence statement, a version banner or API of a known component, with the evidence and
+    its offset), linkgraph's knowledge base or its name table, in that order. Components copied
+    into a program (a static program's libc, zlib inside a vendor binary) become CONTAINS edges.
     """
     from ..loader.licences import load_overrides
     from ..loader.report.licence_coverage import licence_coverage
@@ -133,6 +145,7 @@ def scan(
                     overrides,
                     tuple(c for c in cpu.split(",") if c),
                     defer_dlopen=True,
+                    identify=identify,
                 )
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)

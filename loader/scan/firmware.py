@@ -57,6 +57,7 @@ def scan_target(
     overrides: Overrides | None = None,
     cpu: tuple[str, ...] = (),
     defer_dlopen: bool = False,
+    identify: bool = True,
 ) -> tuple[Unpacked, list[ScanResult]]:
     """Unpack ``target`` (if it is not a folder) and scan every root filesystem found in it.
 
@@ -64,6 +65,7 @@ def scan_target(
     result's ``source`` (``licence_overrides``: file name, sha256, number of rules, content).
     ``defer_dlopen``: the last root's dlopen stage is left to ``result.complete()`` (``scan_root``);
     the earlier roots' are run, so that only one root's link maps are held at a time.
+    ``identify``: run the identification stage (``scan_root``).
     """
     unpacked = unpack(target, workdir, progress)
     if not unpacked.roots:
@@ -85,6 +87,7 @@ def scan_target(
             cpu=cpu,
             kernel_images=images,
             defer_dlopen=defer_dlopen and index == len(unpacked.roots) - 1,
+            identify=identify,
         )
         if target_sha is not None:  # the same image gives the same ids, root by root
             result.firmware_sha256 = hashlib.sha256(f"{target_sha}\0{root.name}".encode()).hexdigest()

@@ -82,6 +82,7 @@ def scan_root(
     cpu: tuple[str, ...] = (),
     kernel_images: Sequence[Path] = (),
     defer_dlopen: bool = False,
+    identify: bool = True,
 ) -> ScanResult:
     """Scan one root filesystem folder: every ELF file, every link map, every binding, and the
     licence facts of every module (``overrides``: the user's, see ``licences.overrides``;
@@ -89,9 +90,11 @@ def scan_root(
     kernel images unpacked beside the root, for the kernel modules' links, see ``loader.kmod``).
 
     ``defer_dlopen``: the last stage, the dlopen edges, is left to ``result.complete()``, which a
-    store runs while it writes the rest (``GraphRows.later``); the result holds what it needs."""
+    store runs while it writes the rest (``GraphRows.later``); the result holds what it needs.
+    ``identify``: run the identification stage (``loader.identify``); without it, no module is
+    identified by its bytes, symbols or the name table."""
     with paused_gc():
-        result = _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu, kernel_images)
+        result = _scan_root(host_dir, name, workers, progress, root_name, overrides, cpu, kernel_images, identify)
     if not defer_dlopen:
         result.complete()
     return result
@@ -106,6 +109,7 @@ def _scan_root(
     overrides: Overrides | None,
     cpu: tuple[str, ...],
     kernel_images: Sequence[Path] = (),
+    identify: bool = True,
 ) -> ScanResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -129,7 +133,7 @@ def _scan_root(
                 for code, message in result.anomalies
             ]
     timings["parse"] = time.perf_counter() - t0
-    matching = Matching(root, sorted(modules))  # beside the link maps, in a thread (loader.identify)
+    matching = Matching(root, sorted(modules) if identify else [])  # beside the link maps (loader.identify)
     aliases, link_targets = _links(root, link_paths, modules, problems)
     t1 = time.perf_counter()
     reader.all_parsed()
@@ -148,7 +152,7 @@ def _scan_root(
     mods = [Module(f, root.name, sorted(aliases.get(p, []))) for p, f in sorted(modules.items())]
     t2 = time.perf_counter()
     libc = default.flavour if any(f.interpreter for f in modules.values()) else None
-    identities = identify_modules(root, mods, problems, matching)
+    identities = identify_modules(root, mods, problems, matching) if identify else {}
     timings["identify"] = time.perf_counter() - t2
     t2 = time.perf_counter()
     licences = licence_facts(root, mods, problems, overrides, libc, identities)
