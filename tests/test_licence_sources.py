@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import scan_and_report
 from linkgraph.loader.licences import normalise
+from linkgraph.loader.licences.knowledge import recognise
+from linkgraph.loader.model import Flavour, Kind, Module
+from test_licences import module
 
 # util-linux's libraries, NSS and NSPR, nss-mdns, systemd's NSS module, mbed TLS 2.28
 LICENCE_PACKAGES = [
@@ -119,3 +122,71 @@ def test_dep5_paragraph_of_the_library_source_folder(debian_root: Path, debian_r
     }
     assert apparmor["licence"] == paragraph_licence(doc / "libapparmor1/copyright", "libraries/libapparmor/*")
     assert apparmor["licence"] != paragraph_licence(doc / "libapparmor1/copyright", "*")
+
+
+# --------------------------------------------------------------------------- knowledge base names
+
+
+# where the knowledge base knows better than the Debian copyright file's summary (components.yaml says why)
+KNOWN_DIFFERENCES = {
+    "libnss_mdns": ("LGPL-2.1-or-later", "LGPL-2.0-or-later"),  # upstream's newer files say 2.1 or later
+    "libsqlite3": ("blessing", "LicenseRef-public-domain"),  # SPDX's name for SQLite's blessing
+}
+
+
+@pytest.mark.slow
+def test_knowledge_base_names_other_projects_share(
+    debian_report: dict[str, dict], knowledge_report: dict[str, dict]
+) -> None:
+    """Without package data, the knowledge base says what Debian's copyright files say."""
+    components = {}
+    for path, m in knowledge_report.items():
+        if not m["licence_source"].startswith("knowledge-base:"):
+            continue
+        components[path] = m["licence_source"].split(":", 1)[1].split(" ", 1)[0]
+        debian = debian_report[path]["licence"]
+        differs = [v for k, v in KNOWN_DIFFERENCES.items() if path.rsplit("/", 1)[1].startswith(k)]
+        assert (m["licence"], debian) == (differs[0] if differs else (debian, debian)), path
+    expected = {
+        f"{LIB}/libssl3.so": "nss",  # Mozilla NSS, not OpenSSL 3
+        f"{LIB}/libnss3.so": "nss",
+        f"{LIB}/libsmime3.so": "nss",
+        f"{LIB}/libnspr4.so": "nspr",
+        f"{LIB}/libplds4.so": "nspr",
+        f"{LIB}/libssl.so.3": "openssl-3",
+        f"{LIB}/libnss_files.so.2": "glibc",
+        f"{LIB}/libnss_dns.so.2": "glibc",
+        f"{LIB}/libnss_mdns4_minimal.so.2": "nss-mdns",
+        f"{LIB}/libnss_mdns.so.2": "nss-mdns",
+        f"{LIB}/libnss_systemd.so.2": "systemd-nss",
+    }
+    assert {p: components.get(p) for p in expected} == expected
+    assert knowledge_report[f"{LIB}/libssl3.so"]["licence"] == "MPL-2.0"
+
+
+def named(name: str) -> Module:
+    return module(f"/usr/lib/{name}", Kind.LIBRARY, soname=name)
+
+
+@pytest.mark.parametrize(
+    ("soname", "component", "licence"),
+    [
+        ("libnss_files.so.2", "glibc", "LGPL-2.1-or-later"),
+        ("libnss_compat.so.2", "glibc", "LGPL-2.1-or-later"),
+        ("libnss_nis.so.2", "glibc", "LGPL-2.1-or-later"),
+        ("libnss_myhostname.so.2", "systemd-nss", "LGPL-2.1-or-later"),
+        ("libnss_resolve.so.2", "systemd-nss", "LGPL-2.1-or-later"),
+        ("libnss_mymachines.so.2", "systemd-nss", "LGPL-2.1-or-later"),
+        ("libnss_winbind.so.2", "samba-nss-winbind", "LGPL-3.0-or-later"),
+        ("libnss_wins.so.2", "samba-nss-wins", "GPL-3.0-or-later"),
+        ("libnss_mdns6_minimal.so.2", "nss-mdns", "LGPL-2.1-or-later"),
+        ("libsoftokn3.so", "nss", "MPL-2.0"),
+        ("libplc4.so", "nspr", "MPL-2.0"),
+        ("libssl3.so", "nss", "MPL-2.0"),
+        ("libnss_ldap.so.2", None, None),  # nss_ldap or nss-pam-ldapd: not glibc's
+        ("libnss_sss.so.2", None, None),  # SSSD: not glibc's
+    ],
+)
+def test_nss_module_names(soname: str, component: str | None, licence: str | None) -> None:
+    found = recognise(named(soname), Flavour.GLIBC, lambda: None)
+    assert ((found.name, found.licence) if found else (None, None)) == (component, licence)

@@ -177,6 +177,8 @@ def test_the_data_files_are_valid() -> None:
         "libjson-c",
         "libubox",
         "libmbedtls",
+        "nss",
+        "nspr",
         "libpcre",
         "curl",
     } <= names
