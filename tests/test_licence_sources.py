@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import scan_and_report
-from linkgraph.loader.licences import normalise
+from linkgraph.loader.licences import NO_FACT, normalise
 from linkgraph.loader.licences.knowledge import recognise
 from linkgraph.loader.model import Flavour, Kind, Module
 from test_licences import module
@@ -190,3 +190,75 @@ def named(name: str) -> Module:
 def test_nss_module_names(soname: str, component: str | None, licence: str | None) -> None:
     found = recognise(named(soname), Flavour.GLIBC, lambda: None)
     assert ((found.name, found.licence) if found else (None, None)) == (component, licence)
+
+
+# --------------------------------------------------------------------------- mbed TLS by version
+
+
+def mbed_root(src: Path, dest: Path) -> Path:
+    """The mbed TLS / PolarSSL files of ``src``'s /usr/lib (links kept), without package data."""
+    lib = dest / "usr/lib"
+    lib.mkdir(parents=True)
+    for pattern in MBED_FILES:
+        for f in (src / "usr/lib").glob(pattern):
+            shutil.copy2(f, lib / f.name, follow_symlinks=False)
+    return dest
+
+
+def facts(report: dict) -> dict[str, tuple]:
+    return {m["path"]: (m["licence"], m["licence_source"], m["licence_certainty"]) for m in report["modules"]}
+
+
+@pytest.mark.slow
+def test_mbedtls_licence_by_version_and_package_data_first(tmp_path: Path) -> None:
+    from support.vendor_roots import extracted_root
+
+    xiaomi, _sha = extracted_root("alt_xiaomi_r4a")  # PolarSSL 1.3.16 and mbed TLS 2.16.3, musl
+    edition = (
+        "knowledge-base:mbedtls-2 (mbed TLS 2.x: also released as a GPL-2.0-or-later edition,"
+        " which the file does not tell apart)"
+    )
+    got = facts(scan_and_report(mbed_root(xiaomi, tmp_path / "a"), tmp_path / "a.lbdb"))
+    assert got == {
+        "/usr/lib/libmbedtls.so.1.3.16": ("GPL-2.0-or-later", "knowledge-base:mbedtls-1.3", "inferred"),
+        "/usr/lib/libmbedtls.so.2.16.3": ("Apache-2.0", edition, "inferred"),
+        "/usr/lib/libmbedcrypto.so.2.16.3": ("Apache-2.0", edition, "inferred"),
+        "/usr/lib/libmbedx509.so.2.16.3": ("Apache-2.0", edition, "inferred"),
+    }
+    # no version in the name: libmbedcrypto's bytes say "mbed TLS 2.16.3", libmbedtls.so.9 is 1.3's
+    # soname, libmbedtls 2.x holds no version string: no fact rather than a guess
+    assert b"mbed TLS 2.16.3" in (xiaomi / "usr/lib/libmbedcrypto.so.2.16.3").read_bytes()
+    assert b"mbed TLS 2" not in (xiaomi / "usr/lib/libmbedtls.so.2.16.3").read_bytes()
+    renamed = tmp_path / "b/usr/lib"
+    renamed.mkdir(parents=True)
+    for old, new in (
+        ("libmbedcrypto.so.2.16.3", "libmbedcrypto.so.3"),
+        ("libmbedtls.so.1.3.16", "libmbedtls.so.9"),
+        ("libmbedtls.so.2.16.3", "libmbedtls.so.12"),
+    ):
+        shutil.copy2(xiaomi / "usr/lib" / old, renamed / new)
+    got = facts(scan_and_report(tmp_path / "b", tmp_path / "b.lbdb"))
+    assert got["/usr/lib/libmbedcrypto.so.3"] == ("Apache-2.0", edition, "inferred")
+    assert got["/usr/lib/libmbedtls.so.9"] == ("GPL-2.0-or-later", "knowledge-base:mbedtls-1.3", "inferred")
+    assert got["/usr/lib/libmbedtls.so.12"] == (None, NO_FACT, None)
+    # the firmware's own package data wins: OpenWrt packaged both as GPL-2.0+
+    opkg = tmp_path / "c/usr/lib/opkg"
+    mbed_root(xiaomi, tmp_path / "c")
+    shutil.copytree(xiaomi / "usr/lib/opkg", opkg, symlinks=True)
+    got = facts(scan_and_report(tmp_path / "c", tmp_path / "c.lbdb"))
+    for path, package in (
+        ("/usr/lib/libmbedtls.so.1.3.16", "libpolarssl"),
+        ("/usr/lib/libmbedtls.so.2.16.3", "libmbedtls"),
+        ("/usr/lib/libmbedcrypto.so.2.16.3", "libmbedtls"),
+    ):
+        source = f"opkg:/usr/lib/opkg/info/{package}.control (package {package})"
+        assert got[path] == ("GPL-2.0-or-later", source, "declared"), path
+
+
+@pytest.mark.slow
+def test_mbedtls_of_debian(knowledge_report: dict[str, dict], debian_report: dict[str, dict]) -> None:
+    """Debian's mbed TLS 2.28.3: the Apache-2.0 edition, as its copyright file says."""
+    for stem in ("libmbedcrypto", "libmbedtls", "libmbedx509"):
+        path = f"{LIB}/{stem}.so.2.28.3"
+        assert knowledge_report[path]["licence_source"].startswith("knowledge-base:mbedtls-2 ("), path
+        assert knowledge_report[path]["licence"] == debian_report[path]["licence"] == "Apache-2.0", path
