@@ -8,15 +8,19 @@ vendor root and the LEDE image of the shared firmware folder.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import scan_and_report
-from linkgraph.loader.licences import NO_FACT, normalise
+from conftest import linkgraph, scan_and_report
+from linkgraph.loader.licences import NO_FACT, licence_facts, normalise
 from linkgraph.loader.licences.knowledge import recognise
-from linkgraph.loader.model import Flavour, Kind, Module
+from linkgraph.loader.licences.spdx import listed_parts
+from linkgraph.loader.model import Certainty, Flavour, Kind, LicenceFact, Module
+from linkgraph.loader.rootfs import RootFS
+from support.images import LEDE, unpacked_root
 from test_licences import module
 
 # util-linux's libraries, NSS and NSPR, nss-mdns, systemd's NSS module, mbed TLS 2.28
@@ -262,3 +266,84 @@ def test_mbedtls_of_debian(knowledge_report: dict[str, dict], debian_report: dic
         path = f"{LIB}/{stem}.so.2.28.3"
         assert knowledge_report[path]["licence_source"].startswith("knowledge-base:mbedtls-2 ("), path
         assert knowledge_report[path]["licence"] == debian_report[path]["licence"] == "Apache-2.0", path
+
+
+# --------------------------------------------------------------------------- OpenWrt's listed parts
+
+
+@pytest.mark.parametrize(
+    ("written", "parts"),
+    [
+        ("LGPL-2.1 GPL-2.0", ["LGPL-2.1-only", "GPL-2.0-only"]),  # libattr of the Xiaomi root
+        ("GPL-2.0 GPL-2.0+", ["GPL-2.0-only", "GPL-2.0-or-later"]),  # uboot-envtools of LEDE 17.01
+        ("GPLv2 LGPLv2.1", ["GPL-2.0-only", "LGPL-2.1-only"]),
+        ("GPL-2.0", None),
+        ("GPL v2", None),  # one name in two words
+        ("GPL-2.0 or later", None),
+        ("GPL-2.0 AND MIT", None),  # an expression
+        ("GPL-2.0 GPL-2.0", None),  # one licence twice
+        ("GPL-2.0 FooLicence", None),  # an unknown name: normalisation says so
+    ],
+)
+def test_listed_parts(written: str, parts: list[str] | None) -> None:
+    assert listed_parts(written) == parts
+
+
+def test_listed_parts_by_kind_of_file(tmp_path: Path) -> None:
+    """A library takes the one LGPL part of "GPL-2.0 LGPL-2.1", a program the one GPL part; a kernel
+    module cannot be told (its .modinfo decides)."""
+    info = tmp_path / "usr/lib/opkg/info"
+    info.mkdir(parents=True)
+    (tmp_path / "usr/lib/opkg/status").write_text("Package: tool\nVersion: 1\nStatus: install user installed\n\n")
+    (info / "tool.control").write_text("Package: tool\nVersion: 1\nLicense: GPL-2.0 LGPL-2.1\n")
+    (info / "tool.list").write_text("/usr/bin/tool\n/usr/lib/libtool.so.1\n/lib/modules/tool.ko\n")
+    mods = [
+        module("/usr/bin/tool", Kind.EXECUTABLE),
+        module("/usr/lib/libtool.so.1", Kind.LIBRARY),
+        module("/lib/modules/tool.ko", Kind.KERNEL_MODULE, modinfo={"license": "Dual MIT/GPL"}),
+    ]
+    for m in mods:
+        (tmp_path / m.path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / m.path.lstrip("/")).write_bytes(b"\x7fELF")
+    got = licence_facts(RootFS(str(tmp_path)), mods, [], None, Flavour.MUSL)
+    listed = "opkg:/usr/lib/opkg/info/tool.control (package tool; License lists parts: GPL-2.0-only, LGPL-2.1-only)"
+    assert got["/usr/bin/tool"] == LicenceFact("GPL-2.0-only", listed, Certainty.INFERRED, "tool 1")
+    assert got["/usr/lib/libtool.so.1"] == LicenceFact("LGPL-2.1-only", listed, Certainty.INFERRED, "tool 1")
+    assert got["/lib/modules/tool.ko"] == LicenceFact("MIT OR GPL-2.0-only", "modinfo", Certainty.DECLARED, "tool 1")
+
+
+@pytest.mark.slow
+def test_listed_parts_of_openwrt_packages(tmp_path: Path) -> None:
+    """libattr (Xiaomi, "LGPL-2.1 GPL-2.0"): its library takes the LGPL part; uboot-envtools (LEDE,
+    "GPL-2.0 GPL-2.0+"): which of two GPL parts its programs are under cannot be told."""
+    from support.vendor_roots import extracted_root
+
+    xiaomi, _sha = extracted_root("alt_xiaomi_r4a")
+    root = tmp_path / "x"
+    (root / "usr/lib").mkdir(parents=True)
+    for name in ("libattr.so.1.1.2448", "libattr.so.1", "libattr.so"):
+        shutil.copy2(xiaomi / "usr/lib" / name, root / "usr/lib" / name, follow_symlinks=False)
+    info = root / "usr/lib/opkg/info"
+    info.mkdir(parents=True)
+    for name in ("libattr.control", "libattr.list"):
+        shutil.copy2(xiaomi / "usr/lib/opkg/info" / name, info / name)
+    assert "License: LGPL-2.1 GPL-2.0\n" in (info / "libattr.control").read_text()
+    got = facts(scan_and_report(root, tmp_path / "x.lbdb"))
+    assert got["/usr/lib/libattr.so.1.1.2448"] == (
+        "LGPL-2.1-only",
+        "opkg:/usr/lib/opkg/info/libattr.control (package libattr; License lists parts: LGPL-2.1-only, GPL-2.0-only)",
+        "inferred",
+    )
+    work = tmp_path / "lede"
+    linkgraph("scan", str(LEDE), "--db", str(tmp_path / "lede.lbdb"), "--workdir", str(work), "--quiet")
+    report = json.loads(linkgraph("report", "--db", str(tmp_path / "lede.lbdb")).stdout)
+    control = (unpacked_root(work) / "usr/lib/opkg/info/uboot-envtools.control").read_text()
+    assert "License: GPL-2.0 GPL-2.0+\n" in control
+    programs = {p: f for p, f in facts(report).items() if p.startswith("/usr/sbin/fw_")}
+    assert programs, "uboot-envtools installs fw_printenv"
+    listed = (
+        "opkg:/usr/lib/opkg/info/uboot-envtools.control"
+        " (package uboot-envtools; License lists parts: GPL-2.0-only, GPL-2.0-or-later)"
+    )
+    for path, fact in programs.items():
+        assert fact == (None, f"{NO_FACT}; {listed}: which part applies to this executable cannot be told", None), path
