@@ -2,8 +2,13 @@
 
 Machine-readable ones (DEP-5, https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/)
 declare a licence per ``Files`` paragraph: the last paragraph whose pattern matches the file
-decides (DEP-5's rule). The patterns name files of the *source* package, so for an installed
-file it is nearly always ``Files: *``; a paragraph naming the installed path wins over it.
+decides (DEP-5's rule). The patterns name files of the *source* package, which an installed file
+does not carry; so the source folders the file may come from are worked out from its names: the
+library's stem (``libuuid.so.1`` -> ``libuuid``), the binary package's name without its version
+(``libuuid1`` -> ``libuuid``), the program's name; each also without ``lib``. A paragraph whose
+pattern is a whole folder (``libuuid/*``, ``lib/ext2fs/*``) whose last part is one of these names
+matches, as does one naming the installed path; else ``Files: *`` decides (util-linux's copyright:
+``Files: *`` GPL-2+, ``Files: libuuid/*`` BSD-3-clause, ``Files: libblkid/*`` LGPL-2.1+).
 
 Older copyright files are free text. They decide only when unambiguous: the first reference to
 ``/usr/share/common-licenses/NAME`` comes early in the file, its paragraph names no other
@@ -14,10 +19,11 @@ text before it says "any later version"). That reading is ``inferred``.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..model import Certainty, Module
-from .base import Candidate, Context, LicenceSource
+from .base import Candidate, Context, LicenceSource, file_names
 from .control import Paragraph, bad_lines_message, parse_paragraphs
 from .spdx import names_data, normalise
 
@@ -25,6 +31,8 @@ DOC = "/usr/share/doc"
 FREE_TEXT_WINDOW = 3000  # characters: where the main licence of a free-text file is stated
 _COMMON = re.compile(r"/usr/share/common-licenses/([A-Za-z0-9][A-Za-z0-9.+\-]*)")
 _LATER = re.compile(r"any\s+later\s+version|or\s+later", re.I)
+_FOLDER = re.compile(r"(?:[^*?\[\]/]+/)*([^*?\[\]/]+)/\*")  # a whole source folder: "libuuid/*", "lib/ext2fs/*"
+_PACKAGE_VERSION = re.compile(r"[-.]?\d[\d.]*(?:t64)?$")  # libuuid1, libnghttp2-14, libssl3t64
 
 
 @dataclass(slots=True)
@@ -69,13 +77,23 @@ def _read(ctx: Context, path: str) -> Dep5 | FreeText | None:
     return Dep5(path, parsed.paragraphs[0], [(pats, p) for pats, p in files if pats])
 
 
-def dep5_paragraph(doc: Dep5, paths: list[str]) -> tuple[str, Paragraph] | None:
-    """The last Files paragraph matching one of ``paths`` (and the pattern that matched)."""
+def source_folders(module: Module, package: str) -> set[str]:
+    """The names of the source folders ``module`` may have been built from (see the module doc)."""
+    names = {n.split(".so", 1)[0] for n in file_names(module)}
+    names.add(_PACKAGE_VERSION.sub("", package) or package)
+    names |= {n.removeprefix("lib") for n in names if n.startswith("lib") and len(n) > 3}
+    return names
+
+
+def dep5_paragraph(doc: Dep5, paths: list[str], folders: Collection[str] = ()) -> tuple[str, Paragraph] | None:
+    """The last Files paragraph matching one of ``paths`` or naming one of ``folders`` as a whole
+    (and the pattern that matched)."""
     found = None
     for patterns, para in doc.files:
         for glob in patterns:
             regex = _pattern(glob)
-            if any(regex.match(p.lstrip("/")) for p in paths):
+            folder = _FOLDER.fullmatch(glob)
+            if any(regex.match(p.lstrip("/")) for p in paths) or (folder is not None and folder[1] in folders):
                 found = (glob, para)
                 break
     return found
@@ -94,7 +112,7 @@ class DebianCopyright(LicenceSource):
         doc = read_copyright(self.ctx, package.name)
         if not isinstance(doc, Dep5):
             return None
-        match = dep5_paragraph(doc, [module.path, *module.aliases])
+        match = dep5_paragraph(doc, [module.path, *module.aliases], source_folders(module, package.name))
         if match is None:
             short, where = doc.header.first_line("license"), "header"
         else:

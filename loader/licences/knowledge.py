@@ -1,9 +1,9 @@
 """linkgraph's knowledge base of well-known components (``data/components.yaml``): an inferred licence.
 
 A module is recognised by soname or file name (its own or a symlink's), optionally only in
-roots of one C library, and optionally only in a version range read from the file's bytes
-(OpenSSL is Apache-2.0 from 3.0 on and under its own licence before). The first entry that
-matches wins; the data file documents the fields.
+roots of one C library, and optionally only in a version range read from the file's name or
+bytes (OpenSSL is Apache-2.0 from 3.0 on and under its own licence before; mbed TLS changed its
+licence twice). The first entry that matches wins; the data file documents the fields.
 """
 
 from __future__ import annotations
@@ -24,15 +24,24 @@ MAX_VERSION_READ = 64 * 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class VersionRule:
-    pattern: re.Pattern[bytes]
+    pattern: re.Pattern[bytes] | None  # the version in the file's bytes
+    names: re.Pattern[str] | None  # the version in its file name or a symlink's (libmbedtls.so.2.16.3)
     start: tuple[int, ...] | None  # from this version on
     below: tuple[int, ...] | None  # up to, not including, this one
 
-    def holds(self, data: bytes) -> bool:
-        found = self.pattern.search(data)
-        if found is None:
+    def version(self, names: list[str], read: Callable[[], bytes | None]) -> tuple[int, ...] | None:
+        """The version the file's names state, else the one in its bytes (None: neither says)."""
+        for name in names:
+            found = self.names.fullmatch(name) if self.names is not None else None
+            if found is not None:
+                return _version(found.group(1))
+        data = read() if self.pattern is not None else None
+        found_bytes = self.pattern.search(data) if self.pattern is not None and data is not None else None
+        return _version(found_bytes.group(1).decode("ascii", "replace")) if found_bytes is not None else None
+
+    def holds(self, version: tuple[int, ...] | None) -> bool:
+        if version is None:
             return False
-        version = _version(found.group(1).decode("ascii", "replace"))
         return (self.start is None or version >= self.start) and (self.below is None or version < self.below)
 
 
@@ -45,6 +54,7 @@ class Component:
     libc: Flavour | None
     version: VersionRule | None
     packages: tuple[str, ...]
+    note: str | None = None  # added to the fact's source: what the name and version cannot tell
     soname_globs: re.Pattern[str] | None = None  # the sonames' and the files' globs, as one pattern each
     file_globs: re.Pattern[str] | None = None
 
@@ -73,7 +83,8 @@ def _component(entry: dict) -> Component:
     version = None
     if rule:
         version = VersionRule(
-            re.compile(rule["pattern"].encode()),
+            re.compile(rule["pattern"].encode()) if "pattern" in rule else None,
+            re.compile(rule["names"]) if "names" in rule else None,
             _version(str(rule["from"])) if "from" in rule else None,
             _version(str(rule["below"])) if "below" in rule else None,
         )
@@ -87,6 +98,7 @@ def _component(entry: dict) -> Component:
         libc=Flavour(entry["libc"]) if entry.get("libc") else None,
         version=version,
         packages=tuple(map(str, entry.get("packages", ()))),
+        note=str(entry["note"]) if entry.get("note") else None,
         soname_globs=_globs(sonames),
         file_globs=_globs(files),
     )
@@ -103,15 +115,20 @@ def components() -> tuple[Component, ...]:
 
 def recognise(module: Module, flavour: Flavour | None, read: Callable[[], bytes | None]) -> Component | None:
     """The first component that ``module`` is (``read`` gives its bytes, for version rules)."""
+    bytes_read: list[bytes | None] = []
+
+    def read_once() -> bytes | None:
+        if not bytes_read:
+            bytes_read.append(read())
+        return bytes_read[0]
+
     for comp in components():
         if comp.libc is not None and comp.libc is not flavour:
             continue
         if not comp.named(module):
             continue
-        if comp.version is not None:
-            data = read()
-            if data is None or not comp.version.holds(data):
-                continue
+        if comp.version is not None and not comp.version.holds(comp.version.version(file_names(module), read_once)):
+            continue
         return comp
     return None
 
@@ -132,4 +149,5 @@ class KnowledgeBase(LicenceSource):
         comp = recognised(self.ctx, module)
         if comp is None:
             return None
-        return Candidate(comp.licence, f"{self.NAME}:{comp.name}", self.CERTAINTY)
+        note = f" ({comp.note})" if comp.note else ""
+        return Candidate(comp.licence, f"{self.NAME}:{comp.name}{note}", self.CERTAINTY)

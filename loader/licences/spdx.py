@@ -3,9 +3,11 @@
 ``normalise("GPLv2 | BSD-3c")`` gives ``GPL-2.0-only OR BSD-3-Clause``. The free-text names come
 from ``data/names.yaml``; SPDX ids, their deprecated forms and the expression grammar from the
 ``license-expression`` library. Understood: ``and``/``or``/``with`` in any case, ``&`` and ``|``
-(Yocto), Debian's commas (``A or B, and C`` is ``(A OR B) AND C``), OpenWrt's blank-separated
-lists (``GPL-2.0 GPL-2.0+``: every part applies, so AND), ``A/B`` as a choice when ``A/B`` is not
-itself a known name, and ``LicenseRef-...`` ids. Anything else gives no expression and a reason.
+(Yocto), Debian's commas (``A or B, and C`` is ``(A OR B) AND C``), blank-separated lists
+(``GPL-2.0 GPL-2.0+``: as one expression every part applies, so AND; ``listed_parts`` gives the
+parts of OpenWrt's lists, which name the licences of different parts of a package), ``A/B`` as a
+choice when ``A/B`` is not itself a known name, and ``LicenseRef-...`` ids. Anything else gives no
+expression and a reason.
 """
 
 from __future__ import annotations
@@ -111,6 +113,12 @@ def _phrase(words: list[str], exception: bool) -> str:
         return whole
     if exception:
         raise _Unknown(f"unknown exception {_quote(' '.join(words))}")
+    parts = _names(words)
+    return "(" + " AND ".join(parts) + ")" if len(parts) > 1 else parts[0]
+
+
+def _names(words: list[str]) -> list[str]:
+    """Blank-separated words as the longest known names, in order."""
     parts, i = [], 0
     while i < len(words):
         for j in range(len(words), i, -1):
@@ -121,7 +129,22 @@ def _phrase(words: list[str], exception: bool) -> str:
                 break
         else:
             raise _Unknown(f"unknown name {_quote(words[i])}")
-    return "(" + " AND ".join(parts) + ")" if len(parts) > 1 else parts[0]
+    return parts
+
+
+def listed_parts(text: str) -> list[str] | None:
+    """The licences of a blank-separated list (OpenWrt's ``PKG_LICENSE:=GPL-2.0 LGPL-2.1``), each
+    normalised, in order; None when ``text`` is one licence, an expression, or has an unknown name."""
+    tokens = _TOKEN.findall(_OR_LATER.sub(r"\1+", " ".join(text.split())))
+    if len(tokens) < 2 or any(t in ("(", ")", ",", "&", "|") or t.lower() in _OPERATORS for t in tokens):
+        return None
+    if _name(" ".join(tokens), False) is not None:
+        return None
+    try:
+        parts = [normalise(p).expression or p for p in _names(tokens)]
+    except _Unknown:
+        return None
+    return list(dict.fromkeys(parts)) if len(set(parts)) > 1 else None
 
 
 def _tokens(text: str) -> list[str]:
