@@ -5,7 +5,8 @@ components with different licences share, and names on the table's ``generic`` l
 nothing (a vendor's ``httpd`` is not lighttpd).
 
 A component whose source lists licences of different parts ("GPL-2.0 LGPL-2.1") gives a library
-its LGPL part and a program its GPL part, the usual split, and says so in the evidence.
+its one LGPL part and a program its one GPL part (``licences.packages.part_for``, as for opkg's
+lists), and says so in the evidence; otherwise the name identifies nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from fnmatch import translate
 from importlib import resources
 
-from ..licences.classes import LicenceClass, licence_class
+from ..licences.packages import part_for
 from ..model import Certainty, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
 
@@ -76,15 +77,11 @@ def _part(named: Named, kind: Kind) -> tuple[str | None, str | None]:
     """The licence of the module's part, and a note when the component lists parts."""
     if len(named.parts) < 2:
         return named.licence, None
-    wanted = LicenceClass.LGPL if kind is Kind.LIBRARY else LicenceClass.GPL
-    chosen = next((p for p in named.parts if licence_class(p) is wanted), None)
+    chosen = part_for(kind, named.parts)
     listed = ", ".join(named.parts)
     if chosen is None:
-        return None, f"{named.component} lists licences of its parts ({listed}); which covers this file is not stated"
-    return (
-        chosen,
-        f"{named.component} lists licences of its parts ({listed}): the {wanted.value} part for a {kind.value}",
-    )
+        return None, None
+    return chosen, f"{named.component} lists licences of its parts ({listed}): {chosen} for a {kind.value}"
 
 
 def identify_by_name(module: Module, names: list[str]) -> Identification | None:

@@ -8,6 +8,8 @@ LGPL part, a program its one GPL part (``inferred``); else the fact stays unknow
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..model import Certainty, Kind, Module
 from .base import Candidate, Context, LicenceSource, Package
 from .classes import LicenceClass, licence_class
@@ -84,13 +86,19 @@ def package_candidate(ctx: Context, package: Package, certainty: Certainty, modu
     return Candidate(found.expression, source, certainty, package.label, why=found.why)
 
 
+def part_for(kind: Kind, parts: Sequence[str]) -> str | None:
+    """The one part of a list of a package's licences a file of ``kind`` takes, if one fits."""
+    wanted = PART_FOR_KIND.get(kind)
+    fitting = [p for p in parts if wanted is not None and licence_class(p) is wanted]
+    return fitting[0] if len(fitting) == 1 else None
+
+
 def part_candidate(module: Module, package: Package, parts: list[str]) -> Candidate:
     """The part of a listed ``License`` that applies to ``module``, or none and why (module doc)."""
     source = f"{package.manager}:{package.field_file} (package {package.name}; License lists parts: {', '.join(parts)})"
     kind = module.facts.kind
-    wanted = PART_FOR_KIND.get(kind)
-    fitting = [p for p in parts if wanted is not None and licence_class(p) is wanted]
-    if len(fitting) == 1:
-        return Candidate(fitting[0], source, Certainty.INFERRED, package.label)
+    part = part_for(kind, parts)
+    if part is not None:
+        return Candidate(part, source, Certainty.INFERRED, package.label)
     why = f"which part applies to this {kind.value} cannot be told"
     return Candidate(None, source, Certainty.INFERRED, package.label, why=why)
