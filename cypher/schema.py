@@ -3,7 +3,7 @@ as the typed rows (``TypedDict``) the writers build and the stores take.
 
 Everything else derives from it: LadybugDB's DDL (``ladybug_schema``), Neo4j's constraints, indexes
 and staged writes (``neo4j_schema``), the Arrow column types of LadybugDB's bulk ``COPY``, the
-read-back of ``linkgraph push`` (``read_*``), and the test that compares each store's tables with
+read-back of ``linkgraph push`` (``read_back``), and the test that compares each store's tables with
 it. Labels and column names come from here, never from firmware: every value goes in as a
 parameter.
 
@@ -13,25 +13,9 @@ at the end, where ``ALTER TABLE … ADD IF NOT EXISTS`` puts them in an older da
 
 from __future__ import annotations
 
-import enum
-import functools
-import json
-import types
-import typing
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TypedDict
 
-
-class ColumnType(enum.StrEnum):
-    STRING = "STRING"
-    INT64 = "INT64"
-    BOOL = "BOOL"
-    STRINGS = "STRING[]"
-
-
-# A row's Python type gives its column's type; a None in the type lets the column be empty.
-_COLUMN_TYPES = {str: ColumnType.STRING, int: ColumnType.INT64, bool: ColumnType.BOOL, list: ColumnType.STRINGS}
+from .table import Table
 
 # --------------------------------------------------------------------------- the rows of each table
 # Both stores write exactly these rows, and ``linkgraph push`` reads them back; an edge row also
@@ -73,11 +57,17 @@ ModuleRow = TypedDict(
         "licence_class": str,  # LicenceClass
         "sha1": "str | None",  # SPDX 2.3 Files need it; None in a store written before it was kept
         "static": "bool | None",  # a statically linked executable; None in a store written before it was kept
-        # what the identification stage (loader.identify) says the module is: its component and version,
-        # and the whole identification as JSON (certainty, licence, evidence with offsets); None when nothing
+        # what the identification stage (loader.identify) says the module is, None when nothing: its component,
+        # version, the whole identification as JSON, and the parts the `components` query reads (licence,
+        # certainty, package URL, CPE, evidence: a JSON list of {kind, text, offset})
         "component": "str | None",
         "component_version": "str | None",
         "identity": "str | None",
+        "component_licence": "str | None",
+        "component_certainty": "str | None",
+        "component_purl": "str | None",
+        "component_cpe": "str | None",
+        "component_evidence": "str | None",
     },
 )
 
@@ -244,37 +234,6 @@ class DlopenRow(Ends):
     hidden: list[str]  # what those bind to outside the library's own dependencies
 
 
-def _columns(row: type) -> tuple[tuple[str, ColumnType], ...]:
-    """The columns of a row type, in its order (the end-node ids of an edge row are not columns)."""
-    out = []
-    for name, hint in typing.get_type_hints(row).items():
-        if name in ("from", "to"):
-            continue
-        if isinstance(hint, types.UnionType):  # X | None
-            hint = next(a for a in typing.get_args(hint) if a is not type(None))
-        out.append((name, _COLUMN_TYPES[typing.get_origin(hint) or hint]))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A node table (keyed by ``id``) or, with ``ends``, an edge table between those node tables."""
-
-    name: str
-    row: type  # the TypedDict of its rows; the columns derive from it
-    ends: tuple[tuple[str, str], ...] = ()
-    indexed: tuple[str, ...] = ()  # node columns Neo4j indexes for the named queries
-    written: bool = True  # False: made by the classification in Cypher, never bulk-written (nor pushed)
-
-    @functools.cached_property
-    def columns(self) -> tuple[tuple[str, ColumnType], ...]:
-        return _columns(self.row)
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        return tuple(name for name, _type in self.columns)
-
-
 NODES: tuple[Table, ...] = (
     Table("Firmware", FirmwareRow),
     Table("Module", ModuleRow, indexed=("firmware", "path", "soname", "name", "sha256", "licence")),
@@ -301,23 +260,3 @@ EDGES: tuple[Table, ...] = (
 TABLES: dict[str, Table] = {t.name: t for t in (*NODES, *EDGES)}
 # filled in by the classification, not by the writers (an edge read back leaves them out)
 CLASSIFIED = frozenset({"status", "symbols", "programs"})
-
-
-def read_nodes(label: str) -> str:
-    """One firmware's nodes of one table, every column (``$firmware``)."""
-    table = TABLES[label]
-    key = "id" if label == "Firmware" else "firmware"
-    props = ", ".join(f"n.{p} AS {p}" for p in table.column_names)
-    return f"MATCH (n:{table.name} {{{key}: $firmware}}) RETURN {props}"
-
-
-def read_edges(table: str, src: str, dst: str, absent: Mapping[str, object] | None = None) -> str:
-    """One firmware's edges of one table between two node tables, as the writers take them; a column
-    in ``absent`` (Neo4j's ``ABSENT``: left out where it has that value) reads as that value there."""
-    edge, key, absent = TABLES[table], "id" if src == "Firmware" else "firmware", absent or {}
-    value = {p: f"coalesce(e.{p}, {json.dumps(absent[p])})" if p in absent else f"e.{p}" for p in edge.column_names}
-    props = "".join(f", {value[p]} AS {p}" for p in edge.column_names if p not in CLASSIFIED)
-    return (
-        f"MATCH (a:{TABLES[src].name} {{{key}: $firmware}})-[e:{edge.name}]->(b:{TABLES[dst].name}) "
-        f"RETURN a.id AS from, b.id AS to{props}"
-    )

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph
+from linkgraph.cypher.schema import TABLES
 from support.browser import Pages, ViewerServer, q
 from support.host_programs import HOST_PROGRAM, copy_with_libraries
 from support.vendor_roots import extracted_root
@@ -90,8 +91,9 @@ def test_static_pie_static_and_dynamic_host_programs(tmp_path: Path) -> None:
 
 
 def test_a_store_written_before_static_still_reads(dlink: dict[str, Any], tmp_path: Path) -> None:
-    """A database of an older linkgraph has no static column; scanning another firmware into it adds
-    the column, empty for the modules already there: they read as static null, and nothing else moves."""
+    """A database of an older linkgraph has no static column (nor the columns added after it: the
+    identification's); scanning another firmware into it adds them, empty for the modules already
+    there: they read as static null and no identity, and nothing else moves."""
     import jsonschema
     import ladybug
     from linkgraph.viewer import create_app
@@ -100,7 +102,9 @@ def test_a_store_written_before_static_still_reads(dlink: dict[str, Any], tmp_pa
     shutil.copy(dlink["db"], db)
     database = ladybug.Database(str(db))
     connection = ladybug.Connection(database)
-    connection.execute("ALTER TABLE Module DROP static")
+    columns = TABLES["Module"].column_names
+    for column in columns[columns.index("static") :]:
+        connection.execute(f"ALTER TABLE Module DROP {column}")
     connection.close()
     database.close()
     copy_with_libraries(HOST_PROGRAM, tmp_path / "host")
@@ -109,10 +113,11 @@ def test_a_store_written_before_static_still_reads(dlink: dict[str, Any], tmp_pa
     jsonschema.validate(report, json.loads((Path(__file__).parents[1] / "docs" / "report.schema.json").read_text()))
     assert {m["static"] for m in report["modules"]} == {None}
     assert {m["static"] for m in report["licence_coverage"]["to_review"]} == {None}
+    assert {m["identity"] is None for m in report["modules"]} == {True}
     fresh = dlink["report"]
     assert report["licence_coverage"]["statement"] == fresh["licence_coverage"]["statement"]
-    strip = [{k: v for k, v in m.items() if k != "static"} for m in report["modules"]]
-    assert strip == [{k: v for k, v in m.items() if k != "static"} for m in fresh["modules"]]
+    strip = [{k: v for k, v in m.items() if k not in ("static", "identity")} for m in report["modules"]]
+    assert strip == [{k: v for k, v in m.items() if k not in ("static", "identity")} for m in fresh["modules"]]
     client = create_app({"LINKGRAPH_DB": str(db), "TESTING": True}).test_client()
     fw = next(f["id"] for f in client.get("/api/firmware").get_json() if f["name"] == "dir880l")
     tree = client.get(f"/api/firmware/{fw}/tree").get_json()
@@ -126,9 +131,11 @@ def test_json_report_states_the_coverage(dlink: dict[str, Any]) -> None:
     report = dlink["report"]
     coverage = report["licence_coverage"]
     assert coverage["statement"] == statement(report)
-    assert coverage["statement"].startswith("104 of 147 modules")  # the stock root as shipped
+    assert coverage["statement"].startswith(
+        "101 of 147 modules"
+    )  # the stock root (its three FFmpeg libraries state their licence)
     assert [m["path"] for m in coverage["to_review"]] == no_fact(report)
-    assert coverage["without_licence_fact"] == 104 and coverage["unclassified"] == 0 and coverage["modules"] == 147
+    assert coverage["without_licence_fact"] == 101 and coverage["unclassified"] == 0 and coverage["modules"] == 147
     ufsd = next(m for m in coverage["to_review"] if m["path"] == "/lib/modules/ufsd.ko")
     assert "'Commercial product' is not an SPDX expression" in ufsd["licence_source"]
     kmods = {m["path"]: m for m in report["modules"] if m["path"] in PROPRIETARY_KMODS}
@@ -143,7 +150,7 @@ def test_scan_summary_states_the_coverage(dlink: dict[str, Any]) -> None:
     assert re.search(r"executables statically linked\s*│\s*1\s*│", err), err
     listed = re.findall(r"^  (/\S+)  \(", err, re.M)
     assert listed == no_fact(dlink["report"])[:30]
-    assert "… 74 more: `linkgraph query licence-to-review` lists them all" in err
+    assert "… 71 more: `linkgraph query licence-to-review` lists them all" in err
 
 
 def test_query_output_states_the_coverage(dlink: dict[str, Any]) -> None:
@@ -170,6 +177,8 @@ def test_query_list_gives_each_finding_its_letter() -> None:
         "licence-declared-only": "c",
         "licence-lgpl-used": "d",
         "kernel-gpl-only-used": "e",
+        "licence-gpl-contained": "f",
+        "licence-lgpl-static": "g",
     }
     assert "no letter" in listing["licence-summary"]
 
@@ -207,16 +216,24 @@ def test_html_report_states_the_coverage_and_the_inventory(dlink: dict[str, Any]
     assert review.startswith(f"To review {said}.")
     positions = [review.find(f" {p} ") for p in no_fact(dlink["report"])]
     assert -1 not in positions and positions == sorted(positions)
-    for letter, section in (("a", "gpl-used-by"), ("b", "gpl-uses"), ("c", "declared-only")):
-        assert f"({letter}) No finding among the modules whose licence is known; {said}." in page.text(section)
+    found = dlink["report"]["licence_findings"]
+    sections = (
+        ("a", "gpl-used-by", "gpl_used_by"),
+        ("b", "gpl-uses", "gpl_uses"),
+        ("c", "declared-only", "declared_only"),
+    )
+    assert any(not found[key] for _letter, _section, key in sections)
+    for letter, section, key in sections:  # (a) and (c) name minidlna and FFmpeg's libraries, which state GPL
+        none = f"({letter}) No finding among the modules whose licence is known; {said}."
+        assert (none in page.text(section)) == (not found[key]), letter
     assert "(e) No finding (the kernel's own rule" in page.text("kernel-gpl-only")
     assert "No finding of this kind" not in html
     inventory = page.text("inventory")
-    assert f"{BUSYBOX} statically linked executable GPL-2.0-only" in inventory
+    assert f"{BUSYBOX} statically linked identified: busybox 1.14.1 executable GPL-2.0-only" in inventory
     heading = (
         f"incompatible {sum(1 for m in dlink['report']['modules'] if m['licence_class'] == 'incompatible')} modules"
     )
-    incompatible = inventory[inventory.index(heading) : inventory.index("unknown 104 modules")]
+    incompatible = inventory[inventory.index(heading) : inventory.index("unknown 101 modules")]
     for kmod in sorted(PROPRIETARY_KMODS):
         assert f"{kmod} kernel-module LicenseRef-Proprietary declared modinfo" in incompatible, kmod
     assert re.search(
@@ -231,7 +248,10 @@ def test_pdf_report_states_the_coverage_and_the_inventory(dlink: dict[str, Any],
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     flat = " ".join(text.split())
     said = statement(dlink["report"])
-    assert flat.count(f"{said}.") >= 5  # the summary, To review, (a), (b), (c)
+    empty = sum(
+        1 for key in ("gpl_used_by", "gpl_uses", "declared_only") if not dlink["report"]["licence_findings"][key]
+    )
+    assert flat.count(f"{said}.") >= 2 + empty  # the summary, To review, and each of (a)-(c) with no finding
     assert "To review" in flat and "Inventory: every module by licence class" in flat
     assert all(p in flat for p in no_fact(dlink["report"]) if len(p) < 40)  # long ones wrap in the table
     assert re.search(r"/bin/busybox\s+statically\s+linked", text)

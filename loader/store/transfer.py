@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...cypher.neo4j_schema import ABSENT
-from ...cypher.schema import EDGES, read_edges, read_nodes
+from ...cypher.read_back import read_edges, read_nodes
+from ...cypher.schema import EDGES
 from .base import GraphStore
 from .graph_rows import NODE_TABLES, GraphRows
 
