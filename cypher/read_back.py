@@ -1,5 +1,5 @@
-"""The read-back of one firmware's rows from a store (``linkgraph push``, ``loader.store.transfer``):
-every column of each table as ``schema`` declares it."""
+"""The read-back of ``linkgraph push``: one firmware's nodes and edges of each table of the schema
+(``schema``), every written column, as the writers take them."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ as the typed rows (``TypedDict``) the writers build and the stores take.
 
 Everything else derives from it: LadybugDB's DDL (``ladybug_schema``), Neo4j's constraints, indexes
 and staged writes (``neo4j_schema``), the Arrow column types of LadybugDB's bulk ``COPY``, the
-read-back of ``linkgraph push`` (``read_*``), and the test that compares each store's tables with
+read-back of ``linkgraph push`` (``read_back``), and the test that compares each store's tables with
 it. Labels and column names come from here, never from firmware: every value goes in as a
 parameter.
 
@@ -13,23 +13,9 @@ at the end, where ``ALTER TABLE … ADD IF NOT EXISTS`` puts them in an older da
 
 from __future__ import annotations
 
-import enum
-import functools
-import types
-import typing
-from dataclasses import dataclass
 from typing import TypedDict
 
-
-class ColumnType(enum.StrEnum):
-    STRING = "STRING"
-    INT64 = "INT64"
-    BOOL = "BOOL"
-    STRINGS = "STRING[]"
-
-
-# A row's Python type gives its column's type; a None in the type lets the column be empty.
-_COLUMN_TYPES = {str: ColumnType.STRING, int: ColumnType.INT64, bool: ColumnType.BOOL, list: ColumnType.STRINGS}
+from .table import Table
 
 # --------------------------------------------------------------------------- the rows of each table
 # Both stores write exactly these rows, and ``linkgraph push`` reads them back; an edge row also
@@ -71,17 +57,24 @@ ModuleRow = TypedDict(
         "licence_class": str,  # LicenceClass
         "sha1": "str | None",  # SPDX 2.3 Files need it; None in a store written before it was kept
         "static": "bool | None",  # a statically linked executable; None in a store written before it was kept
-        # what the identification stage (loader.identify) says the module is: its component and version,
-        # and the whole identification as JSON (certainty, licence, evidence with offsets); None when nothing
+        # what the identification stage (loader.identify) says the module is, None when nothing: its component,
+        # version, the whole identification as JSON, and the parts the `components` query reads (licence,
+        # certainty, package URL, CPE, evidence: a JSON list of {kind, text, offset})
         "component": "str | None",
         "component_version": "str | None",
         "identity": "str | None",
+        "component_licence": "str | None",
+        "component_certainty": "str | None",
+        "component_purl": "str | None",
+        "component_cpe": "str | None",
+        "component_evidence": "str | None",
     },
 )
 
 
 class ComponentRow(TypedDict):
-    """A component copied into a module (a static program's libc): Module-[CONTAINS]->Component."""
+    """A component found inside a module that does not load it (a static program's libc, a copied
+    zlib): the end of a Module-[CONTAINS]->Component edge (docs/identify.md)."""
 
     id: str
     firmware: str
@@ -239,37 +232,6 @@ class DlopenRow(Ends):
     loaded_at_start: bool
     bindings: str | None  # compact JSON of its bindings in the host's link map (loader.dlopen.rows)
     hidden: list[str]  # what those bind to outside the library's own dependencies
-
-
-def _columns(row: type) -> tuple[tuple[str, ColumnType], ...]:
-    """The columns of a row type, in its order (the end-node ids of an edge row are not columns)."""
-    out = []
-    for name, hint in typing.get_type_hints(row).items():
-        if name in ("from", "to"):
-            continue
-        if isinstance(hint, types.UnionType):  # X | None
-            hint = next(a for a in typing.get_args(hint) if a is not type(None))
-        out.append((name, _COLUMN_TYPES[typing.get_origin(hint) or hint]))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A node table (keyed by ``id``) or, with ``ends``, an edge table between those node tables."""
-
-    name: str
-    row: type  # the TypedDict of its rows; the columns derive from it
-    ends: tuple[tuple[str, str], ...] = ()
-    indexed: tuple[str, ...] = ()  # node columns Neo4j indexes for the named queries
-    written: bool = True  # False: made by the classification in Cypher, never bulk-written (nor pushed)
-
-    @functools.cached_property
-    def columns(self) -> tuple[tuple[str, ColumnType], ...]:
-        return _columns(self.row)
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        return tuple(name for name, _type in self.columns)
 
 
 NODES: tuple[Table, ...] = (

@@ -164,6 +164,8 @@ def test_findings_json_is_the_article_picture(article: dict[str, Path]) -> None:
         "declared_only": 2,
         "lgpl_used": len(found["lgpl_used"]),
         "kernel_gpl_only": 0,
+        "gpl_contained": 0,
+        "lgpl_static": 0,
     }
     # libcrypt and libgcc_s are declared but not used by busybox: no LGPL use of them by busybox
     assert not [f for f in found["lgpl_used"] if f["module"] == BUSYBOX and f["library"] in (CRYPT, GCC_S)]

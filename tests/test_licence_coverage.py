@@ -115,6 +115,7 @@ def test_a_store_written_before_static_still_reads(dlink: dict[str, Any], tmp_pa
     jsonschema.validate(report, json.loads((Path(__file__).parents[1] / "docs" / "report.schema.json").read_text()))
     assert {m["static"] for m in report["modules"]} == {None}
     assert {m["static"] for m in report["licence_coverage"]["to_review"]} == {None}
+    assert {m["identity"] is None for m in report["modules"]} == {True}
     fresh = dlink["report"]
     assert report["licence_coverage"]["statement"] == fresh["licence_coverage"]["statement"]
     later = ("static", "identity", "contains")  # kept since: empty in the older store

@@ -100,6 +100,8 @@ def test_summary_counts_every_module_once(lede: tuple[Path, dict]) -> None:
         "declared_only": 0,
         "lgpl_used": 95,
         "kernel_gpl_only": 0,
+        "gpl_contained": 0,
+        "lgpl_static": 0,
     }
 
 

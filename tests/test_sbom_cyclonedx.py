@@ -101,12 +101,63 @@ def _assert_is_the_report(bom: Bom, report: dict) -> dict[str, Component]:
         licence = modules[path]["licence"]
         found = [lic.value if isinstance(lic, LicenseExpression) else lic.id or lic.name for lic in c.licenses]
         assert found == ([licence] if licence else []), path
-        certainty = {"declared": "declared", "inferred": "concluded"}.get(modules[path]["licence_certainty"])
+        certainty = {"declared": "declared", "identified": "concluded", "inferred": "concluded"}.get(
+            modules[path]["licence_certainty"]
+        )
         assert [lic.acknowledgement and lic.acknowledgement.value for lic in c.licenses] == (
             [certainty] if licence else []
         ), path
         assert {h.alg.value: len(h.content) for h in c.hashes} == {"SHA-256": 64, "SHA-1": 40}
+        _assert_identification(c, modules[path])
     return components
+
+
+def _method(e: dict) -> tuple[str, str]:
+    technique = "filename" if e["kind"] == "name" else "other" if e["kind"] == "root" else "binary-analysis"
+    return technique, e["text"] + (f" (at offset {e['offset']:#x})" if "offset" in e else "")
+
+
+def _identities(c: Component) -> dict[str, tuple[str, set[tuple[str, str]]]]:
+    return {
+        i.field.value: (str(i.concluded_value), {(m.technique.value, str(m.value)) for m in i.methods})
+        for i in (c.evidence.identity if c.evidence else ())
+    }
+
+
+def _assert_identification(c: Component, module: dict) -> None:
+    """The module's identification (the report's ``identity``) is the component's identity evidence,
+    every piece of evidence a method with its offset; each component inside is a nested component."""
+    own = module["identity"]
+    fields = ("name", "version", "purl", "cpe")
+    if own is None:
+        assert not _identities(c), module["path"]
+    else:
+        methods = {_method(e) for e in own["evidence"]}
+        values = {"name": own["component"], "version": own["version"], "purl": own["purl"], "cpe": own["cpe"]}
+        assert _identities(c) == {f: (values[f], methods) for f in fields if values[f]}, module["path"]
+        assert c.cpe == own["cpe"]
+    inside = {str(x.name): x for x in c.components}
+    assert sorted(inside) == sorted(x["component"] for x in module["contains"]), module["path"]
+    for x in module["contains"]:
+        nested = inside[x["component"]]
+        assert (nested.version, nested.cpe, str(nested.purl) if nested.purl else None) == (
+            x["version"], x["cpe"], x["purl"]
+        )  # fmt: skip
+        methods = {_method(e) for e in x["evidence"]}
+        assert _identities(nested)["name"] == (x["component"], methods)
+
+
+def test_identified_components_and_the_copies_inside(tmp_path: Path) -> None:
+    """A root with identified files and components copied inside them (support/identify_root.py)."""
+    from support.identify_root import MEDIATOOL, VENDOR_WIFI, build_identify_root
+
+    root = build_identify_root(tmp_path / "root").path
+    linkgraph("scan", str(root), "--db", str(tmp_path / "graph.lbdb"), "--quiet")
+    text, report = _sbom_and_report(tmp_path / "graph.lbdb")
+    components = _assert_is_the_report(_read_back(text), report)
+    assert sorted(str(x.name) for x in components[MEDIATOOL].components) == ["ffmpeg", "glibc"]
+    assert [str(x.name) for x in components[VENDOR_WIFI].components] == ["wireless-tools"]
+    assert sum(1 for c in components.values() if c.evidence and c.evidence.identity) == 2  # dnsmasq, libc
 
 
 # --------------------------------------------------------------------------- the article's root

@@ -343,3 +343,72 @@ def test_modules_without_sha1_stay_packages(article: tuple[Path, Path, dict[str,
         for r in data["relationships"]
         if r["relationshipType"] == "CONTAINS"
     }
+
+
+def _evidence_line(ident: dict[str, Any]) -> str:
+    """What each document says of an identification's evidence, made here from the JSON report's."""
+    evidence = "; ".join(
+        f'{e["kind"]} "{e["text"]}"' + (f" at offset {e['offset']:#x}" if "offset" in e else "")
+        for e in ident["evidence"]
+    )
+    return f"evidence: {evidence}"
+
+
+def test_identified_components_and_copies_inside(tmp_path: Path) -> None:
+    """The identification (docs/identify.md) in both SPDX documents, read back by spdx-tools and
+    spdx-python-model: each identified module's evidence annotates its File, each component found
+    inside a module is a package the File contains, with its purl and CPE."""
+    from spdx_tools.spdx.model import ExternalPackageRefCategory
+    from spdx_tools.spdx.parser.parse_anything import parse_file
+    from support.identify_root import MEDIATOOL, VENDOR_WIFI, build_identify_root
+
+    root = build_identify_root(tmp_path / "root").path
+    db, report = _scanned(root, tmp_path, "identify")
+    modules = {m["path"]: m for m in report["modules"]}
+    inside = {(p, c["component"]): c for p, m in modules.items() for c in m["contains"]}
+    assert sorted(inside) == [(MEDIATOOL, "ffmpeg"), (MEDIATOOL, "glibc"), (VENDOR_WIFI, "wireless-tools")]
+
+    spdx2 = _sbom(db, "spdx-json", tmp_path / "identify.spdx.json")
+    assert spdx2_messages(spdx2) == [] and spdx2_schema_errors(spdx2) == []
+    document = parse_file(str(spdx2))
+    names = {f.spdx_id: f.name.removeprefix(".") for f in document.files}
+    said = {names.get(a.spdx_id): a.annotation_comment for a in document.annotations}
+    for path, m in modules.items():
+        if m["identity"]:
+            assert _evidence_line(m["identity"]) in said[path], path
+    packages = {p.spdx_id: p for p in document.packages}
+    contains = [(names[r.spdx_element_id], packages[str(r.related_spdx_element_id)]) for r in document.relationships
+                if r.relationship_type.name == "CONTAINS" and r.spdx_element_id in names]  # fmt: skip
+    assert sorted((path, p.name) for path, p in contains) == sorted(inside)
+    for path, package in contains:
+        c = inside[(path, package.name)]
+        refs = {(r.category, r.reference_type, r.locator) for r in package.external_references}
+        expected = {(ExternalPackageRefCategory.PACKAGE_MANAGER, "purl", c["purl"])}
+        expected |= {(ExternalPackageRefCategory.SECURITY, "cpe23Type", c["cpe"])} if c["cpe"] else set()
+        assert refs == expected
+        assert package.version == c["version"] and str(package.license_concluded) == c["licence"]
+        assert any(_evidence_line(c) in a.annotation_comment for a in document.annotations
+                   if a.spdx_id == package.spdx_id)  # fmt: skip
+
+    doc = json.loads(_sbom(db, "spdx3-json", tmp_path / "identify.spdx3.json").read_text())
+    assert spdx3_schema_errors(doc) == [] and spdx3_shacl_violations(doc) == []
+    model, objects = spdx3_objects(doc)
+    statements = {_element_name(a.subject): a.statement for a in objects.foreach_type(model.Annotation)}
+    for path, m in modules.items():
+        if m["identity"]:
+            assert _evidence_line(m["identity"]) in statements[path], path
+    for (_path, name), c in inside.items():
+        (package,) = [p for p in objects.foreach_type(model.software_Package) if p.name == name]
+        assert (package.software_packageVersion, package.software_packageUrl) == (c["version"], c["purl"])
+        assert _evidence_line(c) in statements[name]
+    held = {
+        (_element_name(r.from_), _element_name(t))
+        for r in objects.foreach_type(model.Relationship)
+        if r.relationshipType == model.RelationshipType.contains
+        for t in r.to
+    }
+    assert set(inside) <= held
+
+
+def _element_name(element: Any) -> str | None:
+    return None if isinstance(element, str) else element.name

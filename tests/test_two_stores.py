@@ -14,6 +14,7 @@ import pytest
 from conftest import linkgraph
 from support.article import build_article_root
 from support.host_programs import HOST_PROGRAM, copy_with_libraries
+from support.identify_root import build_identify_root
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -92,10 +93,11 @@ def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     build_all(base / "musl-build")
     make_root(base / "musl", base / "musl-build", ROOT_KINDS[0])
-    return {"article": article, "host": host, "musl": base / "musl"}
+    identify = build_identify_root(base / "identify").path  # identities and CONTAINS edges (docs/identify.md)
+    return {"article": article, "host": host, "musl": base / "musl", "identify": identify}
 
 
-@pytest.mark.parametrize("which", ["article", "host", "musl"])
+@pytest.mark.parametrize("which", ["article", "host", "musl", "identify"])
 def test_every_query_and_the_report_agree(
     which: str, roots: dict[str, Path], neo4j_server: Any, neo4j_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -120,7 +122,7 @@ def test_two_firmware_in_one_server(
     server = ["--neo4j", neo4j_server.uri]
     separate = {}
     for which, root in roots.items():
-        if which == "musl":
+        if which in ("musl", "identify"):
             continue  # two images are the point here
         db = ["--db", str(tmp_path / f"{which}.lbdb")]
         linkgraph("scan", str(root), *db, "--name", which, "--quiet")

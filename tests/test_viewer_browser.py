@@ -121,6 +121,9 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
         "knowledge-base:busybox",
     ):
         assert text in overview, (text, overview)
+    # its identification (docs/identify.md): named busybox, nothing in its bytes says more
+    identity = page.inner_text("#tabpanel-overview section[data-section='identity']")
+    assert "busybox" in identity and "inferred" in identity and "name" in identity, identity
 
     # --- ELF analysis: the sections, the edges, the symbols behind them (expandable)
     open_tab(page, "analysis")
@@ -138,7 +141,9 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
         "used_by",
         "unresolved",
         "duplicates",
+        "contains",
     ]
+    assert page.inner_text("section[data-section='contains'] p.none") == "none"
     assert page.locator("section[data-section='declared'] tbody tr").count() == 7
     unused = page.inner_text("section[data-section='declared_unused']")
     for soname in ("libnvram.so", "libaplog.so", "libcrypt.so.0", "libgcc_s.so.1"):

@@ -32,6 +32,7 @@ import pytest
 from conftest import linkgraph
 from linkgraph.loader.report.licence_coverage import KERNEL_NO_FINDING
 from support.browser import (
+    LICENCES_ORDER,
     Pages,
     ViewerServer,
     assert_no_markup_elements,
@@ -157,15 +158,7 @@ def test_licences_page_lists_the_kernel_gpl_only_finding(
     assert api["summary"]["findings"]["kernel_gpl_only"] == 1
     page, watch = pages.open(store.server, f"/fw/{store.fw}/licences")
     sections = page.eval_on_selector_all("#licences section.finding", "ss => ss.map(s => s.dataset.finding)")
-    assert sections == [
-        "gpl_used_by",
-        "gpl_uses",
-        "declared_only",
-        "lgpl_used",
-        "kernel_gpl_only",
-        "to-review",
-        "summary",
-    ]
+    assert sections == LICENCES_ORDER
     head = page.inner_text("section[data-finding='kernel_gpl_only'] h2")
     assert head.startswith("(e) Kernel modules") and head.endswith("(1 use in 1 provider)"), head
     group = page.locator("section[data-finding='kernel_gpl_only'] details.finding-group")  # grouped by provider

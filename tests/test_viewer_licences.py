@@ -38,6 +38,7 @@ from support.browser import (
     BUSYBOX,
     CRYPT,
     LIBC,
+    LICENCES_ORDER,
     NVRAM,
     UTIL,
     Pages,
@@ -70,14 +71,15 @@ HOPS = """trs => trs.map(tr => [tr.dataset.from, tr.dataset.to, tr.querySelector
     parseInt(tr.querySelector('details.symbols > summary').textContent), +tr.dataset.paths])"""
 GROUPS = """ds => ds.map(d => [d.dataset.group, d.open, d.hidden])"""
 DECLARED_UNUSED = "still loaded and its initialisation code runs, but no symbol of the declaring object binds to it"
-ORDER = ["gpl_used_by", "gpl_uses", "declared_only", "lgpl_used", "kernel_gpl_only", "to-review", "summary"]
-# the summary for this root: class -> modules with declared, inferred, no licence fact; and in all
+ORDER = LICENCES_ORDER
+# the summary for this root: class -> modules with declared, identified (libc: its banner), inferred,
+# no licence fact; and in all
 SUMMARY = {
-    "gpl": [0, 1, 0, 1],
-    "lgpl": [2, 2, 0, 4],
-    "permissive": [0, 0, 0, 0],
-    "incompatible": [0, 0, 0, 0],
-    "unknown": [0, 0, 13, 13],
+    "gpl": [0, 0, 1, 0, 1],
+    "lgpl": [2, 1, 1, 0, 4],
+    "permissive": [0, 0, 0, 0, 0],
+    "incompatible": [0, 0, 0, 0, 0],
+    "unknown": [0, 0, 0, 13, 13],
 }
 
 
@@ -137,7 +139,7 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
 
     # (a) none here, as the API says; said with the coverage, never a bare "none"
     assert findings["gpl_used_by"] == []
-    coverage = f"{SUMMARY['unknown'][2]} of {sum(v[3] for v in SUMMARY.values())} modules have no licence fact"
+    coverage = f"{SUMMARY['unknown'][3]} of {sum(v[4] for v in SUMMARY.values())} modules have no licence fact"
     assert page.inner_text("section[data-finding='gpl_used_by'] p.none") == (
         f"(a) No finding among the modules whose licence is known; {coverage} and are listed under To review."
     )
@@ -148,7 +150,7 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
         "section[data-finding='to-review'] tbody tr", "trs => trs.map(tr => [tr.dataset.path, tr.cells[2].textContent])"
     )
     assert [p for p, _ in listed] == [m["path"] for m in findings["coverage"]["to_review"]]
-    assert len(listed) == SUMMARY["unknown"][2] and {APCFG, APLOG, NVRAM, UTIL} <= {p for p, _ in listed}
+    assert len(listed) == SUMMARY["unknown"][3] and {APCFG, APLOG, NVRAM, UTIL} <= {p for p, _ in listed}
     assert not {BUSYBOX, CRYPT} & {p for p, _ in listed}
     assert all(why.startswith("no licence fact found") for _, why in listed), listed
 
@@ -191,10 +193,10 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
         "section[data-finding='summary'] .finding-counts li",
         "lis => lis.map(li => [li.dataset.finding, li.textContent.split(': ').pop()])",
     )
-    kinds = ("gpl_uses", "gpl_used_by", "declared_only", "lgpl_used", "kernel_gpl_only")
+    kinds = ("gpl_uses", "gpl_used_by", "declared_only", "lgpl_used", "kernel_gpl_only", "gpl_contained", "lgpl_static")
     assert dict(counts) == {k: str(len(findings[k])) for k in kinds}
     modules = next(f["modules"] for f in server.json("/api/firmware") if f["id"] == fw)
-    assert sum(v[3] for v in SUMMARY.values()) == modules
+    assert sum(v[4] for v in SUMMARY.values()) == modules
 
     # every module name links to its file page; a click there opens it
     links = page.eval_on_selector_all("#licences a.file-link", "as => as.map(a => [a.dataset.path, a.href])")
@@ -212,18 +214,18 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
 
 
 def assert_order(page: Any) -> None:
-    """The findings (a)-(e) in the order of their letters, in the index and the headings; the summary last,
+    """The findings (a)-(g) in the order of their letters, in the index and the headings; the summary last,
     without a letter."""
     sections = page.eval_on_selector_all("#licences section.finding", "ss => ss.map(s => s.dataset.finding)")
     assert sections == ORDER
     heads = page.eval_on_selector_all("#licences section.finding > h2", "hs => hs.map(h => h.textContent)")
-    assert [h.split(" ")[0] for h in heads] == ["(a)", "(b)", "(c)", "(d)", "(e)", "To", "Summary"], heads
+    assert [h.split(" ")[0] for h in heads] == ["(a)", "(b)", "(c)", "(d)", "(e)", "(f)", "(g)", "To", "Summary"], heads
     index = page.eval_on_selector_all("#licences nav.finding-index a", "as => as.map(a => a.textContent)")
-    assert [i.split(" ")[0] for i in index] == ["(a)", "(b)", "(c)", "(d)", "(e)", "To", "Summary"], index
+    assert [i.split(" ")[0] for i in index] == ["(a)", "(b)", "(c)", "(d)", "(e)", "(f)", "(g)", "To", "Summary"], index
     counts = page.eval_on_selector_all(
         "section[data-finding='summary'] .finding-counts li", "ls => ls.map(l => l.textContent)"
     )
-    assert [c.split(" ")[0] for c in counts] == ["(a)", "(b)", "(c)", "(d)", "(e)"], counts
+    assert [c.split(" ")[0] for c in counts] == ["(a)", "(b)", "(c)", "(d)", "(e)", "(f)", "(g)"], counts
 
 
 # what a row is and what a group is, per finding (licence-findings.js), and the group a row is in
@@ -233,6 +235,8 @@ UNITS = {
     "declared_only": (("link", "links"), ("GPL module", "GPL modules")),
     "lgpl_used": (("use", "uses"), ("library", "libraries")),
     "kernel_gpl_only": (("use", "uses"), ("provider", "providers")),
+    "gpl_contained": (("module", "modules"), ("component", "components")),
+    "lgpl_static": (("program", "programs"), ("component", "components")),
 }
 GROUP_OF = {
     "gpl_used_by": lambda r: r["gpl_module"],
@@ -240,6 +244,8 @@ GROUP_OF = {
     "declared_only": lambda r: r["module"] if r["class"] == "gpl" else r["library"],
     "lgpl_used": lambda r: r["library"],
     "kernel_gpl_only": lambda r: r["provider"],
+    "gpl_contained": lambda r: f"{r['component']} {r['version']}" if r["version"] else r["component"],
+    "lgpl_static": lambda r: f"{r['component']} {r['version']}" if r["version"] else r["component"],
 }
 
 

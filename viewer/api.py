@@ -6,7 +6,8 @@ from typing import Any
 
 from flask import Blueprint, abort, jsonify, request
 
-from ..loader.report import analysis
+from ..loader.report import analysis, identities
+from ..loader.report.identities import identification_overview, module_identification
 from ..loader.report.kernel_view import kernel_edge, module_kernel_links
 from ..loader.report.licence_findings import licence_findings
 from . import whole_firmware
@@ -56,7 +57,8 @@ def file(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     found = analysis.file_analysis(current_store(), firmware["id"], required_arg("path"))
     kernel = module_kernel_links(current_store(), firmware["id"], found["module"]["path"])
-    return jsonify({"firmware": firmware, **found, **kernel})
+    identification = module_identification(current_store(), firmware["id"], found["module"]["path"])
+    return jsonify({"firmware": firmware, **found, **kernel, "identification": identification})
 
 
 @bp.get("/firmware/<firmware_id>/graph")
@@ -84,6 +86,15 @@ def kernel_link(firmware_id: str) -> Any:
 def licences(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     return jsonify({"firmware": firmware, **licence_findings(current_store(), firmware["id"])})
+
+
+@bp.get("/firmware/<firmware_id>/components")
+def components(firmware_id: str) -> Any:
+    """The identification overview (docs/identify.md): modules per certainty, the components found
+    inside modules, and every identification."""
+    firmware, store = _firmware(firmware_id), current_store()
+    overview = identification_overview(store, firmware["id"])
+    return jsonify({"firmware": firmware, **overview, "components": identities.components(store, firmware["id"])})
 
 
 @bp.get("/firmware/<firmware_id>/whole")

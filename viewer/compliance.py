@@ -33,7 +33,8 @@ from typing import Any
 from .. import __version__
 from ..loader.model import Status
 from ..loader.report.analysis import Queryable, Row, dependency_graph, find_module, module_node
-from ..loader.report.licence_findings import licence_findings
+from ..loader.report.identities import CERTAINTIES
+from ..loader.report.licence_findings import FINDING_LETTERS, licence_findings
 from ..loader.report.licence_inventory import licence_inventory
 from .diagram import render, to_dot
 from .dot_text import display_text
@@ -197,10 +198,9 @@ def _summary(findings: Row) -> Row:
         {
             "class": k,
             "name": LICENCE_NAMES[k],
-            "declared": c.get("declared", 0),
-            "inferred": c.get("inferred", 0),
+            **{cert: c.get(cert, 0) for cert in CERTAINTIES},
             "total": sum(c.values()),
-            "none": sum(v for cert, v in c.items() if cert not in ("declared", "inferred")),
+            "none": sum(v for cert, v in c.items() if cert not in CERTAINTIES),
         }
         for k, c in counts.items()
     ]
@@ -265,6 +265,8 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
             {**r, "symbols": cut(r["symbols"], SYMBOL_LIMIT), "modules": [r["module"]]}
             for r in store.query("kernel-gpl-only-used", {"firmware": firmware_id})
         ],
+        # (f), (g): a component found inside a module (docs/identify.md), one row each with its evidence
+        **{key: [{**r, "modules": [r["module"]]} for r in found[key]] for key in ("gpl_contained", "lgpl_static")},
     }
     facts = {
         r["path"]: {
@@ -279,14 +281,7 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         }
         for r in licences
     }
-    sections = (
-        ("a", "gpl_used_by"),
-        ("b", "gpl_uses"),
-        ("c", "declared_only"),
-        ("d", "lgpl_used"),
-        ("e", "kernel_gpl_only"),
-    )
-    for letter, section in sections:
+    for section, letter in FINDING_LETTERS.items():
         for group in data[section]:
             group["facts"] = [facts[p] for p in dict.fromkeys(group["modules"]) if p in facts]
             for path in dict.fromkeys(group["modules"]):

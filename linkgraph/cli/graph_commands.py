@@ -181,7 +181,15 @@ def _text_output(output: str | None) -> Iterator[TextIO]:
 
 
 FINDING_QUERIES = frozenset(
-    {"licence-gpl-used-by", "licence-gpl-uses", "licence-declared-only", "licence-lgpl-used", "kernel-gpl-only-used"}
+    {
+        "licence-gpl-used-by",
+        "licence-gpl-uses",
+        "licence-declared-only",
+        "licence-lgpl-used",
+        "kernel-gpl-only-used",
+        "licence-gpl-contained",
+        "licence-lgpl-static",
+    }
 )
 # the licence findings and summary: their output says how many modules have no licence fact, and which
 COVERED_QUERIES = FINDING_QUERIES | {"licence-summary", "licences"}

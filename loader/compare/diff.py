@@ -22,6 +22,8 @@ _FINDING_ORDER = {
     "gpl_uses": facts.by_keys("module", "uses"),
     "declared_only": facts.by_keys("module", "library"),
     "lgpl_used": facts.by_keys("library", "module"),
+    "gpl_contained": facts.by_keys("module", "component"),
+    "lgpl_static": facts.by_keys("module", "component"),
 }
 
 

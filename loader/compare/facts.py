@@ -1,5 +1,5 @@
 """Per-firmware facts compared as sets, new or gone: unresolved references, duplicate providers
-and the licence findings (a)-(d). Each fact has a key made of paths; the old firmware's paths are
+and the licence findings (a)-(d), (f) and (g). Each fact has a key made of paths; the old firmware's paths are
 carried over to the new one's by the module matching before the keys are compared."""
 
 from __future__ import annotations
@@ -50,18 +50,22 @@ _FINDING_KEYS: dict[str, Callable[[Row, Rename], tuple[Any, ...]]] = {
     "gpl_uses": lambda r, n: (n(r["module"]), n(r["uses"])),
     "declared_only": lambda r, n: (n(r["module"]), n(r["library"])),
     "lgpl_used": lambda r, n: (n(r["library"]), n(r["module"])),
+    "gpl_contained": lambda r, n: (n(r["module"]), r["component"], r["version"]),
+    "lgpl_static": lambda r, n: (n(r["module"]), r["component"], r["version"]),
 }
 _FINDINGS: dict[str, Callable[[GraphStore, str], list[Row]]] = {
     "gpl_used_by": findings.gpl_used_by,
     "gpl_uses": findings.gpl_uses,
     "declared_only": findings.declared_only,
     "lgpl_used": findings.lgpl_used,
+    "gpl_contained": findings.gpl_contained,
+    "lgpl_static": findings.lgpl_static,
 }
 FINDINGS = tuple(_FINDINGS)
 
 
 def licence_findings(store: GraphStore, firmware: str, kind: str, rename: Rename = _same) -> Keyed:
-    """The findings of one ``kind`` ((a)-(d), ``FINDINGS``) of one firmware, keyed by the modules they name."""
+    """The findings of one ``kind`` ((a)-(d), (f), (g): ``FINDINGS``) of one firmware, by the modules they name."""
     return {_FINDING_KEYS[kind](row, rename): row for row in _FINDINGS[kind](store, firmware)}
 
 

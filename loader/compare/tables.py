@@ -116,6 +116,8 @@ _FINDING_TITLES = {
     "gpl_uses": "(b) GPL modules using incompatible or unknown code",
     "declared_only": "(c) declared-only links between GPL and incompatible or unknown code",
     "lgpl_used": "(d) LGPL libraries used dynamically",
+    "gpl_contained": "(f) GPL components inside incompatible or unknown modules",
+    "lgpl_static": "(g) LGPL components linked statically",
 }
 
 
@@ -142,6 +144,13 @@ def _finding_table(kind: str, which: str, rows: list[dict[str, Any]]) -> Table:
             ("module", "licence", "library", "its licence"),
             ((r["module"], r["licence"], r["library"], r["library_licence"]) for r in rows),
         )
+    if kind in ("gpl_contained", "lgpl_static"):
+        return _table(
+            title,
+            ("module", "licence", "component inside", "its licence"),
+            ((r["module"], r["licence"], f"{r['component']} {r['version'] or ''}".strip(), r["component_licence"])
+             for r in rows),
+        )  # fmt: skip
     return _table(
         title,
         ("library", "licence", "used by", "its licence", "status"),

@@ -11,6 +11,9 @@
 * ``lgpl_used`` (d): LGPL libraries (or GPL with a linking exception) used dynamically.
 * ``kernel_gpl_only`` (e): kernel modules the kernel treats as GPL-incompatible that bind to
   GPL-only exports, with the symbols (``kernel_view``, docs/kernel.md).
+* ``gpl_contained`` (f): modules under an incompatible or unknown licence that carry a copy of a GPL
+  component inside them (a ``CONTAINS`` edge of the identification stage, docs/identify.md).
+* ``lgpl_static`` (g): statically linked programs that carry an LGPL component inside them.
 * ``summary``: modules per licence class and certainty, and the count of each finding.
 * ``coverage``: how many modules have no licence fact, and which (``licence_coverage``): every
   surface of the findings states it and lists them under *To review*.
@@ -18,6 +21,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .analysis import Queryable, Row
@@ -134,8 +138,36 @@ def lgpl_used(store: Queryable, firmware_id: str) -> list[Row]:
     ]
 
 
+# each finding's letter, the same on every surface (docs/licences.md), in their order
+FINDING_LETTERS = {
+    "gpl_used_by": "a",
+    "gpl_uses": "b",
+    "declared_only": "c",
+    "lgpl_used": "d",
+    "kernel_gpl_only": "e",
+    "gpl_contained": "f",
+    "lgpl_static": "g",
+}
+
+
+def _contained(store: Queryable, firmware_id: str, query: str) -> list[Row]:
+    """The rows of a finding about a component inside a module, its evidence as a list."""
+    return [
+        {**r, "evidence": json.loads(r["evidence"]) if r["evidence"] else []}
+        for r in store.query(query, {"firmware": firmware_id})
+    ]
+
+
+def gpl_contained(store: Queryable, firmware_id: str) -> list[Row]:
+    return _contained(store, firmware_id, "licence-gpl-contained")
+
+
+def lgpl_static(store: Queryable, firmware_id: str) -> list[Row]:
+    return _contained(store, firmware_id, "licence-lgpl-static")
+
+
 def licence_findings(store: Queryable, firmware_id: str) -> dict[str, Any]:
-    """Every finding (a)-(e), the summary and the coverage of one firmware, as plain data (the compliance
+    """Every finding (a)-(g), the summary and the coverage of one firmware, as plain data (the compliance
     report and the viewer)."""
     findings: dict[str, list[Row]] = {
         "gpl_used_by": gpl_used_by(store, firmware_id),
@@ -143,6 +175,8 @@ def licence_findings(store: Queryable, firmware_id: str) -> dict[str, Any]:
         "declared_only": declared_only(store, firmware_id),
         "lgpl_used": lgpl_used(store, firmware_id),
         "kernel_gpl_only": kernel_gpl_only(store, firmware_id),
+        "gpl_contained": gpl_contained(store, firmware_id),
+        "lgpl_static": lgpl_static(store, firmware_id),
     }
     classes = store.query("licence-summary", {"firmware": firmware_id})
     summary = {

@@ -26,8 +26,9 @@ def _gpl_only_use(store: Queryable, firmware_id: str) -> dict[str, Row]:
 def licence_inventory(store: Queryable, firmware_id: str, licences: list[Row] | None = None) -> list[Row]:
     """One group per licence class (in ``LicenceClass`` order, empty ones left out): ``class`` and
     its ``modules`` in path order, each with ``path``, ``kind``, ``static`` (None: a store written
-    before it was kept), ``licence``, ``certainty``, ``source``, ``package`` and, for a kernel
-    module, ``gpl_only`` (None, or the GPL-only ``symbols`` it binds and their ``providers``).
+    before it was kept), ``licence``, ``certainty``, ``source``, ``package``, ``component`` and
+    ``version`` (the identification's, or None) and, for a kernel module, ``gpl_only`` (None, or
+    the GPL-only ``symbols`` it binds and their ``providers``).
     ``licences``: the rows of the ``licences`` query when the caller has read them already."""
     gpl_only = _gpl_only_use(store, firmware_id)
     groups: dict[str, list[Row]] = {c.value: [] for c in LicenceClass}
@@ -46,6 +47,8 @@ def licence_inventory(store: Queryable, firmware_id: str, licences: list[Row] | 
                 "source": r["source"] or NO_FACT,
                 "package": r["package"],
                 "gpl_only": gpl_only.get(r["path"]) if kernel else None,
+                "component": r["component"],  # what the identification stage says it is (docs/identify.md)
+                "version": r["version"],
             }
         )
     return [{"class": c, "modules": rows} for c, rows in groups.items() if rows]

@@ -20,6 +20,7 @@ from typing import Any
 from ..dlopen.rows import decode_bindings
 from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
+from .identities import components, contained_by_module
 from .licence_coverage import licence_coverage
 from .licence_findings import licence_findings
 
@@ -67,8 +68,11 @@ def single(store: GraphStore, firmware: str, name: str) -> Entry | None:
 
 
 def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
+    """Each module with its licence fact, its own identification (``identity``, None when nothing
+    identified it) and the components found inside it (``contains``, docs/identify.md)."""
+    contains = contained_by_module(components(store, p["firmware"]))
     for path, kind, soname, machine, elf_class, endian, interp, needed, aliases, *licence in store.stream("modules", p):
-        lic, lic_class, source, certainty, package, static = licence
+        lic, lic_class, source, certainty, package, static, identity = licence
         yield {
             "path": path,
             "kind": kind,
@@ -85,6 +89,8 @@ def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
             "licence_certainty": certainty,
             "package": package,
             "static": None if static is None else bool(static),
+            "identity": json.loads(identity) if identity else None,
+            "contains": contains.get(path, []),
         }
 
 

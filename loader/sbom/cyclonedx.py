@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from ..model import Kind
+from ..report.identities import by_module, components
 from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
@@ -47,6 +48,7 @@ def write_cyclonedx(store: GraphStore, firmware: str, out: TextIO) -> None:
     for link in section(store, firmware, "kernel_links"):
         kernel.setdefault(link["module"], []).append((link["target"], link["state"]))
     manager = firmware_manager(f.licence_source for f in module_files(store, firmware))
+    identified = by_module(components(store, firmware))
 
     out.write('{\n "bomFormat": "CycloneDX",\n "specVersion": "' + SPEC_VERSION + '",\n')
     out.write(' "serialNumber": ' + _dumps(_serial_number(header["sha256"])) + ',\n "version": 1,\n')
@@ -56,7 +58,7 @@ def write_cyclonedx(store: GraphStore, firmware: str, out: TextIO) -> None:
     for file in module_files(store, firmware):
         entry = component(
             file, manager, outgoing.get(file.path, []), incoming.get(file.path, []),
-            dlopen.get(file.path, []), kernel.get(file.path, []),
+            dlopen.get(file.path, []), kernel.get(file.path, []), identified.get(file.path),
         )  # fmt: skip
         out.write(("\n  " if first else ",\n  ") + _dumps(entry))
         first = False

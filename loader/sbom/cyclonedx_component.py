@@ -23,8 +23,10 @@ from cyclonedx.spdx import is_expression, is_supported_id
 from packageurl import PackageURL
 
 from ..licences.facts import NO_FACT
+from ..licences.identified import IdentifiedSource
 from ..model import Certainty, Kind, Status
 from ..report.inventory import ModuleFile
+from .cyclonedx_identity import contained_component, identity_evidence
 
 Entry = dict[str, Any]
 # the component type of each module kind; the exact kind is also the property linkgraph:kind
@@ -57,7 +59,7 @@ class PackageManager(enum.StrEnum):
 # of where the module's package came from
 _MANAGER_OF_SOURCE = {"dpkg": PackageManager.DPKG, "dpkg-copyright": PackageManager.DPKG, "opkg": PackageManager.OPKG}
 # sources that name no package of their own: a module's package is then its package database's
-_NO_PACKAGE_OF_THEIR_OWN = {"knowledge-base", "modinfo", NO_FACT}
+_NO_PACKAGE_OF_THEIR_OWN = {"knowledge-base", "modinfo", IdentifiedSource.NAME, NO_FACT}
 
 
 def _source_kind(source: str) -> str:
@@ -109,9 +111,11 @@ def component(
     incoming: Sequence[Entry],
     dlopen: Sequence[tuple[str, str]],
     kernel: Sequence[tuple[str, str]],
+    identified: Entry | None = None,
 ) -> Entry:
     """The component of ``file``: ``outgoing``/``incoming`` its dependency edges (the report's
-    entries), ``dlopen`` its (library, certainty) edges, ``kernel`` its (target, state) links."""
+    entries), ``dlopen`` its (library, certainty) edges, ``kernel`` its (target, state) links,
+    ``identified`` its identification (``identities.by_module``: its own and the components inside)."""
     entry: Entry = {
         "type": COMPONENT_TYPES.get(file.kind, "file"),
         "bom-ref": file.path,
@@ -133,7 +137,27 @@ def component(
         entry["purl"] = package_url
     entry["evidence"] = {"occurrences": occurrences(file, incoming)}
     entry["properties"] = properties(file, outgoing, dlopen, kernel)
+    if identified:
+        _identified(entry, file.path, identified)
     return entry
+
+
+def _identified(entry: Entry, path: str, found: Entry) -> None:
+    """The module's identification as identity evidence (its version, purl and CPE where the
+    package data gave none), and the components found inside it as nested components."""
+    own = found["identity"]
+    if own:
+        entry["evidence"]["identity"] = identity_evidence(own)
+        if own["version"]:
+            entry.setdefault("version", own["version"])
+        if own["cpe"]:
+            entry["cpe"] = own["cpe"]
+        if own["purl"]:
+            entry.setdefault("purl", own["purl"])
+    if found["contains"]:
+        entry["components"] = [
+            contained_component(path, c, licences(c["licence"], c["certainty"])) for c in found["contains"]
+        ]
 
 
 def occurrences(file: ModuleFile, incoming: Sequence[Entry]) -> list[Entry]:

@@ -20,7 +20,8 @@ from typing import Any
 from ..licences.modinfo import Modinfo
 from ..model import Certainty
 from ..report.inventory import ModuleFile
-from .spdx_facts import licence_fact
+from .spdx_facts import created, licence_fact, tool_version
+from .spdx_identity import identity_comment
 
 NOASSERTION = "NOASSERTION"
 _PURPOSE = {"executable": "APPLICATION", "library": "LIBRARY", "kernel-module": "OTHER", "other-elf": "FILE"}
@@ -118,6 +119,39 @@ def fallback_package(m: ModuleFile, id_: str) -> dict[str, Any]:
     entry["licenseComments"] = _licence_comments(m, fact.note)
     entry["copyrightText"] = NOASSERTION
     entry["comment"] = _described(m) + "; a package, not a file: the store holds no SHA1 of it"
+    return entry
+
+
+def annotation(comment: str) -> dict[str, Any]:
+    """An annotation (clause 12) by linkgraph: what its analysis found of the element."""
+    return {"annotationDate": created(), "annotationType": "OTHER", "annotator": f"Tool: linkgraph-{tool_version()}",
+            "comment": comment}  # fmt: skip
+
+
+def contained_package(path: str, inside: dict[str, Any], id_: str) -> dict[str, Any]:
+    """A component found inside the module at ``path`` (docs/identify.md) as a Package: its
+    version, the licence the identification gives it, its purl and CPE as external references and
+    the evidence as an annotation; the module's File CONTAINS it."""
+    fact = licence_fact(inside["licence"])
+    entry: dict[str, Any] = {"SPDXID": id_, "name": inside["component"]}
+    if inside["version"]:
+        entry["versionInfo"] = inside["version"]
+    entry.update(
+        {
+            "downloadLocation": NOASSERTION,
+            "filesAnalyzed": False,
+            "primaryPackagePurpose": "LIBRARY",
+            "licenseConcluded": fact.expression or NOASSERTION,
+            "licenseDeclared": NOASSERTION,
+            "copyrightText": NOASSERTION,
+            "comment": f"a copy of {inside['component']} found inside {path}",
+        }
+    )
+    refs = [("PACKAGE-MANAGER", "purl", inside["purl"]), ("SECURITY", "cpe23Type", inside["cpe"])]
+    found = [{"referenceCategory": c, "referenceType": t, "referenceLocator": v} for c, t, v in refs if v]
+    if found:
+        entry["externalRefs"] = found
+    entry["annotations"] = [annotation(identity_comment(inside, contained=True))]
     return entry
 
 

@@ -24,11 +24,20 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ..model import Status
+from ..report.identities import by_module, components
 from ..report.inventory import module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import firmware_manager, purl
-from .spdx2_files import OwnPackage, fallback_package, file_entry, is_file, verification_codes
+from .spdx2_files import (
+    OwnPackage,
+    annotation,
+    contained_package,
+    fallback_package,
+    file_entry,
+    is_file,
+    verification_codes,
+)
 from .spdx_facts import (
     SPDX2_TYPE,
     JsonList,
@@ -41,6 +50,7 @@ from .spdx_facts import (
     split_package,
     tool_version,
 )
+from .spdx_identity import contained_key, identity_comment
 
 NOASSERTION = "NOASSERTION"
 DOCUMENT = "SPDXRef-DOCUMENT"
@@ -86,20 +96,30 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     refs: dict[str, str] = {}
     out.write(',\n "files": ')
     files = JsonList(out)
+    identified = by_module(components(store, firmware))
     for module in module_files(store, firmware):
         for ref in licence_fact(module.licence).refs:
             refs.setdefault(ref, module.licence_source)
         if module.package:
             own.setdefault(module.package, OwnPackage()).add(module, purl(module, manager))
         if is_file(module):
-            files.add(file_entry(module, module_id(module.path)))
+            files.add(_annotated(file_entry(module, module_id(module.path)), identified.get(module.path)))
     files.close()
+    inside = [(path, c) for path, found in sorted(identified.items()) for c in found["contains"]]
+    for _path, c in inside:
+        for ref in licence_fact(c["licence"]).refs:
+            refs.setdefault(ref, "identified")
     firmware_code, codes = verification_codes(store.stream("module-sha1s", {"firmware": firmware}))
     out.write(',\n "packages": ')
     packages = JsonList(out)
     packages.add(_firmware_package(header, firmware_code))
     packages.extend(_own_package(package, own[package], codes.get(package)) for package in sorted(own))
-    packages.extend(fallback_package(m, module_id(m.path)) for m in module_files(store, firmware) if not is_file(m))
+    packages.extend(
+        _annotated(fallback_package(m, module_id(m.path)), identified.get(m.path))
+        for m in module_files(store, firmware)
+        if not is_file(m)
+    )
+    packages.extend(contained_package(path, c, component_id(path, c)) for path, c in inside)
     packages.close()
     out.write(',\n "relationships": ')
     relationships = JsonList(out)
@@ -109,6 +129,7 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
         _relationship(package_id(m.package) if m.package else FIRMWARE, "CONTAINS", module_id(m.path))
         for m in module_files(store, firmware)
     )
+    relationships.extend(_relationship(module_id(p), "CONTAINS", component_id(p, c)) for p, c in inside)
     relationships.extend(_edges(store, firmware))
     relationships.close()
     out.write(',\n "hasExtractedLicensingInfos": ')
@@ -116,6 +137,18 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     infos.extend(_licence_info(ref, source) for ref, source in sorted(refs.items()))
     infos.close()
     out.write("\n}\n")
+
+
+def component_id(path: str, inside: dict[str, Any]) -> str:
+    """The id of a component found inside the module at ``path``."""
+    return spdx_id("Component", contained_key(path, inside))
+
+
+def _annotated(entry: dict[str, Any], found: dict[str, Any] | None) -> dict[str, Any]:
+    """The module's own identification as an annotation of its File (or Package)."""
+    if found and found["identity"]:
+        entry["annotations"] = [annotation(identity_comment(found["identity"]))]
+    return entry
 
 
 def _analysed(entry: dict[str, Any], code: str | None, what: str) -> None:

@@ -25,10 +25,12 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from ..model import Status
+from ..report.identities import by_module, components
 from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import firmware_manager, purl
+from .spdx3_identity import annotation, contained_elements, identified_file
 from .spdx_facts import (
     DEPENDENCY,
     DLOPEN,
@@ -41,6 +43,7 @@ from .spdx_facts import (
     split_package,
     tool_version,
 )
+from .spdx_identity import contained_key, identity_comment
 
 CONTEXT = "https://spdx.org/rdf/3.0.1/spdx-context.jsonld"
 NO_ELEMENT = "spdx:Core/NoAssertionElement"
@@ -80,6 +83,7 @@ def write_spdx3(store: GraphStore, firmware: str, out: TextIO) -> None:
     manager = firmware_manager(m.licence_source for m in module_files(store, firmware))
     packages: dict[str, str | None] = {}  # package -> its purl (the first of its modules that gives one)
     licences: set[str] = {"CC0-1.0"}
+    identified = by_module(components(store, firmware))
     for module in module_files(store, firmware):
         holder = firmware_id
         if module.package:
@@ -88,9 +92,19 @@ def write_spdx3(store: GraphStore, firmware: str, out: TextIO) -> None:
                 graph.add(_relationship(ids, firmware_id, "contains", [holder]))
             if packages.get(module.package) is None:
                 packages[module.package] = purl(module, manager)
-        graph.add(_file(ids, module))
+        file = _file(ids, module)
+        own = (identified.get(module.path) or {}).get("identity")
+        if own:
+            identified_file(file, own)
+        graph.add(file)
         graph.add(_relationship(ids, holder, "contains", [ids.module(module.path)]))
         graph.extend(_licence(ids, module, licences))
+        if own:
+            subject = ids.module(module.path)
+            graph.add(annotation(_element, ids.base + "identification/" + subject[len(ids.base) :], subject,
+                                 identity_comment(own)))  # fmt: skip
+        for inside in (identified.get(module.path) or {}).get("contains", []):
+            graph.extend(_contained(ids, module.path, inside, licences))
     graph.extend(_package(ids.package(p), p, packages[p]) for p in sorted(packages))
     graph.extend(_dependencies(ids, section(store, firmware, "dependencies")))
     graph.extend(_dlopen(ids, section(store, firmware, "dlopen")))
@@ -166,14 +180,8 @@ def _licence(ids: _Ids, m: ModuleFile, written: set[str]) -> Iterator[dict[str, 
     """The module's concluded licence (NoAssertionLicense where none) and, when its package data
     declares it, its declared licence: relationships to one expression element each."""
     fact = licence_fact(m.licence)
-    target = NO_LICENCE
-    if fact.expression:
-        target = ids.licence(fact.expression)
-        if fact.expression not in written:
-            written.add(fact.expression)
-            yield _element(
-                "simplelicensing_LicenseExpression", target, simplelicensing_licenseExpression=fact.expression
-            )
+    target = ids.licence(fact.expression) if fact.expression else NO_LICENCE
+    yield from _expression(ids, fact.expression, written)
     notes = [f"source: {m.licence_source}"] + ([f"certainty: {m.licence_certainty}"] if m.licence_certainty else [])
     if fact.note:
         notes.append(fact.note)
@@ -181,6 +189,25 @@ def _licence(ids: _Ids, m: ModuleFile, written: set[str]) -> Iterator[dict[str, 
     yield _relationship(ids, file_id, "hasConcludedLicense", [target], comment="; ".join(notes))
     if m.licence_certainty == "declared":
         yield _relationship(ids, file_id, "hasDeclaredLicense", [target])
+
+
+def _expression(ids: _Ids, expression: str | None, written: set[str]) -> Iterator[dict[str, Any]]:
+    """The licence expression's element, once per document."""
+    if expression and expression not in written:
+        written.add(expression)
+        yield _element("simplelicensing_LicenseExpression", ids.licence(expression),
+                       simplelicensing_licenseExpression=expression)  # fmt: skip
+
+
+def _contained(ids: _Ids, path: str, inside: dict[str, Any], written: set[str]) -> Iterator[dict[str, Any]]:
+    """A component found inside the module at ``path`` (docs/identify.md): a package the File
+    contains, with its concluded licence and the evidence as an annotation."""
+    package = ids.base + "component/" + quote(contained_key(path, inside).encode("utf-8", "surrogateescape"), safe="")
+    yield from contained_elements(_element, package, path, inside)
+    yield _relationship(ids, ids.module(path), "contains", [package])
+    expression = licence_fact(inside["licence"]).expression
+    yield from _expression(ids, expression, written)
+    yield _relationship(ids, package, "hasConcludedLicense", [ids.licence(expression) if expression else NO_LICENCE])
 
 
 def _relationship(ids: _Ids, source: str, kind: str, targets: list[str], **fields: Any) -> dict[str, Any]:

@@ -11,16 +11,32 @@ from ..identify import Identification, ModuleIdentity
 from ..licences.classes import licence_class
 from .graph_rows import GraphRows, key_part
 
+IDENTITY_COLUMNS = (
+    "component",
+    "component_version",
+    "identity",
+    "component_licence",
+    "component_certainty",
+    "component_purl",
+    "component_cpe",
+    "component_evidence",
+)
+
 
 def identity_columns(found: ModuleIdentity | None) -> dict[str, str | None]:
-    """The ``component``, ``component_version`` and ``identity`` columns of a module's row."""
+    """The identification columns of a module's row (``IDENTITY_COLUMNS``)."""
     own = found.own if found is not None else None
     if own is None:
-        return {"component": None, "component_version": None, "identity": None}
+        return dict.fromkeys(IDENTITY_COLUMNS)
     return {
         "component": own.component,
         "component_version": own.version,
         "identity": json.dumps(own.record(), sort_keys=True),
+        "component_licence": own.licence,
+        "component_certainty": own.certainty.value,
+        "component_purl": own.purl,
+        "component_cpe": own.cpe,
+        "component_evidence": evidence_json(own),
     }
 
 

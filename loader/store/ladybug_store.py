@@ -12,7 +12,8 @@ from typing import Any
 import pyarrow as pa
 
 from ...cypher.ladybug_schema import ladybug_copy, ladybug_ddl
-from ...cypher.schema import TABLES, ColumnType
+from ...cypher.schema import TABLES
+from ...cypher.table import ColumnType
 from ..errors import StoreError
 from .base import GraphStore
 from .columns import Columns, column_values

@@ -329,6 +329,18 @@ LIBC, LDSO = "/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/ld-linux-
 ARTICLE_NAME = "tew-636apb-browser"
 # docs/licences.md "Overrides": the two runtime libraries get a licence; the four vendor libraries stay
 # unknown; busybox is GPL-2.0-only from the knowledge base
+# the sections of the Licences page in their order: the findings by letter, then To review and the summary
+LICENCES_ORDER = [
+    "gpl_used_by",
+    "gpl_uses",
+    "declared_only",
+    "lgpl_used",
+    "kernel_gpl_only",
+    "gpl_contained",
+    "lgpl_static",
+    "to-review",
+    "summary",
+]
 ARTICLE_LICENCES = {CRYPT: "LGPL-2.1-or-later", GCC_S: "GPL-3.0-or-later WITH GCC-exception-3.1"}
 
 

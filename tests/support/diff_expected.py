@@ -168,7 +168,7 @@ _SUSPECT = ("incompatible", "unknown")
 
 
 def finding_keys(report: Report) -> dict[str, set[tuple]]:
-    """The licence findings (a)-(d) of one report, by the modules each names (docs/licences.md)."""
+    """The licence findings (a)-(d), (f), (g) of one report, by the modules each names (docs/licences.md)."""
     klass = {m["path"]: m["licence_class"] for m in report["modules"]}
     deps = [e for e in report["dependencies"] if e["to"] is not None]
     using = [e for e in deps if e["status"] in _USING]
@@ -207,6 +207,16 @@ def finding_keys(report: Report) -> dict[str, set[tuple]]:
         if cls in _SUSPECT:
             walk([start])
     found["gpl_used_by"] = paths
+    # (f), (g): the components the report says a module carries inside it (docs/identify.md)
+    inside = [(m, c) for m in report["modules"] for c in m.get("contains", [])]
+    found["gpl_contained"] = {
+        (m["path"], c["component"], c["version"])
+        for m, c in inside
+        if m["licence_class"] in _SUSPECT and c["licence_class"] == "gpl"
+    }
+    found["lgpl_static"] = {
+        (m["path"], c["component"], c["version"]) for m, c in inside if m["static"] and c["licence_class"] == "lgpl"
+    }
     return found
 
 
@@ -229,5 +239,7 @@ def finding_rows(part: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, 
         "gpl_uses": lambda r: (r["module"], r["uses"]),
         "declared_only": lambda r: (r["module"], r["library"]),
         "lgpl_used": lambda r: (r["library"], r["module"]),
+        "gpl_contained": lambda r: (r["module"], r["component"], r["version"]),
+        "lgpl_static": lambda r: (r["module"], r["component"], r["version"]),
     }
     return {kind: {w: {keys[kind](r) for r in rows} for w, rows in p.items()} for kind, p in part.items()}

@@ -3,6 +3,8 @@
 // selected in the graph (diagram.js adds &select=ID), so Back and Forward walk through them and a URL
 // opened fresh shows the same view.
 import {apiUrl, clear, errorBox, getJson} from "./common.js";
+import {componentsOverview} from "./identity.js";
+import {moduleLink} from "./licence-findings.js";
 import {FilePanel} from "./panel.js";
 import {FileTree} from "./tree.js";
 
@@ -85,6 +87,19 @@ async function restore() {
   }
 }
 
+/** The firmware's identified components (docs/identify.md) on the page's first words, under the tree's prompt. */
+async function showComponents() {
+  let data;
+  try {
+    data = await getJson(apiUrl("components"));
+  } catch (err) {
+    panel.empty.push(errorBox(`Cannot load the identified components: ${err.message}`));
+    return;
+  }
+  panel.empty.push(componentsOverview(data, moduleLink));
+  if (!Object.keys(viewOf(location.search)).length) panel.showEmpty();
+}
+
 async function main() {
   let data;
   try {
@@ -98,6 +113,7 @@ async function main() {
   tree.load(data, data.firmware && data.firmware.name ? data.firmware.name : "/");
   window.addEventListener("popstate", () => restore());
   await restore();
+  await showComponents();
   document.body.dataset.ready = "1";
 }
 

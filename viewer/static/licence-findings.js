@@ -1,9 +1,10 @@
-// The licence findings (a)-(e) of docs/licences.md as the Licences page shows them: one collapsible
+// The licence findings (a)-(g) of docs/licences.md as the Licences page shows them: one collapsible
 // group per GPL library (per LGPL library for (d), per provider of GPL-only exports for (e)), its
 // findings inside. Every module name links to its file page; everything from the firmware is text.
 import {basename, el, fileHref, plural, statusTag, symbolDetails} from "./common.js";
 import {groupBy} from "./finding-groups.js";
 import {GPL_ONLY} from "./kernel.js";
+import {componentLabel, evidenceTable} from "./identity.js";
 import {licenceTag} from "./licence.js";
 
 export function moduleLink(path) {
@@ -99,6 +100,21 @@ function kernelGplOnly(rows) {
       kernelProvider(r.provider), symbolDetails(r.symbols, {open: r.symbols.length <= 8, marked: marked(r.symbols)}))));
 }
 
+// (f), (g): one row per component found inside a module, with the evidence of its identification
+function contained(rows) {
+  return table(["module", "its licence", "component inside", "its licence", "evidence"], rows.map((r) =>
+    row({module: r.module, component: r.component}, moduleLink(r.module), licenceTag(r.licence, r.class),
+      el("span", {}, el("strong", {}, componentLabel(r)), " ", muted(`(${r.certainty})`)),
+      licenceTag(r.component_licence), evidenceTable(r.evidence))));
+}
+
+// (f) and (g) alike: grouped by the component, each row with what matched and where in the file
+function containedFinding(key, letter, title, help, unit, cls) {
+  return {key, letter, title, help: `${help} Grouped by the component, each with what matched and where in the file.`,
+    render: contained, unit, groupUnit: ["component", "components"], keyOf: (r) => componentLabel(r),
+    head: (label, rows) => [el("strong", {}, label), " ", licenceTag(rows[0].component_licence, cls)]};
+}
+
 // the GPL side of a declared-only link: the declaring module or the library it declares
 const gplSide = (r) => (r.class === "gpl" ? {path: r.module, licence: r.licence}
   : {path: r.library, licence: r.library_licence});
@@ -139,4 +155,12 @@ export const FINDINGS = [
       "kernel's build refuses to build it.", render: kernelGplOnly,
     unit: ["use", "uses"], groupUnit: ["provider", "providers"], keyOf: (r) => r.provider,
     head: (key) => [kernelProvider(key)]},
+  containedFinding("gpl_contained", "f", "GPL code inside modules under an incompatible or unknown licence",
+    "Modules under a GPL-incompatible or unknown licence that carry a copy of a GPL component inside them, " +
+      "compiled or linked in rather than loaded, found by the component's signature (docs/identify.md).",
+    ["module", "modules"], "gpl"),
+  containedFinding("lgpl_static", "g", "LGPL components linked statically",
+    "Statically linked programs that carry an LGPL component (or GPL with a linking exception) inside " +
+      "them, such as the C library: the LGPL asks that users can relink the program with a changed library.",
+    ["program", "programs"], "lgpl"),
 ];

@@ -34,6 +34,8 @@ export function licenceTag(licence, cls = null) {
 
 export const CERTAINTY_HELP = {
   "declared": "stated by the firmware's package data, by the module itself or by your overrides",
+  "identified": "found by a signature in the file: a version banner, the component's API, or the file's own " +
+    "licence statement",
   "inferred": "recognised by linkgraph, not stated by the firmware: worth checking against the sources",
 };
 
@@ -58,6 +60,10 @@ export function sourceExplanation(source) {
   if (source.startsWith("knowledge-base:")) {
     return `linkgraph's knowledge base recognised the file as ${after("knowledge-base:")}, a well-known component ` +
       "(by its soname or file name)";
+  }
+  if (source.startsWith("identified:")) {
+    return `linkgraph's identification found ${after("identified:")} in the file by a signature (a version ` +
+      "banner, the component's API, or the file's own licence statement)";
   }
   if (source.startsWith("no licence fact found")) {
     return "no source named a licence for this file: the firmware's package data, the module itself and " +

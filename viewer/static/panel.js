@@ -4,6 +4,7 @@ import {
 } from "./common.js";
 import {DiagramView} from "./diagram.js";
 import {kernelSections, kernelSummary} from "./kernel.js";
+import {CONTAINED_HEADERS, containedCells, identitySection} from "./identity.js";
 import {licenceFacts, licencesHref} from "./licence.js";
 import {whyButton} from "./why.js";
 
@@ -201,7 +202,8 @@ export class FilePanel {
       licenceFacts(m), el("p", {}, el("a", {href: licencesHref(), className: "licences-link"},
         "The licence findings of the whole firmware")));
     const kernel = m.kind === "kernel-module" ? kernelSummary(d) : null;
-    return el("div", {}, dl, summary, unusedHelp, kernel, licence, this.exportLinks());
+    return el("div", {}, dl, summary, unusedHelp, kernel, identitySection(d.identification), licence,
+      this.exportLinks());
   }
 
   exportLinks() {
@@ -299,7 +301,16 @@ export class FilePanel {
       (r) => [code(r.symbol), list(r.providers.map((p) => this.fileLink(p))), this.fileLink(r.chosen),
         paths(r.executables)]),
       ...(d.module.kind === "kernel-module"
-        ? kernelSections(d, this.section.bind(this), (p) => this.fileLink(p)) : []));
+        ? kernelSections(d, this.section.bind(this), (p) => this.fileLink(p)) : []),
+      this.containsSection());
+  }
+
+  /** The components found inside this file (docs/identify.md), with the evidence of each. */
+  containsSection() {
+    const inside = (this.data.identification && this.data.identification.contains) || [];
+    return this.section("contains", "Components inside", "Copies of known components compiled or linked into " +
+      "this file (a static program's C library, a library's code copied in), found by their signatures; not " +
+      "loaded at run time.", inside, CONTAINED_HEADERS, containedCells);
   }
 }
 
