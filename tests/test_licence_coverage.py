@@ -178,6 +178,8 @@ def test_query_list_gives_each_finding_its_letter() -> None:
         "licence-declared-only": "c",
         "licence-lgpl-used": "d",
         "kernel-gpl-only-used": "e",
+        "licence-gpl-contained": "f",
+        "licence-lgpl-static": "g",
     }
     assert "no letter" in listing["licence-summary"]
 

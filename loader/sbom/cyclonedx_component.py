@@ -23,7 +23,7 @@ from cyclonedx.spdx import is_expression, is_supported_id
 from packageurl import PackageURL
 
 from ..licences.facts import NO_FACT
-from ..licences.identified import IdentifiedSource
+from ..licences.identified import IdentifiedSource, NamedSource
 from ..model import Certainty, Kind, Status
 from ..report.inventory import ModuleFile
 from .cyclonedx_identity import contained_component, identity_evidence
@@ -59,7 +59,7 @@ class PackageManager(enum.StrEnum):
 # of where the module's package came from
 _MANAGER_OF_SOURCE = {"dpkg": PackageManager.DPKG, "dpkg-copyright": PackageManager.DPKG, "opkg": PackageManager.OPKG}
 # sources that name no package of their own: a module's package is then its package database's
-_NO_PACKAGE_OF_THEIR_OWN = {"knowledge-base", "modinfo", IdentifiedSource.NAME, NO_FACT}
+_NO_PACKAGE_OF_THEIR_OWN = {"knowledge-base", "modinfo", IdentifiedSource.NAME, NamedSource.NAME, NO_FACT}
 
 
 def _source_kind(source: str) -> str:
