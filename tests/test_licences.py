@@ -844,7 +844,7 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
     assert seen == {
         ("opkg", "declared"),
         ("modinfo", "declared"),
-        ("knowledge-base", "inferred"),
+        ("identified", "identified"),  # musl and libgcc_s, by their signatures (loader/identify)
         (f"{NO_FACT}; opkg", None),
     }
     hand_checked = {  # path: (licence, source, package)
@@ -854,8 +854,8 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
             "busybox 1.25.1-4",
         ),
         # OpenWrt's libc package declares the toolchain's GPL-3.0-with-GCC-exception: ignored, musl is MIT
-        "/lib/libc.so": ("MIT", "knowledge-base:musl", "libc 1.1.16-1"),
-        "/lib/libgcc_s.so.1": ("GPL-3.0-or-later WITH GCC-exception-3.1", "knowledge-base:libgcc", "libgcc 5.4.0-1"),
+        "/lib/libc.so": ("MIT", "identified:musl", "libc 1.1.16-1"),
+        "/lib/libgcc_s.so.1": ("GPL-3.0-or-later WITH GCC-exception-3.1", "identified:libgcc", "libgcc 5.4.0-1"),
         "/lib/libubox.so": (
             "ISC",
             "opkg:/usr/lib/opkg/info/libubox.control (package libubox)",
@@ -914,8 +914,8 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
     for path, expected in hand_checked.items():
         m = mods[path]
         assert (m["licence"], m["licence_source"], m["package"]) == expected, path
-    counts = {c: sum(1 for m in mods.values() if m["licence_certainty"] == c) for c in ("declared", "inferred", None)}
-    assert counts == {"declared": 115, "inferred": 2, None: 6}
+    counts = {c: sum(1 for m in mods.values() if m["licence_certainty"] == c) for c in ("declared", "identified", None)}
+    assert counts == {"declared": 115, "identified": 2, None: 6}
 
 
 @pytest.mark.slow
@@ -942,7 +942,7 @@ def test_ffulm_image_uclibc_from_the_knowledge_base(tmp_path: Path) -> None:
             f"{package} 0.9.33.2-1",
         ), name
     sources = {m["licence_source"].split(":")[0] for m in mods.values() if m["licence"]}
-    assert sources == {"opkg", "modinfo", "knowledge-base"}
+    assert sources == {"opkg", "modinfo", "knowledge-base", "identified"}  # identified: libgcc_s
     assert sum(1 for m in mods.values() if m["licence_source"].startswith("opkg:")) > 150
 
 
@@ -962,8 +962,9 @@ def test_debian_armhf_root_from_dpkg_and_copyright_files(tmp_path: Path) -> None
     triplet = "/usr/lib/arm-linux-gnueabihf"
     doc = "dpkg-copyright:/usr/share/doc"
     expected = {  # path: (licence, source, certainty, package name)
-        "/usr/bin/busybox": ("GPL-2.0-only", f"{doc}/busybox/copyright (free text)", "inferred", "busybox"),
-        f"{triplet}/libc.so.6": ("LGPL-2.1-or-later", f"{doc}/libc6/copyright (free text)", "inferred", "libc6"),
+        # free text loses to the file's own banner (loader/identify)
+        "/usr/bin/busybox": ("GPL-2.0-only", "identified:busybox 1.35.0", "identified", "busybox"),
+        f"{triplet}/libc.so.6": ("LGPL-2.1-or-later", "identified:glibc 2.36", "identified", "libc6"),
         # the loader is libc6's, though libc-bin ships the /usr/bin/ld.so link to it
         f"{triplet}/ld-linux-armhf.so.3": (
             "LGPL-2.1-or-later",
@@ -987,11 +988,11 @@ def test_debian_armhf_root_from_dpkg_and_copyright_files(tmp_path: Path) -> None
             "declared",
             "libxtables12",
         ),
-        # gcc's copyright file is free text naming many licences: the knowledge base decides
+        # gcc's copyright file is free text naming many licences: the exported unwinder API decides
         f"{triplet}/libgcc_s.so.1": (
             "GPL-3.0-or-later WITH GCC-exception-3.1",
-            "knowledge-base:libgcc",
-            "inferred",
+            "identified:libgcc",
+            "identified",
             "libgcc-s1",
         ),
     }
