@@ -105,6 +105,7 @@ EXPECTED: dict[str, list[tuple[str, str, Oracle]]] = {
         ("bin/igmpproxy", "igmpproxy", after("bin/igmpproxy", "igmpproxy, Version")),
         ("bin/inadyn", "inadyn", after("bin/inadyn", "User-Agent: inadyn/")),
         ("bin/ntpclient", "ntpclient", none),
+        ("bin/mtd_write", "openwrt-mtd", none),  # the Ralink SDK's copy of OpenWrt's mtd
     ],
     "dlink_dir880l": [
         *((p, "openswan", after("usr/lib/ipsec/_copyright", "Openswan")) for p in OPENSWAN),
@@ -171,6 +172,11 @@ EXPECTED: dict[str, list[tuple[str, str, Oracle]]] = {
         ("usr/sbin/pimd", "pimd", none),
         ("lib/libuuid.so.1", "libuuid", none),
         ("usr/lib/libpcap.so.1", "libpcap", after("usr/lib/libpcap.so.1", "libpcap version")),
+        *((p, "perl-xs", none) for p in ("usr/lib/perl/5.20.0/auto/Cwd/Cwd.so", "usr/lib/perl/5.20.0/auto/IO/IO.so")),
+        *((p, "android-system-core", none) for p in ("sbin/adbd", "usr/bin/logcat", "usr/lib/liblog.so.0")),
+        ("lib/libcap.so.2", "libcap", none),
+        ("usr/lib/libffi.so.6", "libffi", none),
+        ("usr/sbin/iw", "iw", none),
     ],
 }
 
