@@ -844,9 +844,8 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
     assert seen == {
         ("opkg", "declared"),
         ("modinfo", "declared"),
-        # musl, libgcc_s and LuCI's libraries (their packages state no licence), by their signatures
+        # musl, libgcc_s, fwtool and LuCI's programs (their packages state no licence), by their signatures
         ("identified", "identified"),
-        (f"{NO_FACT}; opkg", None),
     }
     hand_checked = {  # path: (licence, source, package)
         "/bin/busybox": (
@@ -906,17 +905,14 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
             "opkg:/usr/lib/opkg/info/kmod-nf-ipt.control (package kmod-nf-ipt)",
             "kmod-nf-ipt 4.4.92-1",
         ),
-        "/usr/bin/fwtool": (
-            None,
-            f"{NO_FACT}; opkg:/usr/lib/opkg/info/fwtool.control (package fwtool): no License field",
-            "fwtool 1",
-        ),
+        # fwtool's package has no License field: its usage text identifies it
+        "/usr/bin/fwtool": ("GPL-2.0-only", "identified:fwtool", "fwtool 1"),
     }
     for path, expected in hand_checked.items():
         m = mods[path]
         assert (m["licence"], m["licence_source"], m["package"]) == expected, path
     counts = {c: sum(1 for m in mods.values() if m["licence_certainty"] == c) for c in ("declared", "identified", None)}
-    assert counts == {"declared": 115, "identified": 6, None: 2}
+    assert counts == {"declared": 115, "identified": 8, None: 0}
 
 
 @pytest.mark.slow
