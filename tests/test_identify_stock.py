@@ -97,7 +97,7 @@ EXPECTED: dict[str, list[tuple[str, str, Oracle]]] = {
         ("bin/pppd", "ppp", alone("etc_ro/ppp/plugins/rp-pppoe.so", r"\d+\.\d+\.\d+")),
         *((f"etc_ro/ppp/plugins/{p}.so", "ppp-plugin", none) for p in ("openl2tp", "pppol2tp", "pptp", "rp-pppoe")),
         ("sbin/pppoe-relay", "rp-pppoe", none),
-        ("lib/libiw.so.29", "wireless-tools", none),
+        *((p, "wireless-tools", none) for p in ("lib/libiw.so.29", "bin/iwconfig", "bin/iwpriv")),
         # libupnp states its version (its HTTP server header); ixml and threadutil state none
         ("lib/libupnp.so.1.3.1", "libupnp", name_version("lib/libupnp.so.1.3.1")),
         ("lib/libixml.so.1.3.1", "libupnp", none),
