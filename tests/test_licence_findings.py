@@ -2,12 +2,13 @@
 
 LEDE 17.01.4 (TL-WR841 v11) ships opkg metadata for every ELF file. Its GPL code (busybox,
 procd, netifd, dnsmasq, iptables, ...) uses only musl (MIT), libgcc_s (GCC runtime exception),
-libubox (ISC), libubus / libuci / libnl-tiny (LGPL-2.1) and other GPL code; the six files without
-a licence fact (fwtool, luci-bwc and four LuCI Lua modules: their packages have no License field)
-use only musl, libgcc_s, liblua (MIT), json-c (MIT) and libnl-tiny (LGPL). So no finding of kind
-(a), (b) or (c) exists, and (d) lists the LGPL libraries and who uses them. Checked by reading the
-dependency edges of the six unknown modules (``linkgraph query edges-from``) and the opkg control
-files. The counts are read off the graph; the test pins them.
+libubox (ISC), libubus / libuci / libnl-tiny (LGPL-2.1) and other GPL code; the six files whose
+packages have no License field (fwtool, luci-bwc and four LuCI Lua modules) are identified by their
+own bytes (fwtool GPL-2.0-only, LuCI Apache-2.0) and use only musl, libgcc_s, liblua (MIT), json-c
+(MIT) and libnl-tiny (LGPL). So no finding of kind (a), (b) or (c) exists, and (d) lists the LGPL
+libraries and who uses them. Checked by reading the dependency edges of those six modules
+(``linkgraph query edges-from``) and the opkg control files. The counts are read off the graph;
+the test pins them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from linkgraph.loader.report.report_sections import section
 from linkgraph.loader.store import open_store
 from support.images import LEDE
 
-UNKNOWN = {
+NO_LICENSE_FIELD = {
     "/usr/bin/fwtool",
     "/usr/bin/luci-bwc",
     "/usr/lib/lua/luci/ip.so",
@@ -48,13 +49,15 @@ def test_no_gpl_finding_on_lede(lede: tuple[Path, dict]) -> None:
     assert found["gpl_used_by"] == [] and found["gpl_uses"] == [] and found["declared_only"] == []
 
 
-def test_unknown_modules_use_no_gpl_code(lede: tuple[Path, dict]) -> None:
+def test_modules_without_package_licence_use_no_gpl_code(lede: tuple[Path, dict]) -> None:
     db, _ = lede
     licences = json.loads(linkgraph("query", "licences", "--db", str(db), "--json").stdout)
-    assert {m["path"] for m in licences if m["class"] == "unknown"} == UNKNOWN
+    assert {m["path"] for m in licences if m["class"] == "unknown"} == set()
+    classes = {m["path"]: m["class"] for m in licences if m["path"] in NO_LICENSE_FIELD}
+    assert classes == {p: "gpl" if p == "/usr/bin/fwtool" else "permissive" for p in NO_LICENSE_FIELD}
     edges = json.loads(
         linkgraph(
-            "query", "edges-from", "--db", str(db), "--json", "--param", f"paths={json.dumps(sorted(UNKNOWN))}"
+            "query", "edges-from", "--db", str(db), "--json", "--param", f"paths={json.dumps(sorted(NO_LICENSE_FIELD))}"
         ).stdout
     )
     assert {e["to"] for e in edges} == {
@@ -88,7 +91,7 @@ def test_summary_counts_every_module_once(lede: tuple[Path, dict]) -> None:
     by_class = collections.Counter()
     for row in found["summary"]["modules"]:
         by_class[row["class"]] += row["modules"]
-    assert by_class == {"gpl": 84, "lgpl": 9, "permissive": 24, "unknown": 6}
+    assert by_class == {"gpl": 85, "lgpl": 9, "permissive": 29}
     assert sum(by_class.values()) == 123
     assert found["summary"]["findings"] == {
         "gpl_used_by": 0,
