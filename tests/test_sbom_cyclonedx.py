@@ -101,7 +101,9 @@ def _assert_is_the_report(bom: Bom, report: dict) -> dict[str, Component]:
         licence = modules[path]["licence"]
         found = [lic.value if isinstance(lic, LicenseExpression) else lic.id or lic.name for lic in c.licenses]
         assert found == ([licence] if licence else []), path
-        certainty = {"declared": "declared", "inferred": "concluded"}.get(modules[path]["licence_certainty"])
+        certainty = {"declared": "declared", "inferred": "concluded", "identified": "concluded"}.get(
+            modules[path]["licence_certainty"]
+        )
         assert [lic.acknowledgement and lic.acknowledgement.value for lic in c.licenses] == (
             [certainty] if licence else []
         ), path

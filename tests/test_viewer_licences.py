@@ -71,13 +71,13 @@ HOPS = """trs => trs.map(tr => [tr.dataset.from, tr.dataset.to, tr.querySelector
 GROUPS = """ds => ds.map(d => [d.dataset.group, d.open, d.hidden])"""
 DECLARED_UNUSED = "still loaded and its initialisation code runs, but no symbol of the declaring object binds to it"
 ORDER = ["gpl_used_by", "gpl_uses", "declared_only", "lgpl_used", "kernel_gpl_only", "to-review", "summary"]
-# the summary for this root: class -> modules with declared, inferred, no licence fact; and in all
+# the summary for this root: class -> modules with declared, identified, inferred, no licence fact; and in all
 SUMMARY = {
-    "gpl": [0, 1, 0, 1],
-    "lgpl": [2, 2, 0, 4],
-    "permissive": [0, 0, 0, 0],
-    "incompatible": [0, 0, 0, 0],
-    "unknown": [0, 0, 13, 13],
+    "gpl": [0, 0, 1, 0, 1],
+    "lgpl": [2, 1, 1, 0, 4],
+    "permissive": [0, 0, 0, 0, 0],
+    "incompatible": [0, 0, 0, 0, 0],
+    "unknown": [0, 0, 0, 13, 13],
 }
 
 
@@ -137,7 +137,7 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
 
     # (a) none here, as the API says; said with the coverage, never a bare "none"
     assert findings["gpl_used_by"] == []
-    coverage = f"{SUMMARY['unknown'][2]} of {sum(v[3] for v in SUMMARY.values())} modules have no licence fact"
+    coverage = f"{SUMMARY['unknown'][3]} of {sum(v[4] for v in SUMMARY.values())} modules have no licence fact"
     assert page.inner_text("section[data-finding='gpl_used_by'] p.none") == (
         f"(a) No finding among the modules whose licence is known; {coverage} and are listed under To review."
     )
@@ -148,7 +148,7 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
         "section[data-finding='to-review'] tbody tr", "trs => trs.map(tr => [tr.dataset.path, tr.cells[2].textContent])"
     )
     assert [p for p, _ in listed] == [m["path"] for m in findings["coverage"]["to_review"]]
-    assert len(listed) == SUMMARY["unknown"][2] and {APCFG, APLOG, NVRAM, UTIL} <= {p for p, _ in listed}
+    assert len(listed) == SUMMARY["unknown"][3] and {APCFG, APLOG, NVRAM, UTIL} <= {p for p, _ in listed}
     assert not {BUSYBOX, CRYPT} & {p for p, _ in listed}
     assert all(why.startswith("no licence fact found") for _, why in listed), listed
 
@@ -194,7 +194,7 @@ def check_licences_page(pages: Pages, server: ViewerServer, fw: str) -> None:
     kinds = ("gpl_uses", "gpl_used_by", "declared_only", "lgpl_used", "kernel_gpl_only")
     assert dict(counts) == {k: str(len(findings[k])) for k in kinds}
     modules = next(f["modules"] for f in server.json("/api/firmware") if f["id"] == fw)
-    assert sum(v[3] for v in SUMMARY.values()) == modules
+    assert sum(v[4] for v in SUMMARY.values()) == modules
 
     # every module name links to its file page; a click there opens it
     links = page.eval_on_selector_all("#licences a.file-link", "as => as.map(a => [a.dataset.path, a.href])")

@@ -57,7 +57,7 @@ class PackageManager(enum.StrEnum):
 # of where the module's package came from
 _MANAGER_OF_SOURCE = {"dpkg": PackageManager.DPKG, "dpkg-copyright": PackageManager.DPKG, "opkg": PackageManager.OPKG}
 # sources that name no package of their own: a module's package is then its package database's
-_NO_PACKAGE_OF_THEIR_OWN = {"knowledge-base", "modinfo", NO_FACT}
+_NO_PACKAGE_OF_THEIR_OWN = {"knowledge-base", "identified", "modinfo", NO_FACT}
 
 
 def _source_kind(source: str) -> str:

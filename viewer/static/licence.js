@@ -34,6 +34,7 @@ export function licenceTag(licence, cls = null) {
 
 export const CERTAINTY_HELP = {
   "declared": "stated by the firmware's package data, by the module itself or by your overrides",
+  "identified": "a signature of the component (its strings or exported API) matched the file's own bytes",
   "inferred": "recognised by linkgraph, not stated by the firmware: worth checking against the sources",
 };
 

@@ -36,7 +36,7 @@ function progress(message) {
 }
 
 function summary(data) {
-  const certainties = ["declared", "inferred", null];
+  const certainties = ["declared", "identified", "inferred", null];
   const counts = new Map(LICENCE_CLASSES.map((c) => [c, new Map()]));
   for (const m of data.summary.modules) {
     const cls = counts.has(m.class) ? m.class : "unknown";
@@ -51,7 +51,7 @@ function summary(data) {
     ...certainties.map((c) => el("td", {className: "num"}, String(per.get(c) || 0))),
     el("td", {className: "num total"}, String(total)));
   });
-  const heads = ["licence class", "declared", "inferred", "no licence fact", "modules"].map((h, i) =>
+  const heads = ["licence class", "declared", "identified", "inferred", "no licence fact", "modules"].map((h, i) =>
     el("th", {className: i ? "num" : null, title: CERTAINTY_HELP[h] || null}, h));
   const findings = el("ul", {className: "plain finding-counts"}, ...FINDINGS.map((f) =>
     el("li", {dataset: {finding: f.key}}, `(${f.letter}) `, el("a", {href: `#finding-${f.key}`}, f.title), ": ",
@@ -59,7 +59,8 @@ function summary(data) {
   return el("section", {className: "finding", id: "finding-summary", dataset: {finding: "summary"}},
     el("h2", {}, "Summary"),
     el("p", {className: "help muted"}, "Modules per licence class, and how certain the licence facts are: declared " +
-      "(stated by the firmware or your overrides) or inferred (recognised by linkgraph)."),
+      "(stated by the firmware or your overrides), identified (a signature of the component matched the file's own " +
+      "bytes) or inferred (recognised by linkgraph from a name)."),
     el("table", {className: "data summary-table"}, el("thead", {}, el("tr", {}, ...heads)), el("tbody", {}, ...rows)),
     coverageLine(data.coverage), findings);
 }
