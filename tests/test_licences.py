@@ -848,10 +848,8 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
     assert seen == {
         ("opkg", "declared"),
         ("modinfo", "declared"),
-        ("identified", "identified"),  # a package without a License field, a signature in the file
-        ("knowledge-base", "inferred"),
-        ("name-table", "inferred"),  # a License listing parts of two classes, a name the table knows
-        (f"{NO_FACT}; opkg", None),
+        # musl, libgcc_s, fwtool and LuCI's programs (their packages state no licence), by their signatures
+        ("identified", "identified"),
     }
     hand_checked = {  # path: (licence, source, package)
         "/bin/busybox": (
@@ -859,10 +857,9 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
             "opkg:/usr/lib/opkg/info/busybox.control (package busybox)",
             "busybox 1.25.1-4",
         ),
-        # OpenWrt's libc package declares the toolchain's GPL-3.0-with-GCC-exception: ignored; musl's
-        # strings identify it (its loader prints its version through a format: no version here), MIT
+        # OpenWrt's libc package declares the toolchain's GPL-3.0-with-GCC-exception: ignored, musl is MIT
         "/lib/libc.so": ("MIT", "identified:musl", "libc 1.1.16-1"),
-        "/lib/libgcc_s.so.1": ("GPL-3.0-or-later WITH GCC-exception-3.1", "knowledge-base:libgcc", "libgcc 5.4.0-1"),
+        "/lib/libgcc_s.so.1": ("GPL-3.0-or-later WITH GCC-exception-3.1", "identified:libgcc", "libgcc 5.4.0-1"),
         "/lib/libubox.so": (
             "ISC",
             "opkg:/usr/lib/opkg/info/libubox.control (package libubox)",
@@ -893,13 +890,9 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
             "opkg:/usr/lib/opkg/info/wpad-mini.control (package wpad-mini)",
             "wpad-mini 2016-12-19-ad02e79d-6",
         ),
-        # "License: GPL-2.0 GPL-2.0+": the licences of parts of the package; which is this program's?
-        "/usr/sbin/fw_printenv": (
-            None,
-            f"{NO_FACT}; opkg:/usr/lib/opkg/info/uboot-envtools.control (package uboot-envtools; License lists"
-            " parts: GPL-2.0-only, GPL-2.0-or-later): which part applies to this executable cannot be told",
-            "uboot-envtools 2015.10-1",
-        ),
+        # "License: GPL-2.0 GPL-2.0+" lists the licences of the package's parts; the program's own
+        # messages identify U-Boot's fw_env.c, whose header says GPL-2.0+
+        "/usr/sbin/fw_printenv": ("GPL-2.0-or-later", "identified:u-boot-envtools", "uboot-envtools 2015.10-1"),
         "/usr/lib/libxtables.so.10.0.0": (
             "GPL-2.0-only",  # "License: GPL-2.0"
             "opkg:/usr/lib/opkg/info/libxtables.control (package libxtables)",
@@ -914,15 +907,15 @@ def test_lede_image_licences_from_opkg(tmp_path: Path) -> None:
             "opkg:/usr/lib/opkg/info/kmod-nf-ipt.control (package kmod-nf-ipt)",
             "kmod-nf-ipt 4.4.92-1",
         ),
-        # its package has no License field: OpenWrt's fwtool Makefile (the name table) says GPL-2.0
-        "/usr/bin/fwtool": ("GPL-2.0-only", "name-table:fwtool", "fwtool 1"),
+        # fwtool's package has no License field: its usage text identifies it
+        "/usr/bin/fwtool": ("GPL-2.0-only", "identified:fwtool", "fwtool 1"),
     }
     for path, expected in hand_checked.items():
         m = mods[path]
         assert (m["licence"], m["licence_source"], m["package"]) == expected, path
     certainties = ("declared", "identified", "inferred", None)
     counts = {c: sum(1 for m in mods.values() if m["licence_certainty"] == c) for c in certainties}
-    assert counts == {"declared": 114, "identified": 1, "inferred": 2, None: 6}
+    assert counts == {"declared": 114, "identified": 9, "inferred": 0, None: 0}
 
 
 @pytest.mark.slow
@@ -949,7 +942,7 @@ def test_ffulm_image_uclibc_from_the_knowledge_base(tmp_path: Path) -> None:
             f"{package} 0.9.33.2-1",
         ), name
     sources = {m["licence_source"].split(":")[0] for m in mods.values() if m["licence"]}
-    assert sources == {"opkg", "modinfo", "knowledge-base"}
+    assert sources == {"opkg", "modinfo", "knowledge-base", "identified"}  # identified: libgcc_s
     assert sum(1 for m in mods.values() if m["licence_source"].startswith("opkg:")) > 150
 
 
@@ -1000,11 +993,11 @@ def test_debian_armhf_root_from_dpkg_and_copyright_files(tmp_path: Path) -> None
             "declared",
             "libxtables12",
         ),
-        # gcc's copyright file is free text naming many licences: the knowledge base decides
+        # gcc's copyright file is free text naming many licences: the exported unwinder API decides
         f"{triplet}/libgcc_s.so.1": (
             "GPL-3.0-or-later WITH GCC-exception-3.1",
-            "knowledge-base:libgcc",
-            "inferred",
+            "identified:libgcc",
+            "identified",
             "libgcc-s1",
         ),
     }
