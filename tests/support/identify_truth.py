@@ -7,7 +7,8 @@ copyright file or a Buildroot/Yocto manifest. A copy of the root without that da
 its truth class (``loader/licences/classes.py``):
 
 * recall of class C (gpl, lgpl): truth modules of class C whose class without package data is
-  accepted, over the truth modules of class C;
+  accepted, over the truth modules of class C that are not disputed (below): where the package
+  data is wrong it is no truth to recall;
 * wrong: truth modules whose class without package data is known (not ``unknown``) and not
   accepted, whatever the class; except where the component's own sources contradict the package
   data (``DISPUTED``, each with where it is stated) and the scan found what they state: disputed.
@@ -65,6 +66,18 @@ DISPUTED = {
     # OpenWrt's rp-pppoe Makefile says LGPL-2.0+; rp-pppoe's README and sources say GPL-2.0 (Buildroot: GPL-2.0)
     "rp-pppoe-server": ("GPL-2.0-only", "rp-pppoe README"),
     "rp-pppoe-relay": ("GPL-2.0-only", "rp-pppoe README"),
+    # OpenWrt's ppp Makefile says BSD-4-Clause for every part; the rp-pppoe plugin's plugin.c says
+    # GPL version 2 or later
+    # OpenWrt's uci Makefile says LGPL-2.1 for every part; the Lua binding's lua/uci.c says GPL version 2
+    "libuci-lua": ("GPL-2.0-only", "uci lua/uci.c header"),
+    "ppp-mod-pppoe": ("GPL-2.0-or-later", "ppp pppd/plugins/rp-pppoe/plugin.c header"),
+    # OpenWrt's procd, fstools and ubox Makefiles say GPL-2.0; every source file's header says
+    # "GNU Lesser General Public License version 2.1"
+    "procd": ("LGPL-2.1-only", "procd file headers (procd.c, state.c, initd/init.c)"),
+    "fstools": ("LGPL-2.1-only", "fstools file headers (mount_root.c, libfstools/*.c)"),
+    "block-mount": ("LGPL-2.1-only", "fstools file headers (block.c)"),
+    "ubox": ("LGPL-2.1-only", "ubox file headers (kmodloader.c, log/logd.c, log/logread.c)"),
+    "logd": ("LGPL-2.1-only", "ubox file headers (log/logd.c, log/logread.c)"),
 }
 
 
@@ -130,7 +143,8 @@ class LeaveOneOut:
     left_out: dict[str, int] = field(default_factory=dict)  # "SOURCE (CERTAINTY)" -> userland modules not in the truth
 
     def truth(self, cls: LicenceClass) -> list[Outcome]:
-        return [o for o in self.outcomes if o.truth_class == cls]
+        """The modules of that class by the package data; a disputed one is judged apart (``disputed``)."""
+        return [o for o in self.outcomes if o.truth_class == cls and o.disputed is None]
 
     def recall(self, cls: LicenceClass) -> float | None:
         truth = self.truth(cls)
@@ -143,7 +157,7 @@ class LeaveOneOut:
         return [o for o in self.outcomes if o.disputed is not None]
 
     def missed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.truth_class in MEASURED and not o.hit]
+        return [o for o in self.outcomes if o.truth_class in MEASURED and not o.hit and o.disputed is None]
 
     def sources(self) -> dict[str, int]:
         counts: dict[str, int] = {}
