@@ -55,8 +55,8 @@ def linkgraph(*args: str, check: bool = True, env: dict[str, str] | None = None)
     return proc
 
 
-def scan_and_report(root: Path, db: Path) -> dict:
-    linkgraph("scan", str(root), "--db", str(db), "--quiet")
+def scan_and_report(root: Path, db: Path, *options: str) -> dict:
+    linkgraph("scan", str(root), "--db", str(db), "--quiet", *options)
     return json.loads(linkgraph("report", "--db", str(db), "--format", "json").stdout)
 
 

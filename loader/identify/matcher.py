@@ -87,5 +87,7 @@ def match_file(fh: BinaryIO, size: int) -> list[Hit]:
 
 
 def _text(data: bytes) -> str:
-    text = data[:MAX_TEXT].decode("latin-1")
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+    """The matched bytes as text a reader can check against the file: the string's terminating NULs
+    left out, every other byte that is not printable as ``\\xNN`` and a backslash as ``\\\\``."""
+    text = data[:MAX_TEXT].rstrip(b"\0").decode("latin-1")
+    return "".join("\\\\" if ch == "\\" else ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)

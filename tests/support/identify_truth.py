@@ -71,6 +71,8 @@ DISPUTED = {
     # OpenWrt's uci Makefile says LGPL-2.1 for every part; the Lua binding's lua/uci.c says GPL version 2
     "libuci-lua": ("GPL-2.0-only", "uci lua/uci.c header"),
     "ppp-mod-pppoe": ("GPL-2.0-or-later", "ppp pppd/plugins/rp-pppoe/plugin.c header"),
+    "ppp-mod-pppol2tp": ("GPL-2.0-or-later", "ppp pppd/plugins/pppol2tp/pppol2tp.c header"),
+    "ppp-mod-pptp": ("GPL-2.0-or-later", "ppp pppd/plugins/pptp/pptp.c header"),
     # OpenWrt's procd, fstools and ubox Makefiles say GPL-2.0; every source file's header says
     # "GNU Lesser General Public License version 2.1"
     "procd": ("LGPL-2.1-only", "procd file headers (procd.c, state.c, initd/init.c)"),
@@ -98,6 +100,16 @@ def part_classes(expression: str) -> tuple[set[LicenceClass], bool]:
     return classes | {licence_class(str(arg)) for arg in parsed.args}, True
 
 
+def choice_classes(expression: str | None) -> list[str]:
+    """The class of each alternative of a choice (``Apache-2.0 OR GPL-2.0-or-later``), else none."""
+    from license_expression import OR
+
+    if not expression:
+        return []
+    parsed = spdx_licensing().parse(expression)
+    return sorted({licence_class(str(arg)).value for arg in parsed.args}) if isinstance(parsed, OR) else []
+
+
 @dataclass(slots=True)
 class Outcome:
     """One truth module: what the package data says and what the scan without it found."""
@@ -111,6 +123,7 @@ class Outcome:
     parts: bool  # the truth is a conjunction (a list of the package's parts)
     found: str | None  # the licence without package data
     found_class: str
+    found_choices: list[str]  # for a choice (OR), the class of each alternative
     found_certainty: str | None
     found_source: str
 
@@ -124,7 +137,8 @@ class Outcome:
 
     @property
     def hit(self) -> bool:
-        return self.found_class in self.accepted
+        # a choice offering the truth's class agrees with it (mbed TLS 2.x: two editions, same bytes)
+        return self.found_class in self.accepted or self.truth_class in self.found_choices
 
     @property
     def wrong(self) -> bool:
@@ -252,6 +266,7 @@ def leave_one_out(name: str, root: Path, workdir: Path) -> LeaveOneOut:
                 parts=parts,
                 found=found,
                 found_class=licence_class(found).value,
+                found_choices=choice_classes(found),
                 found_certainty=other.certainty.value if other is not None and other.certainty else None,
                 found_source=other.source if other is not None else "not in the scan",
             )
