@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         "--identify-cost",
         action="store_true",
         help="also run each scan with --no-identify (alternating) and give what the identification adds "
-        f"(goal <= {IDENTIFY_GOAL:.0%%})",
+        f"(goal <= {IDENTIFY_GOAL * 100:.0f}%%)",
     )
     args = parser.parse_args(argv)
 

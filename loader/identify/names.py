@@ -15,8 +15,8 @@ import functools
 import re
 from dataclasses import dataclass
 from fnmatch import translate
-from importlib import resources
 
+from ..data_files import load_yaml
 from ..licences.packages import part_for
 from ..model import Certainty, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
@@ -51,10 +51,7 @@ class NameTable:
 
 @functools.cache
 def name_table() -> NameTable:
-    import yaml
-
-    text = (resources.files("linkgraph.loader.identify") / "data" / "names.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    data = load_yaml("linkgraph.loader.identify", "names.yaml")
     comps = {
         name: Named(name, c.get("licence"), tuple(c.get("parts") or ()), tuple(c.get("sources") or ()))
         for name, c in data["components"].items()

@@ -1,7 +1,9 @@
 """Which bytes of an ELF file hold its strings: the ranges the identification stage reads.
 
-With section headers, the allocated data sections (``.rodata``, ``.data``, ``.data.rel.ro`` …: not
-executable code, not ``NOBITS``); without them (sstripped files), the whole file. Every offset and
+With section headers, the allocated data sections (``.rodata``, ``.data`` …: not executable code,
+not ``NOBITS``), less those that hold no text: relocated pointers, unwind and exception tables, the
+GOT, Go's line and type tables (``NO_TEXT``: half the data bytes of a host's ``/usr`` and ``/opt``);
+without section headers (sstripped files), the whole file. Every offset and
 size is bounded by the file, and the ranges are read in windows of ``WINDOW`` bytes that overlap by
 ``OVERLAP``, so memory stays bounded whatever a header claims.
 """
@@ -17,6 +19,22 @@ OVERLAP = 1024  # longer than any signature's match: a match across a window edg
 SHT_PROGBITS = 1
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 MAX_SECTIONS = 1 << 16
+MAX_NAMES = 1 << 20  # bytes of the section-name table read at most
+# allocated data sections that hold no string literals (their pointers point into .rodata)
+NO_TEXT = frozenset(
+    {
+        b".data.rel.ro",
+        b".data.rel.ro.local",
+        b".eh_frame",
+        b".eh_frame_hdr",
+        b".gcc_except_table",
+        b".got",
+        b".got.plt",
+        b".gopclntab",
+        b".typelink",
+        b".itablink",
+    }
+)
 
 
 def _sections(head: bytes, fh: BinaryIO, size: int) -> list[tuple[int, int]] | None:
@@ -40,12 +58,30 @@ def _sections(head: bytes, fh: BinaryIO, size: int) -> list[tuple[int, int]] | N
         return None
     fh.seek(shoff)
     table = fh.read(shnum * shentsize)
+    rows = [entry.unpack_from(table, i * shentsize) for i in range(shnum)]
+    names = _names(fh, size, rows, struct.unpack_from(order + "H", head, 0x3E if wide else 0x32)[0])
     out = []
-    for i in range(shnum):
-        _name, kind, flags, _addr, offset, length = entry.unpack_from(table, i * shentsize)
-        if kind == SHT_PROGBITS and flags & SHF_ALLOC and not flags & SHF_EXECINSTR and length and offset < size:
+    for name, kind, flags, _addr, offset, length in rows:
+        data = kind == SHT_PROGBITS and flags & SHF_ALLOC and not flags & SHF_EXECINSTR
+        if data and length and offset < size and _name_at(names, name) not in NO_TEXT:
             out.append((offset, min(length, size - offset)))
     return out
+
+
+def _names(fh: BinaryIO, size: int, rows: list[tuple[int, ...]], index: int) -> bytes:
+    """The section-name table (bounded by the file and ``MAX_NAMES``); empty when there is none."""
+    if not 0 < index < len(rows):
+        return b""
+    offset, length = rows[index][4], rows[index][5]
+    if offset >= size:
+        return b""
+    fh.seek(offset)
+    return fh.read(min(length, size - offset, MAX_NAMES))
+
+
+def _name_at(names: bytes, at: int) -> bytes:
+    end = names.find(b"\0", at)
+    return names[at:end] if 0 <= at < len(names) and end >= 0 else b""
 
 
 def string_ranges(fh: BinaryIO, size: int) -> list[tuple[int, int]]:

@@ -12,8 +12,8 @@ import functools
 import re
 from dataclasses import dataclass
 from fnmatch import translate
-from importlib import resources
 
+from ..data_files import load_yaml
 from ..licences.spdx import normalise
 
 KINDS = ("library", "program")
@@ -128,7 +128,4 @@ def _component(entry: dict) -> Component:
 @functools.cache
 def components() -> tuple[Component, ...]:
     """The signature table, in file order."""
-    import yaml
-
-    text = (resources.files("linkgraph.loader.identify") / "data" / "signatures.yaml").read_text(encoding="utf-8")
-    return tuple(_component(e) for e in yaml.safe_load(text)["components"])
+    return tuple(_component(e) for e in load_yaml("linkgraph.loader.identify", "signatures.yaml")["components"])

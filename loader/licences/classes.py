@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import enum
 import functools
-from importlib import resources
 from typing import Any
+
+from ..data_files import load_yaml
 
 
 class LicenceClass(enum.StrEnum):
@@ -32,10 +33,7 @@ _BINDING = {_C.GPL: 0, _C.INCOMPATIBLE: 1, _C.LGPL: 2, _C.UNKNOWN: 3, _C.PERMISS
 
 @functools.cache
 def _table() -> dict[str, Any]:
-    import yaml
-
-    text = (resources.files("linkgraph.loader.licences") / "data" / "classes.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return load_yaml("linkgraph.loader.licences", "classes.yaml")
 
 
 def _class_of_id(licence_id: str) -> LicenceClass:

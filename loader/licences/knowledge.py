@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import translate
-from importlib import resources
 
+from ..data_files import load_yaml
 from ..model import Certainty, Flavour, Module
 from .base import Candidate, Context, LicenceSource, file_names
 from .spdx import normalise
@@ -107,10 +107,7 @@ def _component(entry: dict) -> Component:
 @functools.cache
 def components() -> tuple[Component, ...]:
     """The knowledge base, in file order."""
-    import yaml
-
-    text = (resources.files("linkgraph.loader.licences") / "data" / "components.yaml").read_text(encoding="utf-8")
-    return tuple(_component(e) for e in yaml.safe_load(text)["components"])
+    return tuple(_component(e) for e in load_yaml("linkgraph.loader.licences", "components.yaml")["components"])
 
 
 def recognise(module: Module, flavour: Flavour | None, read: Callable[[], bytes | None]) -> Component | None:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 from typing import Any, NamedTuple
+
+from ..data_files import load_yaml
 
 _TOKEN = re.compile(r"\(|\)|&|\||,|[^\s()&|,]+")
 _OPERATORS = {"and": "AND", "&": "AND", "or": "OR", "|": "OR", "and/or": "OR", "with": "WITH"}
@@ -38,10 +39,7 @@ class _Unknown(Exception):
 @functools.cache
 def names_data() -> dict[str, dict[str, str]]:
     """``data/names.yaml`` with its keys folded (lower case, blanks collapsed)."""
-    import yaml
-
-    text = (resources.files("linkgraph.loader.licences") / "data" / "names.yaml").read_text(encoding="utf-8")
-    raw: dict[str, Any] = yaml.safe_load(text)
+    raw: dict[str, Any] = load_yaml("linkgraph.loader.licences", "names.yaml")
     return {
         table: {fold(k): v for k, v in entries.items()} for table, entries in raw.items() if isinstance(entries, dict)
     }
@@ -50,10 +48,7 @@ def names_data() -> dict[str, dict[str, str]]:
 @functools.cache
 def ignored_package_licences() -> tuple[dict[str, str], ...]:
     """``ignored_package_licences`` of ``data/names.yaml``: metadata known not to describe its files."""
-    import yaml
-
-    text = (resources.files("linkgraph.loader.licences") / "data" / "names.yaml").read_text(encoding="utf-8")
-    return tuple(yaml.safe_load(text).get("ignored_package_licences", ()))
+    return tuple(load_yaml("linkgraph.loader.licences", "names.yaml").get("ignored_package_licences", ()))
 
 
 def _quote(text: str) -> str:
