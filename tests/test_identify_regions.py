@@ -37,9 +37,9 @@ def readelf_ranges(path: Path) -> tuple[list[tuple[int, int]], set[str]]:
     wanted, names = [], set()
     for name, kind, offset, size, flags in SECTION.findall(table):
         names.add(name)
-        if kind == "PROGBITS" and "A" in flags and "X" not in flags and int(size, 16):
-            if name.encode() not in NO_TEXT:
-                wanted.append((int(offset, 16), int(size, 16)))
+        data = kind == "PROGBITS" and "A" in flags and "X" not in flags and int(size, 16)
+        if data and name.encode() not in NO_TEXT:
+            wanted.append((int(offset, 16), int(size, 16)))
     return sorted(wanted), names
 
 
