@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from collections.abc import Iterable
 
 from ..elf.dynsym import DynSymbols
@@ -41,6 +42,22 @@ def _exported(module: Module, wanted: frozenset[str]) -> set[str]:
 @functools.cache
 def _api_names(table: tuple[Component, ...]) -> frozenset[str]:
     return frozenset().union(*(c.symbols for c in table))
+
+
+@functools.cache
+def _any_name(table: tuple[Component, ...]) -> re.Pattern[str]:
+    """One expression for every component's file names: most names match none, and are let go at once."""
+    return re.compile("|".join(f"(?:{c.files.pattern})" for c in table if c.files is not None) or "(?!)")
+
+
+def _candidates(table: tuple[Component, ...], hit: Iterable[int], names: list[str], exported: set[str]) -> list[int]:
+    """The components worth deciding on, in table order: those with hits, named, or with API symbols."""
+    found = set(hit)
+    if any(_any_name(table).match(n) for n in names):
+        found.update(i for i, c in enumerate(table) if c.named(names))
+    if exported:
+        found.update(i for i, c in enumerate(table) if c.symbols and not c.symbols.isdisjoint(exported))
+    return sorted(found)
 
 
 def _symbol_evidence(comp: Component, exported: set[str]) -> Evidence | None:
@@ -96,8 +113,8 @@ def decide(module: Module, hits: list[Hit], table: tuple[Component, ...]) -> Mod
     exported = _exported(module, _api_names(table)) if module.facts.symbols else set()
     own: tuple[int, Identification] | None = None
     found: list[tuple[int, Identification]] = []
-    for index, comp in enumerate(table):
-        comp_hits = by_component.get(index, [])
+    for index in _candidates(table, by_component, names, exported):
+        comp, comp_hits = table[index], by_component.get(index, [])
         symbols = _symbol_evidence(comp, exported)
         # a licence statement alone names no component (many programs print "GPL version 2 or later")
         signed = any(not h.statement for h in comp_hits) or symbols is not None
