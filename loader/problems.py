@@ -47,6 +47,7 @@ class ProblemCode(enum.StrEnum):
     # unpacking and licence data
     UNPACK = "unpack"
     UNPACK_MEMBER = "unpack-member"
+    FILESYSTEM_NOT_EXTRACTED = "filesystem-not-extracted"  # a file system found in an image that no reader read
     LICENCE_DATA = "licence-data"
     # risky DT_RPATH / DT_RUNPATH entries (loader/ldso/risky_paths.py)
     RPATH_RELATIVE = "rpath-relative"

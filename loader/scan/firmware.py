@@ -18,6 +18,7 @@ from ..errors import LinkgraphError
 from ..kmod.stage import kernel_images
 from ..licences import Overrides
 from ..model import ScanResult
+from ..problems import ProblemCode
 from ..unpack import Unpacked, unpack
 from .parse import Progress
 from .root import _no_progress, scan_root
@@ -70,7 +71,8 @@ def scan_target(
     unpacked = unpack(target, workdir, progress)
     if not unpacked.roots:
         formats = ", ".join(f"{c.format}@{c.offset:#x}" for c in unpacked.carved) or "nothing recognised"
-        raise NoRootFound(f"{target}: no root filesystem found ({formats}); scan an unpacked root folder instead")
+        why = "".join(f"; {p.message}" for p in unpacked.problems if p.code is ProblemCode.FILESYSTEM_NOT_EXTRACTED)
+        raise NoRootFound(f"{target}: no root filesystem found ({formats}){why}; scan an unpacked root folder instead")
     base = name or target.name
     target_sha = None if unpacked.kind == "directory" else file_sha256(target)
     results = []

@@ -8,7 +8,8 @@
 
 Archives (tar, cpio, zip) and compressed streams (gzip, xz, lzma, bzip2, zstd) are
 extracted by this package's own guarded code; images go through unblob, used as a library,
-with squashfs extracted by Debian's ``unsquashfs``. Everything is written below ``workdir``;
+with squashfs extracted by Debian's ``unsquashfs`` (TP-Link's LZMA variant, which it refuses, by
+PySquashfsImage: ``squashfs_lzma.py``). Everything is written below ``workdir``;
 a bad archive member, a failing extractor or a damaged chunk becomes a ``Problem``.
 """
 

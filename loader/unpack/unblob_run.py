@@ -18,9 +18,10 @@ from pathlib import Path
 from types import ModuleType
 
 from ..problems import Problem, ProblemCode, Severity
-from .formats import format_of_handler
+from .formats import FILESYSTEMS, format_of_handler
 from .links import KeptLinks, MemberProblems, restore_links
 from .records import Carved
+from .squashfs import VariantNotRead
 
 
 @dataclass(slots=True)
@@ -82,6 +83,8 @@ def describe(report: object) -> str | None:
             return f"extractor timed out after {report.timeout:.0f}s: {report.cmd}"
         case r.MaliciousSymlinkRemoved():
             return None  # unblob's tidying; the link is put back as the file system had it
+        case VariantNotRead():
+            return f"TP-Link's LZMA variant cannot be read either: {report.reason}"
         case r.CalculateChunkExceptionReport():
             return f"{report.handler} at 0x{report.start_offset:x}: {_last_line(str(report.exception))}"
         case r.UnknownError():
@@ -104,10 +107,21 @@ def _problem(report: object, path: str) -> Problem | None:
     return Problem(path, Severity.ERROR if error else Severity.WARNING, message, ProblemCode.UNPACK)
 
 
+def _not_extracted(carved: Carved, reports: list[object]) -> Problem | None:
+    """One error for a file system chunk that its extractor failed on, with every reason given."""
+    from unblob import report as r
+
+    reasons = [m for rep in reports if isinstance(rep, r.ErrorReport) and (m := describe(rep)) is not None]
+    if carved.format not in FILESYSTEMS or not reasons:
+        return None
+    message = f"{carved.format} at 0x{carved.offset:x} could not be extracted: {'; '.join(reasons)}"
+    return Problem(carved.inner_source, Severity.ERROR, message, ProblemCode.FILESYSTEM_NOT_EXTRACTED)
+
+
 def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
     """Run unblob on ``path`` with its output in ``out``; ``source`` is ``path`` relative to the input."""
     processing = _unblob()
-    from unblob.report import CarveDirectoryReport, ChunkReport
+    from unblob.report import CarveDirectoryReport, ChunkReport, ErrorReport
     from unblob.sandbox import Sandbox
 
     from .handlers import unpack_handlers
@@ -147,6 +161,9 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
             tree = carve_dirs[0] / f"{report.start_offset}-{report.end_offset}.{report.handler_name}_extract"
         else:
             tree = config.get_extract_dir_for(path)
+        failure = _not_extracted(carved, list(report.extraction_reports))
+        if failure is not None:
+            found.problems.append(failure)
         for sub in report.extraction_reports:
             if isinstance(sub, KeptLinks):
                 restore_links(tree, sub)
@@ -155,6 +172,8 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
                 found.problems += [
                     Problem(carved.inner_source, severities[s], m, ProblemCode.UNPACK_MEMBER) for s, m in sub.problems
                 ]
+            elif failure is not None and isinstance(sub, ErrorReport):
+                continue  # said in ``failure``
             elif (problem := _problem(sub, carved.inner_source)) is not None:
                 found.problems.append(problem)
         found.chunks.append(Chunk(carved, tree if tree.is_dir() else None))

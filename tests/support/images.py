@@ -1,4 +1,4 @@
-"""The two real TP-Link TL-WR841N v11 router images of the shared firmware folder."""
+"""The real router images of the shared firmware folder: two TL-WR841N v11, one stock TL-MR3020 v1."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from conftest import REPO
 FIRMWARE = Path(os.environ.get("LINKGRAPH_FIRMWARE_DIR", REPO.parent / "shared" / "firmware"))
 LEDE = FIRMWARE / "lede-17.01.4-ar71xx-tiny-tl-wr841-v11-squashfs-sysupgrade.bin"
 FFULM = FIRMWARE / "ffulm-0.6.5-ar71xx-tiny-tl-wr841-v11-squashfs-factory-eu.bin"
+MR3020 = FIRMWARE / "tplink-mr3020v1-3.17.2-150921.bin"  # TP-Link's LZMA squashfs
 
 
 def unpacked_root(workdir: Path) -> Path:
