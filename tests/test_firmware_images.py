@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import linkgraph
+from conftest import linkgraph, linkgraph_cmd
 from support.images import FFULM, LEDE
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
@@ -54,3 +56,19 @@ def test_ebtables_finds_its_extensions_through_rpath(tmp_path: Path) -> None:
     assert len(extensions) == 21 and not link_map["missing"]
     needed = {d["soname"]: d for d in report["dependencies"] if d["from"] == ebtables["path"]}
     assert all(needed[Path(o).name]["to"] == o for o in extensions)
+
+
+def test_an_image_scan_prints_nothing_of_its_dependencies(tmp_path: Path) -> None:
+    """The installed command, run as a user runs it: unblob imports LIEF, whose bindings
+    (nanobind) would list their "leaked" objects on stderr at interpreter exit."""
+    proc = subprocess.run(
+        [*linkgraph_cmd(), "scan", str(LEDE), "--db", str(tmp_path / "fw.lbdb")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "graph stored in" in proc.stderr  # linkgraph's own summary is there
+    assert "nanobind" not in proc.stderr
+    assert not [line for line in proc.stderr.splitlines() if line.startswith(" - leaked")]

@@ -126,7 +126,8 @@ def expected_risky(result: so.Checked) -> Counter:
         for entries in so.search_entries(root / path.lstrip("/")).values():
             for entry in dict.fromkeys(entries):
                 if not entry:
-                    out[path, "rpath-empty"] += 1
+                    if result.kind != "musl":  # musl's path_open skips empty entries
+                        out[path, "rpath-empty"] += 1
                     continue
                 origin = entry.startswith(("$ORIGIN", "${ORIGIN}"))
                 if not entry.startswith("/") and not origin:
@@ -160,7 +161,12 @@ def test_risky_search_paths(checked: Callable[[str], so.Checked]) -> None:
         got = Counter((p["path"], code) for code, items in risky.items() for p in items)
         assert got == expected_risky(result), name
     print(counts)
-    assert counts["dlink_dir880l"].get("rpath-build-host") and counts["alt_xiaomi_r4a"].get("rpath-empty"), counts
+    assert counts["dlink_dir880l"].get("rpath-build-host"), counts
+    # the Xiaomi root's files hold empty entries, which its musl loader skips: no warning
+    xiaomi = checked("alt_xiaomi_r4a")
+    root = xiaomi.loader.root
+    holding = [p for p in xiaomi.loader.elves if any("" in e for e in so.search_entries(root / p.lstrip("/")).values())]
+    assert holding and not counts["alt_xiaomi_r4a"].get("rpath-empty"), (len(holding), counts)
 
 
 def test_comparison_notices_a_wrong_edge(checked: Callable[[str], so.Checked]) -> None:

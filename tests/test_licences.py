@@ -509,6 +509,43 @@ def test_yocto_manifest(tmp_path: Path) -> None:
     assert [p.path for p in problems] == ["/usr/share/common-licenses/license.manifest"]
 
 
+# util-linux's list as a firmware held it: no parenthesis, 43 characters
+LISTED = "Public-Domain LGPL-2.1+ GPL-2.0+ GPL-3.0+"
+
+
+def test_a_blank_separated_list_with_a_licence_ref_is_no_parse_error(tmp_path: Path) -> None:
+    """As an expression (a Yocto manifest) every part applies; as OpenWrt's list a part per file."""
+    write(
+        tmp_path,
+        {
+            "/usr/share/common-licenses/license.manifest": f"PACKAGE NAME: libblkid1\nPACKAGE VERSION: 2.39\n"
+            f"RECIPE NAME: util-linux\nLICENSE: {LISTED}\n",
+            "/usr/lib/opkg/info/libfdisk.control": f"Package: libfdisk\nVersion: 2.29\nLicense: {LISTED}\n",
+            "/usr/lib/opkg/info/libfdisk.list": "/usr/lib/libfdisk.so.1\n",
+        },
+    )
+    found, problems = facts_of(
+        tmp_path, [module("/lib/libblkid.so.1.1.0", soname="libblkid.so.1")], flavour=Flavour.GLIBC
+    )
+    assert problems == []
+    assert found["/lib/libblkid.so.1.1.0"].licence == (
+        "LicenseRef-public-domain AND LGPL-2.1-or-later AND GPL-2.0-or-later AND GPL-3.0-or-later"
+    )
+    (tmp_path / "usr/share/common-licenses/license.manifest").unlink()
+    found, problems = facts_of(tmp_path, [module("/usr/lib/libfdisk.so.1", soname="libfdisk.so.1")])
+    assert problems == []
+    assert found["/usr/lib/libfdisk.so.1"].licence == "LGPL-2.1-or-later"  # the list's one LGPL part
+
+
+@pytest.mark.parametrize("written", ["Public-Domain (GPL-2.0+", "Public-Domain GPL-2.0+)", "GPLv2 and or MIT"])
+def test_a_parse_error_speaks_of_the_text_itself(written: str) -> None:
+    """license-expression counts its positions in the rewritten expression (names resolved), which
+    the user never sees: the reason quotes the text and names no position in another one."""
+    found = normalise(written)
+    assert found.expression is None and found.why is not None
+    assert found.why.startswith(f"licence '{written}' is not an SPDX expression") and "position" not in found.why
+
+
 # --------------------------------------------------------------------------- modinfo, knowledge base, overrides
 
 

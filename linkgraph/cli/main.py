@@ -20,6 +20,7 @@ from ..loader.errors import LinkgraphError
 from ..loader.model import Resolution
 from ..loader.problems import Severity
 from .console import ProgressBar, ScanSummary, print_found, print_summary
+from .exit_noise import silence_exit_noise
 from .options import DEFAULT_DB, EXIT_INTERNAL, EXIT_OK, EXIT_PROBLEMS, fail, store_options
 
 
@@ -190,7 +191,9 @@ def run() -> None:
     """The ``linkgraph`` command: ``main``, with an internal error turned into one line and exit 3.
 
     The traceback goes to a new file in the temporary folder, whose path the line names; nothing
-    of it reaches the screen (exit 1 stays "done, with problems")."""
+    of it reaches the screen (exit 1 stays "done, with problems"). What a dependency would print
+    by itself at exit is silenced first (see exit_noise)."""
+    silence_exit_noise()
     try:
         main()
     except Exception as exc:  # every unexpected failure, MemoryError and RecursionError included

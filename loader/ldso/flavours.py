@@ -143,6 +143,10 @@ class LoaderFlavour:
     #: A DT_RPATH/DT_RUNPATH string with any $ token other than $ORIGIN is dropped whole (musl's
     #: fixup_rpath); glibc and uClibc expand or drop entry by entry.
     other_tokens_void_rpath = False
+    #: An empty DT_RPATH/DT_RUNPATH entry (``a::b``, a leading or trailing ``:``) is the working
+    #: directory (glibc's fillin_rpath, uClibc's search_for_named_library); musl's path_open
+    #: skips every empty entry.
+    empty_entry_is_cwd = True
 
     #: The default directories are fixed in the loader's source (musl): nothing to read them from.
     fixed_default_dirs = False
@@ -204,6 +208,7 @@ class Musl(LoaderFlavour):
     flavour = Flavour.MUSL
     search_order = SearchOrder.EACH_OBJECT_RUNPATH_OR_RPATH
     other_tokens_void_rpath = True
+    empty_entry_is_cwd = False  # path_open: s += strspn(s, ":\n") before each entry
     verdict = staticmethod(musl_verdict)
     match_soname = False  # musl matches the name it loaded a file under, and the inode
     versioned_lookup = False

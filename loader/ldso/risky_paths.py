@@ -3,7 +3,8 @@
 Each entry of an object's search path is checked once (one warning per file, tag and entry):
 
 * ``rpath-empty``: an empty entry (``"a::b"``, a leading or trailing ``:``): glibc and uClibc
-  read it as the working directory (musl's ``path_open`` skips it);
+  read it as the working directory; musl's ``path_open`` skips it, so an object only musl's
+  loader reads gets no warning for it;
 * ``rpath-relative``: an entry that neither starts with ``/`` nor with ``$ORIGIN``: it is
   resolved from the working directory of the process, whatever that is;
 * ``rpath-world-writable``: an entry into a folder anyone may write to: the temporary folders
@@ -23,23 +24,40 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..errors import RootfsError
-from ..model import ElfFacts
+from ..model import ElfFacts, Flavour, LinkMap
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
+from .flavours import FLAVOURS
 
 WORLD_WRITABLE = ("/tmp", "/var", "/var/tmp", "/dev/shm")
 BUILD_HOST = re.compile(r"^/(home|builds?|work|workspace|usr/src|var/lib/jenkins|opt/toolchain[^/]*)(/|$)")
 _ORIGIN = re.compile(r"^\$(ORIGIN|\{ORIGIN\})(?=/|$)")
 
 
-def risky_search_paths(root: RootFS, objects: Iterable[ElfFacts]) -> list[Problem]:
-    """Warnings for the risky DT_RPATH/DT_RUNPATH entries of ``objects``, in path order."""
+def readers(link_maps: Iterable[LinkMap]) -> dict[str, set[Flavour]]:
+    """Per object path, the loaders whose link maps hold it: the ones that read its search path."""
+    out: dict[str, set[Flavour]] = {}
+    for link_map in link_maps:
+        for path in link_map.objects:
+            out.setdefault(path, set()).add(link_map.flavour)
+    return out
+
+
+def risky_search_paths(
+    root: RootFS, objects: Iterable[ElfFacts], loaders: Mapping[str, set[Flavour]] | None = None
+) -> list[Problem]:
+    """Warnings for the risky DT_RPATH/DT_RUNPATH entries of ``objects``, in path order.
+
+    ``loaders``: per object path, the loaders whose link maps hold it (the ones that read its
+    search path); an object missing from it is taken to be read by any loader."""
     writable: dict[str, bool] = {}
     out: list[Problem] = []
     for facts in sorted(objects, key=lambda f: f.path):
+        by = (loaders or {}).get(facts.path)
+        empty_is_cwd = not by or any(FLAVOURS[f].empty_entry_is_cwd for f in by)
         for tag, raw in (("DT_RPATH", facts.rpath_raw), ("DT_RUNPATH", facts.runpath_raw)):
             if raw is None:
                 continue
@@ -48,6 +66,8 @@ def risky_search_paths(root: RootFS, objects: Iterable[ElfFacts]) -> list[Proble
                 if entry in seen:
                     continue
                 seen.add(entry)
+                if not entry and not empty_is_cwd:
+                    continue
                 found = _check(root, facts, entry, writable)
                 if found is not None:
                     code, why = found
@@ -65,7 +85,7 @@ def risky_search_paths(root: RootFS, objects: Iterable[ElfFacts]) -> list[Proble
 
 def _check(root: RootFS, facts: ElfFacts, entry: str, writable: dict[str, bool]) -> tuple[ProblemCode, str] | None:
     if not entry:
-        why = "an empty entry: uClibc (and glibc, between colons) search the working directory; musl skips it"
+        why = "an empty entry: uClibc (and glibc, between colons) search the working directory"
         return ProblemCode.RPATH_EMPTY, why
     origin = _ORIGIN.match(entry)
     if not entry.startswith("/") and origin is None:

@@ -20,7 +20,11 @@ from ..data_files import load_yaml
 
 _TOKEN = re.compile(r"\(|\)|&|\||,|[^\s()&|,]+")
 _OPERATORS = {"and": "AND", "&": "AND", "or": "OR", "|": "OR", "and/or": "OR", "with": "WITH"}
-_REF = re.compile(r"^(?:DocumentRef-[A-Za-z0-9.\-]+:)?LicenseRef-[A-Za-z0-9.\-]+$")
+_REF_ID = re.compile(r"(?:DocumentRef-[A-Za-z0-9.\-]+:)?LicenseRef-[A-Za-z0-9.\-]+")
+_REF = re.compile(rf"^{_REF_ID.pattern}$")
+# license-expression's "at position: N" counts in the rewritten expression (names resolved),
+# not in the text the firmware holds
+_POSITION = re.compile(r"\s*at position:?\s*\d+")
 _OR_LATER = re.compile(r"(\S+?)\+?\s+or\s+(?:\(at your option\)\s+)?(?:any\s+)?later(?:\s+version)?", re.I)
 _UNSTATED = {"", "NONE", "NOASSERTION", "UNKNOWN", "N/A"}
 
@@ -190,19 +194,25 @@ def normalise(text: str) -> Normalised:
     except _Unknown as exc:
         return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({exc})")
     licensing = spdx_licensing()
-    # LicenseRef- ids are valid SPDX, but the library's index has none: check the rest
-    check = re.sub(r"\S*LicenseRef-[A-Za-z0-9.\-]+", "MIT", expression)
+    # LicenseRef- ids are valid SPDX, but the library's index has none: check the rest (the id
+    # alone is replaced, never a parenthesis around it)
+    check = _REF_ID.sub("MIT", expression)
     try:
         errors = licensing.validate(check).errors
     except Exception:  # validate() itself fails on some malformed input (license-expression 30.4)
         errors = ["malformed expression"]
     if errors:
-        return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({errors[0]})")
+        return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({_error(errors[0])})")
     try:
         parsed = licensing.parse(expression, validate=False)
     except (ExpressionError, ParseError) as exc:
-        return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({exc})")
+        return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({_error(str(exc))})")
     return Normalised(parsed.render() if parsed is not None else None, None if parsed is not None else "empty")
+
+
+def _error(message: str) -> str:
+    """license-expression's message about the rewritten expression, without its position there."""
+    return _POSITION.sub("", message)
 
 
 def normalise_modinfo(text: str) -> Normalised:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -34,17 +35,29 @@ DIGEST_LATER = Digests("sha256 not read yet", "sha1 not read yet")  # ElfReader.
 Progress = Callable[[str, int, int], None]
 
 
+# a shared object's or a kernel module's file name: libc.so.6, ld-2.19.so, libfoo.so.1.0.2k, x.ko
+# (not ubus.sock, resolv.conf.solo)
+_CODE_NAME = re.compile(r"\.so(\.[0-9][^/]*)?$|\.ko$")
+
+
+def named_like_code(path: str) -> bool:
+    """Whether the file name is one a loader opens: a shared object's or a kernel module's."""
+    return _CODE_NAME.search(os.path.basename(path)) is not None
+
+
 def looks_like_code(path: str, mode: int) -> bool:
-    name = os.path.basename(path)
-    return ".so" in name or name.endswith(".ko") or bool(mode & 0o111)
+    return named_like_code(path) or bool(mode & 0o111)
 
 
 def _too_large(device: str) -> Problem:
     return Problem(device, Severity.WARNING, f"skipped: larger than {MAX_ELF_SIZE >> 20} MiB", ProblemCode.TOO_LARGE)
 
 
-def _empty(device: str, mode: int) -> Problem | None:
-    if not looks_like_code(device, mode):
+def _empty(device: str) -> Problem | None:
+    """An empty file named like a library or kernel module: a loader that opens it finds no code.
+    Any other empty file (an empty script, ``.gitkeep``, a lock file, with or without an
+    executable bit) is a file like any other: an empty executable runs as an empty script."""
+    if not named_like_code(device):
         return None
     return Problem(
         display_path(device), Severity.WARNING, "empty file (0 bytes) where code was expected", ProblemCode.EMPTY_FILE
@@ -72,7 +85,7 @@ def _verdict(device: str, answer: Answer) -> bool | Problem | None:
     if not stat.S_ISREG(mode):  # replaced since the walk listed it
         return None
     if kind == "Z":
-        return _empty(device, mode)
+        return _empty(device)
     if size < MIN_ELF_SIZE:
         return _truncated(device, mode)
     if size > MAX_ELF_SIZE:  # checked before anything is read
@@ -141,7 +154,7 @@ def candidates(
             if others is not None and other(entry.path.rsplit("/", 1)[-1]):
                 others.append(entry.path)
             yield (root.host_path(entry.path), entry.path)  # byte-exact: shown escaped only when stored
-        elif looks_like_code(entry.path, 0):
+        elif named_like_code(entry.path):
             problems.append(
                 Problem(shown, Severity.WARNING, "not a regular file (FIFO, device or socket)", ProblemCode.NOT_REGULAR)
             )

@@ -25,12 +25,12 @@ from ..ldso.flavours import LoaderFlavour, flavour_of
 from ..ldso.interposition import find_interposed
 from ..ldso.link_map import World, build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
-from ..ldso.risky_paths import risky_search_paths
+from ..ldso.risky_paths import readers, risky_search_paths
 from ..licences import Overrides, licence_facts
 from ..model import ElfFacts, Kind, Module, Resolution, ScanResult
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .parse import ElfReader, Progress, candidates, looks_like_code
+from .parse import ElfReader, Progress, candidates, named_like_code
 
 LOADER_CONFIG = ("/etc/ld.so.cache", "/etc/ld.so.conf")
 
@@ -139,6 +139,7 @@ def _scan_root(
     reader.all_parsed()
     world = World(root, modules, problems, cpu)
     resolution, default, binder, flavours = _resolve(world, modules, progress)
+    problems += risky_search_paths(root, modules.values(), readers(resolution.link_maps))
     timings["resolve"] = time.perf_counter() - t1
 
     t_kmod = time.perf_counter()
@@ -201,7 +202,7 @@ def _links(
                 Problem(shown, Severity.WARNING, f"symlink {root.warnings[link]}", ProblemCode.SYMLINK_OUTSIDE)
             )
         if target is None:
-            if looks_like_code(link, 0):
+            if named_like_code(link):
                 problems.append(
                     Problem(
                         shown,
@@ -213,7 +214,6 @@ def _links(
             continue
         if target in modules:
             aliases.setdefault(target, []).append(link)
-    problems += risky_search_paths(root, modules.values())
     return aliases, link_targets
 
 
