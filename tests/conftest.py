@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from linkgraph.cli.exit_noise import silence_exit_noise
+
 REPO = Path(__file__).resolve().parent.parent
+silence_exit_noise()  # the tests import unblob (and with it LIEF) in this process too
 sys.path.insert(0, str(REPO / "bench"))
 # the browser tests' fixtures (Chromium, pages, the article served from both stores): tests/support/browser.py;
 # the viewer API's (the article scanned into a LadybugDB, Flask's test client on it, its firmware id):
