@@ -25,6 +25,7 @@ class ProblemCode(enum.StrEnum):
     NOT_REGULAR = "not-regular-file"
     EMPTY_FILE = "empty-file"
     ELF_UNUSABLE = "elf-unusable"
+    ELF_FOREIGN = "elf-foreign"  # an unusable ELF file for another CPU that no loader opens (scan.foreign)
     # symlinks
     SYMLINK_UNRESOLVABLE = "symlink-unresolvable"
     SYMLINK_OUTSIDE = "symlink-outside-root"
@@ -40,6 +41,7 @@ class ProblemCode(enum.StrEnum):
     LD_CACHE_IGNORED = "ld-cache-ignored"
     LD_CONF_ASSUMED = "ld-conf-assumed"
     DEFAULT_DIRS_GUESSED = "default-dirs-guessed"
+    INTERPRETER_MISSING = "interpreter-missing"  # a program's PT_INTERP is not in the root: no link map
     CONFIG_TOO_LARGE = "config-too-large"
     INCLUDE_LOOP = "include-loop"  # an ld.so.conf include that leads back to a file being read
     # hostile nesting: directories, includes or paths deeper than a documented limit

@@ -15,7 +15,9 @@ One root holds, next to a program that needs most of them:
 * ``/lib/lib\\xff\\xfe.so``: a real library under a name that is not UTF-8;
 * ``/lib/libzero.so.1``: an empty file;
 * ``/lib/<img src=x onerror=alert(1)>.so``: a real library whose file name, soname and one
-  exported symbol are markup.
+  exported symbol are markup;
+* the host's loader at the program's ``PT_INTERP`` (without it the program could not start and
+  would get no link map).
 
 Exit codes (the CLI contract): 0 = clean, 1 = finished with error-severity problems,
 2 = could not run.
@@ -238,6 +240,9 @@ def build_hostile(base: Path) -> tuple[Path, Path]:
     (lib / "libzero.so.1").write_bytes(b"")
     shutil.copy2(build / "markup.so", lib / MARKUP)
     shutil.copy2(build / "victim", root / "usr/bin/victim")
+    interp = run(["readelf", "-p", ".interp", str(build / "victim")]).stdout.split()[-1]  # the victim's PT_INTERP
+    (root / interp.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(os.path.realpath(interp), root / interp.lstrip("/"))  # the host's loader: the device can start it
     return root, outside
 
 

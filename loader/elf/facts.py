@@ -70,7 +70,17 @@ def read_elf_facts(data: Buffer, path: str, digests: Digests | None = None) -> E
         raise ElfError(f"{path}: corrupt ELF file ({type(exc).__name__}: {exc})") from None
 
 
-def _read(data: Buffer, path: str, digests: Digests | None) -> ElfFacts:
+def header_facts(data: Buffer, path: str, digests: Digests | None = None) -> ElfFacts | None:
+    """What the ELF header alone says of a file whose rest cannot be read (``Kind.OTHER_ELF``:
+    class, byte order, machine, type), or None when the header itself is not complete."""
+    try:
+        return _header(data, path, digests)[0]
+    except (ElfError, struct.error):
+        return None
+
+
+def _header(data: Buffer, path: str, digests: Digests | None) -> tuple[ElfFacts, tuple[int, ...], str, bool]:
+    """The facts of the ELF header, the header's fields after ``e_ident``, the byte order and the class."""
     if not is_elf(data):
         raise ElfError("not an ELF file (bad magic)")
     if len(data) < 16 or data[4] not in (1, 2) or data[5] not in (1, 2):
@@ -79,7 +89,7 @@ def _read(data: Buffer, path: str, digests: Digests | None) -> ElfFacts:
     if len(data) < (64 if is64 else 52):
         raise ElfError("truncated ELF header")
     header = struct.unpack_from(e + _EHDR[is64], data, 16)
-    e_type, e_machine, e_version, entry, phoff, shoff, e_flags, _ehsize, phentsize, phnum = header[:10]
+    e_type, e_machine, e_version, _entry, _phoff, _shoff, e_flags, _ehsize, phentsize = header[:9]
     if digests is None:
         digests = Digests(hashlib.sha256(data).hexdigest(), hashlib.sha1(data).hexdigest())
     facts = ElfFacts(
@@ -98,6 +108,12 @@ def _read(data: Buffer, path: str, digests: Digests | None) -> ElfFacts:
         version=e_version,
         phentsize_ok=phentsize == _PHDR[is64][1],
     )
+    return facts, header, e, is64
+
+
+def _read(data: Buffer, path: str, digests: Digests | None) -> ElfFacts:
+    facts, header, e, is64 = _header(data, path, digests)
+    e_type, e_machine, _version, entry, phoff, shoff, _flags, _ehsize, phentsize, phnum = header[:10]
     sections = SectionHeaders(data, e, is64, shoff, *header[10:])  # e_shentsize, e_shnum, e_shstrndx
     if phnum == PN_XNUM:
         phnum = sections.first()[7]  # sh_info of section 0 holds the real count

@@ -38,6 +38,7 @@ class World:
         self._dirs: dict[str, bool] = {}
         self._default_interpreters: dict[LoaderFlavour, str | None] = {}  # the modules do not change
         self._default_flavour: LoaderFlavour | None = None
+        self._held: dict[str, bool] = {}  # PT_INTERP -> whether the root holds it
 
     def has_dir(self, path: str) -> bool:
         if path not in self._dirs:
@@ -53,26 +54,36 @@ class World:
 
     def interpreter(self, exe: ElfFacts) -> tuple[str | None, ElfFacts | None]:
         """The interpreter's path as the kernel opens it, and its facts if it is in the root."""
-        interp = exe.interpreter
-        if not interp:
-            return None, None
-        candidates = [interp] if interp.startswith("/") else [f"/{interp}", f"/lib/{interp}"]
+        return self.interpreter_file(exe.interpreter) if exe.interpreter else (None, None)
+
+    def interpreter_file(self, interp: str) -> tuple[str, ElfFacts | None]:
+        """The path the kernel opens for a PT_INTERP, and the facts of that file if it is in the root."""
+        candidates = _interpreter_paths(interp)
         for path in candidates:
             canonical = self.canonical(path)
             if canonical and canonical in self.modules:
                 return path, self.modules[canonical]
         return candidates[0], None
 
+    def holds_interpreter(self, interp: str) -> bool:
+        """Whether the root has a file where the kernel opens this PT_INTERP: the exact path,
+        resolved inside the root (a link to the loader counts, the loader under another name
+        or in another folder does not). Without it the device cannot start the program."""
+        if interp not in self._held:
+            self._held[interp] = any(self.root.is_file(path) for path in _interpreter_paths(interp))
+        return self._held[interp]
+
     def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
-        """The PT_INTERP most executables of this flavour use (the loader of a library no
-        executable loads is the one that would dlopen it)."""
+        """The PT_INTERP most executables of this flavour use, one the root holds first (the
+        loader of a library no executable loads is the one that would dlopen it)."""
         if flavour not in self._default_interpreters:
             counts = Counter(
                 f.interpreter
                 for f in self.modules.values()
                 if f.interpreter and f.kind is Kind.EXECUTABLE and flavour_of(f.interpreter) is flavour
             )
-            self._default_interpreters[flavour] = counts.most_common(1)[0][0] if counts else None
+            best = max(counts, key=lambda i: (self.holds_interpreter(i), counts[i]), default=None)
+            self._default_interpreters[flavour] = best
         return self._default_interpreters[flavour]
 
     def default_flavour(self) -> LoaderFlavour:
@@ -252,6 +263,11 @@ class _Loader:
             self._enlist(self.interp)  # rtld's own map / uClibc's add_ldso: last when nobody names it
         link_map.objects = [o.facts.path for o in self.order]
         return link_map
+
+
+def _interpreter_paths(interp: str) -> list[str]:
+    """Where the kernel opens a PT_INTERP: the path as written (a relative one from / or /lib)."""
+    return [interp] if interp.startswith("/") else [f"/{interp}", f"/lib/{interp}"]
 
 
 def _with_interpreter(facts: ElfFacts, interpreter: str) -> ElfFacts:

@@ -18,8 +18,9 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
-from ..elf.facts import Digests, read_elf_facts
+from ..elf.facts import Digests, header_facts, read_elf_facts
 from ..elf.image import Buffer
 from ..errors import ElfError
 from ..model import ElfFacts
@@ -110,22 +111,37 @@ def _contents(host: str) -> Iterator[Buffer]:
             data.close()
 
 
-def _parse(job: tuple[str, str], digests: Digests) -> ElfFacts | Problem:
+@dataclass(slots=True)
+class Unusable:
+    """An ELF file that cannot be parsed: its ``elf-unusable`` error, and what its ELF header says
+    (None when the header itself is incomplete). ``scan.foreign`` decides whether it is a foreign
+    blob, inventoried with a note, or an error."""
+
+    problem: Problem
+    header: ElfFacts | None
+
+
+Parsed = ElfFacts | Problem | Unusable
+
+
+def _parse(job: tuple[str, str], digests: Digests) -> Parsed:
     """Parse one ELF file (the facts keep no reference to its map)."""
     host, device = job
     try:
         with _contents(host) as data:
             if len(data) > MAX_ELF_SIZE:  # grew since it was checked
                 return _too_large(device)
-            return read_elf_facts(data, device, digests)
+            try:
+                return read_elf_facts(data, device, digests)
+            except ElfError as exc:
+                message = f"unusable ELF file: {str(exc).removeprefix(device + ': ')}"
+                problem = Problem(device, Severity.ERROR, message, ProblemCode.ELF_UNUSABLE)
+                return Unusable(problem, header_facts(data, device, digests))
     except OSError as exc:
         return _read_failed(device, exc)
-    except ElfError as exc:
-        message = f"unusable ELF file: {str(exc).removeprefix(device + ': ')}"
-        return Problem(device, Severity.ERROR, message, ProblemCode.ELF_UNUSABLE)
 
 
-def _parse_one(job: tuple[str, str]) -> ElfFacts | Problem:
+def _parse_one(job: tuple[str, str]) -> Parsed:
     """Hash, map and parse one file in a worker process: only the parsed facts travel back."""
     digest = digest_here(job[0])
     return _read_failed(job[1], digest) if isinstance(digest, OSError) else _parse(job, digest)
@@ -176,9 +192,10 @@ class ElfReader:
         self._hashed: list[tuple[ElfFacts, tuple[str, str]]] = []
         self._hashes = BackgroundHashes()
 
-    def parse(self, jobs: Iterable[tuple[str, str]]) -> list[ElfFacts | Problem]:
-        """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used)."""
-        out: list[ElfFacts | Problem] = []
+    def parse(self, jobs: Iterable[tuple[str, str]]) -> list[Parsed]:
+        """The facts of every ELF file among ``jobs`` (and a problem for each that cannot be used,
+        with its header's facts when it has an ELF header: ``Unusable``)."""
+        out: list[Parsed] = []
         elf_jobs: list[tuple[str, str]] = []
 
         for job, answer in answers(jobs):
@@ -190,8 +207,9 @@ class ElfReader:
             elif self.workers > 1:
                 elf_jobs.append(job)
             else:
-                facts = _parse(job, DIGEST_LATER)
-                out.append(facts)
+                parsed = _parse(job, DIGEST_LATER)
+                out.append(parsed)
+                facts = parsed.header if isinstance(parsed, Unusable) else parsed
                 if isinstance(facts, ElfFacts):
                     self._hashed.append((facts, job))
                     self._hashes.add(job[0])

@@ -12,6 +12,7 @@ import hashlib
 import os
 import time
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from ..dlopen import DlopenEdge, dlopen_edges
@@ -30,7 +31,8 @@ from ..licences import Overrides, licence_facts
 from ..model import ElfFacts, Kind, Module, Resolution, ScanResult
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .parse import ElfReader, Progress, candidates, named_like_code
+from .foreign import settle_unusable
+from .parse import ElfReader, Progress, Unusable, candidates, named_like_code
 
 LOADER_CONFIG = ("/etc/ld.so.cache", "/etc/ld.so.conf")
 
@@ -123,9 +125,12 @@ def _scan_root(
         workers = 1 if cpus <= 2 else min(4, cpus)
     reader = ElfReader(workers, progress)
     modules: dict[str, ElfFacts] = {}
+    unusable: list[Unusable] = []
     for result in reader.parse(jobs):
         if isinstance(result, Problem):
             problems.append(result)
+        elif isinstance(result, Unusable):
+            unusable.append(result)
         else:
             modules[result.path] = result
             problems += [
@@ -134,11 +139,14 @@ def _scan_root(
             ]
     timings["parse"] = time.perf_counter() - t0
     matching = Matching(root, sorted(modules) if identify else [])  # beside the link maps (loader.identify)
-    aliases, link_targets = _links(root, link_paths, modules, problems)
+    headers = {u.header.path for u in unusable if u.header is not None}
+    aliases, link_targets = _links(root, link_paths, modules.keys() | headers, problems)
+    problems += risky_search_paths(root, modules.values())
     t1 = time.perf_counter()
     reader.all_parsed()
     world = World(root, modules, problems, cpu)
-    resolution, default, binder, flavours = _resolve(world, modules, progress)
+    modules.update(settle_unusable(world, unusable, aliases, problems))  # foreign blobs: other ELF
+    resolution, default, binder, flavours = _resolve(world, modules, progress, problems)
     problems += risky_search_paths(root, modules.values(), readers(resolution.link_maps))
     timings["resolve"] = time.perf_counter() - t1
 
@@ -184,9 +192,9 @@ def _scan_root(
 
 
 def _links(
-    root: RootFS, link_paths: list[str], modules: dict[str, ElfFacts], problems: list[Problem]
+    root: RootFS, link_paths: list[str], elf_files: AbstractSet[str], problems: list[Problem]
 ) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """The root's symlinks: the aliases of each ELF file, and every link's target as written."""
+    """The root's symlinks: the aliases of each ELF file of ``elf_files``, and every link's target as written."""
     aliases: dict[str, list[str]] = {}
     link_targets: dict[str, str] = {}
     for link in link_paths:
@@ -212,21 +220,22 @@ def _links(
                     )
                 )
             continue
-        if target in modules:
+        if target in elf_files:
             aliases.setdefault(target, []).append(link)
     return aliases, link_targets
 
 
 def _resolve(
-    world: World, modules: dict[str, ElfFacts], progress: Progress
+    world: World, modules: dict[str, ElfFacts], progress: Progress, problems: list[Problem]
 ) -> tuple[Resolution, LoaderFlavour, SymbolBinder, dict[str, LoaderFlavour]]:
     """Every link map (each executable's, then each library's that no executable loads) and its
-    bindings; the root's default flavour; the binder and each link map's flavour (for dlopen)."""
+    bindings; the root's default flavour; the binder and each link map's flavour (for dlopen).
+    A program whose interpreter the root does not hold gets none: the device cannot start it."""
     resolution = Resolution()
     flavours: dict[str, LoaderFlavour] = {}
     binder = SymbolBinder(flavours, list(modules.values()))
     loaded: set[str] = set()
-    roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE]
+    roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE and _startable(f, world, problems)]
     for i, exe in enumerate(sorted(roots, key=lambda f: f.path)):
         link_map, objects = build_link_map(exe, world)
         flavours[exe.path] = flavour_of(exe.interpreter)
@@ -244,3 +253,20 @@ def _resolve(
     binder.finish(resolution)
     resolution.interposed = find_interposed(resolution, flavours, binder.definers_by_name)
     return resolution, default, binder, flavours
+
+
+def _startable(exe: ElfFacts, world: World, problems: list[Problem]) -> bool:
+    """Whether the kernel finds the program's interpreter (a program without one is started by the
+    kernel alone); if not, an ``interpreter-missing`` error says so."""
+    if not exe.interpreter or world.holds_interpreter(exe.interpreter):
+        return True
+    problems.append(
+        Problem(
+            display_path(exe.path),
+            Severity.ERROR,
+            f"interpreter {display_path(exe.interpreter)} (PT_INTERP) is not in the root: the device cannot "
+            "start this program, it gets no link map",
+            ProblemCode.INTERPRETER_MISSING,
+        )
+    )
+    return False
