@@ -36,6 +36,11 @@ def test_only_empty_files_a_loader_would_open_are_reported(tmp_path: Path) -> No
     prog = root / "usr/bin/prog"
     prog.parent.mkdir(parents=True)
     subprocess.run([gcc, "-o", str(prog), str(src / "prog.c"), str(lib)], check=True)
+    # the host's loader at the program's PT_INTERP: without it the program could not start at all
+    interp = subprocess.run(["readelf", "-p", ".interp", str(prog)], capture_output=True, text=True, check=True)
+    loader = interp.stdout.split()[-1]
+    (root / loader.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(os.path.realpath(loader), root / loader.lstrip("/"))
     for path in EMPTY_CODE:
         (root / path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
         (root / path.lstrip("/")).write_bytes(b"")  # the library the program needs, emptied

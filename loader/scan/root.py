@@ -141,7 +141,6 @@ def _scan_root(
     matching = Matching(root, sorted(modules) if identify else [])  # beside the link maps (loader.identify)
     headers = {u.header.path for u in unusable if u.header is not None}
     aliases, link_targets = _links(root, link_paths, modules.keys() | headers, problems)
-    problems += risky_search_paths(root, modules.values())
     t1 = time.perf_counter()
     reader.all_parsed()
     world = World(root, modules, problems, cpu)
