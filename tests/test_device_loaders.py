@@ -1,17 +1,19 @@
 """linkgraph's uClibc and musl emulation, judged by the devices' own loaders under qemu-user.
 
-The two real TP-Link TL-WR841N v11 images of ``../shared/firmware`` (big-endian MIPS 24Kc) are
+The three real TP-Link router images of ``../shared/firmware`` (big-endian MIPS 24Kc) are
 unpacked, scanned with the ``linkgraph`` CLI, and every dynamic executable is traced by the
 image's own loader (see qemu_oracle.py for how it runs and what it prints):
 
-* Freifunk Ulm 0.6.5: uClibc 0.9.33.2, ``LD_TRACE_LOADED_OBJECTS=1``;
-* LEDE 17.01.4: musl 1.1.16, ``ld-musl-mips-sf.so.1 --list``; musl also lists the libraries
-  no program loads (linkgraph roots a link map at each) and reports every strong reference
-  nothing defines, which linkgraph's ``unresolved`` must equal.
+* Freifunk Ulm 0.6.5 (TL-WR841N v11): uClibc 0.9.33.2, ``LD_TRACE_LOADED_OBJECTS=1``;
+* TP-Link's stock TL-MR3020 v1 3.17.2 (TP-Link's LZMA squashfs): uClibc 0.9.30, the same mode;
+  before 0.9.33 the loader is always appended after the NEEDED walk and printed last;
+* LEDE 17.01.4 (TL-WR841N v11): musl 1.1.16, ``ld-musl-mips-sf.so.1 --list``; musl also lists
+  the libraries no program loads (linkgraph roots a link map at each) and reports every strong
+  reference nothing defines, which linkgraph's ``unresolved`` must equal.
 
 Criterion: for every traced object, linkgraph's link map equals the loader's list — the same
 files in the same order, the interpreter where the loader puts it — and the same names are
-missing.  Neither loader build can show bindings (the uClibc loader is a non-debug build without
+missing.  No loader build can show bindings (the uClibc loaders are non-debug builds without
 ``LD_DEBUG``; musl has none), so symbol bindings are only checked through musl's unresolved
 references.
 
@@ -35,6 +37,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 from support import qemu_oracle as qo
 from support.device_roots import Checked, assert_agreement, check_root, derive
+from support.images import MR3020
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -50,6 +53,16 @@ def uclibc_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def musl_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return qo.extract_root(qo.firmware_image(MUSL_IMAGE), tmp_path_factory.mktemp("lede"))
+
+
+@pytest.fixture(scope="module")
+def mr3020_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return qo.extract_root(MR3020, tmp_path_factory.mktemp("mr3020"))
+
+
+@pytest.fixture(scope="module")
+def mr3020_image(mr3020_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Checked:
+    return check_root(mr3020_root, tmp_path_factory.mktemp("mr3020-check"))
 
 
 @pytest.fixture(scope="module")
@@ -128,17 +141,31 @@ def uclibc_cache(entries: list[tuple[int, str, str]], byteorder: str = ">") -> b
     return b"ld.so-1.7.0\0" + struct.pack(byteorder + "i", len(entries)) + table + strings
 
 
-# --------------------------------------------------------------------------- the two images
+# --------------------------------------------------------------------------- the images
+
+
+def assert_uclibc_image(checked: Checked, at_least: int) -> None:
+    """Every program is uClibc's, linkgraph reports the same programs, and every link map agrees."""
+    kinds = {qo.loader_kind(checked.loader.elves[e].interpreter) for e in checked.executables}
+    assert kinds == {"uclibc"}
+    report_programs = {m["path"] for m in checked.report["modules"] if m["kind"] == "executable"}
+    assert set(checked.executables) == report_programs
+    assert len(checked.executables) >= at_least
+    assert_agreement(checked)
+
+
+def assert_no_debug_mode(checked: Checked, programs: tuple[str, ...]) -> None:
+    """``LD_DEBUG=all`` (with ``LD_DEBUG_OUTPUT`` unset) adds nothing to the trace."""
+    for program in programs:
+        plain = checked.traces[program]
+        debug = checked.loader.trace(program, {"LD_DEBUG": "all"})
+        assert not debug.unparsed and debug.stderr == plain.stderr == "", debug.describe()
+        assert debug.entries == plain.entries
 
 
 def test_uclibc_image(uclibc_image: Checked) -> None:
     """Freifunk Ulm: every dynamic executable's link map equals uClibc's own list."""
-    kinds = {qo.loader_kind(uclibc_image.loader.elves[e].interpreter) for e in uclibc_image.executables}
-    assert kinds == {"uclibc"}
-    report_programs = {m["path"] for m in uclibc_image.report["modules"] if m["kind"] == "executable"}
-    assert set(uclibc_image.executables) == report_programs
-    assert len(uclibc_image.executables) >= 40
-    assert_agreement(uclibc_image)
+    assert_uclibc_image(uclibc_image, 40)
     # The loader puts itself where libc.so.0 names it; it is in every list.
     interp = uclibc_image.loader.canonical("/lib/ld-uClibc.so.0")
     assert all(interp in t.objects for t in uclibc_image.traces.values())
@@ -160,11 +187,42 @@ def test_uclibc_loader_has_no_debug_mode(uclibc_image: Checked) -> None:
     """The Freifunk loader is not a debug build: ``LD_DEBUG=all`` (with ``LD_DEBUG_OUTPUT``
     unset) adds nothing to the trace, so uClibc's bindings cannot be observed and the uClibc
     tests compare link maps only."""
-    for program in ("/bin/busybox", "/usr/sbin/ebtables"):
-        plain = uclibc_image.traces[program]
-        debug = uclibc_image.loader.trace(program, {"LD_DEBUG": "all"})
-        assert not debug.unparsed and debug.stderr == plain.stderr == "", debug.describe()
-        assert debug.entries == plain.entries
+    assert_no_debug_mode(uclibc_image, ("/bin/busybox", "/usr/sbin/ebtables"))
+
+
+def test_mr3020_image(mr3020_image: Checked) -> None:
+    """TP-Link's stock TL-MR3020 v1 (uClibc 0.9.30): every dynamic executable's link map equals
+    the device loader's list; this loader predates uClibc commit 02f56b3ae, so it skips NEEDED
+    ``ld-uClibc.so.0`` in the walk and prints itself as the last line of every list."""
+    assert_uclibc_image(mr3020_image, 33)
+    interp = mr3020_image.loader.canonical("/lib/ld-uClibc.so.0")
+    assert interp == "/lib/ld-uClibc-0.9.30.so"
+    for trace in mr3020_image.traces.values():
+        assert trace.entries[-1] == ("ld-uClibc.so.0", "/lib/ld-uClibc.so.0"), trace.describe()
+        assert trace.objects[-1] == interp and trace.objects.count(interp) == 1
+
+
+def test_mr3020_loader_has_no_debug_mode(mr3020_image: Checked) -> None:
+    """The MR3020's loader names ``LD_DEBUG`` in its strings but is not a debug build either:
+    ``LD_DEBUG=all`` adds nothing to the trace (its bindings are judged by the runtime oracle)."""
+    assert_no_debug_mode(mr3020_image, ("/bin/busybox", "/sbin/iptables-multi"))
+
+
+def test_mr3020_loader_named_first_comes_last(mr3020_root: Path, tmp_path: Path) -> None:
+    """On the MR3020 the loader is named only by libc.so.0, libdl and libpthread, which come last
+    anyway; so a program gets it as its second NEEDED entry (``ld-uClibc.so.0`` in place of
+    ``libxtables.so.2``): uClibc 0.9.30 passes over that entry in the walk and still appends and
+    prints itself last (0.9.33 would put it second); libxtables.so.2, which nothing else of the
+    program needs, is not loaded."""
+    root = derive(mr3020_root, tmp_path / "root")
+    patch_dynstr(root / "sbin/iptables-multi", "libxtables.so.2", "ld-uClibc.so.0")
+    assert needed_of(root / "sbin/iptables-multi")[:2] == ["libip4tc.so.0", "ld-uClibc.so.0"]
+    checked = check_root(root, tmp_path / "work")
+    trace = checked.traces["/sbin/iptables-multi"]
+    assert [n for n, _ in trace.entries][-1] == "ld-uClibc.so.0", trace.describe()
+    assert trace.objects[-1] == "/lib/ld-uClibc-0.9.30.so" and len(trace.objects) > 3, trace.describe()
+    assert not any("libxtables" in o for o in trace.objects), trace.describe()
+    assert_agreement(checked)
 
 
 def test_musl_image(musl_image: Checked) -> None:

@@ -1,6 +1,7 @@
 """linkgraph's bindings against what each device's own loader bound at run time, on real firmware.
 
-For the two OpenWrt-family images and the four stock vendor roots in ``../shared/firmware``, every
+For the two OpenWrt-family images, TP-Link's stock MR3020 image (uClibc 0.9.30, TP-Link's LZMA
+squashfs) and the four stock vendor roots in ``../shared/firmware``, every
 dynamic program is run under its own loader by the runtime oracle (runtime_oracle.py: qemu-user in
 a chroot of the root, ``LD_BIND_NOW=1``, gdb reading every relocated slot after relocation). For
 every program that got that far (*covered*; the others are counted with the loader's reason), the
@@ -35,7 +36,7 @@ from support import vendor_roots as vendor
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
-IMAGES = {"ffulm-0.6.5": "ffulm-0.6.5-", "lede-17.01.4": "lede-17.01.4-"}
+IMAGES = {"ffulm-0.6.5": "ffulm-0.6.5-", "lede-17.01.4": "lede-17.01.4-", "mr3020-3.17.2": "tplink-mr3020v1-3.17.2-"}
 TARGETS = [*IMAGES, *vendor.VENDOR_ROOTS]
 # programs the device's loader itself stops before relocation has finished (measured)
 NOT_COVERED = {"jiofi2_m2": 7}

@@ -5,9 +5,11 @@
   (foreign_oracle.py) exactly, both ways, after the documented alignment (ld.so's own references
   left out of both sides, copy relocations and unobserved slots left out of the LD_DEBUG side: none
   of either in these roots), and the link map read from ``r_debug`` equals the ``LD_TRACE`` list.
-* **Freifunk Ulm 0.6.5** (uClibc 0.9.33.2, big-endian MIPS): at least :data:`FREIFUNK_MIN_COVERED`
-  programs reach their entry point, and each one's link map from ``r_debug`` equals the one
-  uClibc's ``LD_TRACE_LOADED_OBJECTS`` prints (qemu_oracle.DeviceLoader.trace).
+* **Freifunk Ulm 0.6.5** (uClibc 0.9.33.2) and **TP-Link's stock MR3020** (uClibc 0.9.30), both
+  big-endian MIPS: the programs of :data:`UCLIBC_IMAGES` reach their entry point, each one's link
+  map from ``r_debug`` equals the one uClibc's ``LD_TRACE_LOADED_OBJECTS`` prints
+  (qemu_oracle.DeviceLoader.trace), and every entry of each program's global GOT has an outcome
+  (no slot silently missing, no lazy stub left unbound).
 * **A synthetic x86-64 root** built here with gcc and the host's glibc: the cases the real roots do
   not show on demand -- a copy relocation, a weak reference nothing defines, TLS through both
   ``TPOFF`` and ``DTPMOD``, an IFUNC whose resolver returns another library's function, a library
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from elftools.elf.elffile import ELFFile
 from support import debian_roots, foreign_oracle, oracle
 from support import qemu_oracle as qo
 from support import runtime_oracle as ro
@@ -36,8 +39,8 @@ pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
 ARCHES = list(debian_roots.ARCHES)
 MIN_BINDINGS = 5_000  # about 9,500 cross-object bindings per Debian architecture
-FREIFUNK_IMAGE = "ffulm-0.6.5-"
-FREIFUNK_MIN_COVERED = 48  # 48 of 48 programs reach their entry point (measured)
+# uClibc images by file-name prefix: programs that must reach their entry point (measured: all)
+UCLIBC_IMAGES = {"ffulm-0.6.5-": 48, "tplink-mr3020v1-3.17.2-": 33}
 
 
 def test_tools_are_installed() -> None:
@@ -105,25 +108,34 @@ def test_debian_interpreter_bindings_only_at_run_time(debian: DebianRun) -> None
     assert all(b[3] != interp for b in real) and real, real
 
 
-# --------------------------------------------------------------------------- Freifunk (uClibc)
+# --------------------------------------------------------------------------- uClibc images
 
 
-@pytest.fixture(scope="module")
-def freifunk(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ro.RuntimeTrace], qo.DeviceLoader]:
-    root = qo.extract_root(qo.firmware_image(FREIFUNK_IMAGE), tmp_path_factory.mktemp("ffulm-rt"))
-    loader = qo.DeviceLoader(root, tmp_path_factory.mktemp("ffulm-trace"))
+@dataclass
+class UclibcRun:
+    prefix: str
+    root: Path
+    runtime: dict[str, ro.RuntimeTrace]
+    loader: qo.DeviceLoader
+
+
+@pytest.fixture(scope="module", params=list(UCLIBC_IMAGES))
+def uclibc(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> UclibcRun:
+    prefix: str = request.param
+    root = qo.extract_root(qo.firmware_image(prefix), tmp_path_factory.mktemp("uclibc-rt"))
+    loader = qo.DeviceLoader(root, tmp_path_factory.mktemp("uclibc-trace"))
     executables = qo.dynamic_executables(loader.elves)
-    return root, ro.runtime_bindings(root, executables, jobs=2), loader
+    return UclibcRun(prefix, root, ro.runtime_bindings(root, executables, jobs=2), loader)
 
 
-def test_freifunk_link_maps_equal_ld_trace(freifunk: tuple, capsys: pytest.CaptureFixture[str]) -> None:
-    _root, runtime, loader = freifunk
+def test_uclibc_link_maps_equal_ld_trace(uclibc: UclibcRun, capsys: pytest.CaptureFixture[str]) -> None:
+    runtime, loader = uclibc.runtime, uclibc.loader
     covered = {exe: t for exe, t in runtime.items() if t.covered}
     with capsys.disabled():
-        print(f"\n[freifunk] {len(covered)}/{len(runtime)} programs covered, "
+        print(f"\n[{uclibc.prefix}] {len(covered)}/{len(runtime)} programs covered, "
               f"{sum(len(t.bindings) for t in covered.values())} cross-object bindings, "
               f"{sum(len(t.copies) for t in covered.values())} copy relocations left out")  # fmt: skip
-    assert len(covered) >= FREIFUNK_MIN_COVERED, {exe: t.reason for exe, t in runtime.items() if not t.covered}
+    assert len(covered) >= UCLIBC_IMAGES[uclibc.prefix], {exe: t.reason for exe, t in runtime.items() if not t.covered}
     traces = loader.trace_many(covered)
     differing = {
         exe: (t.objects, traces[exe].objects) for exe, t in covered.items() if t.objects != traces[exe].objects
@@ -131,6 +143,41 @@ def test_freifunk_link_maps_equal_ld_trace(freifunk: tuple, capsys: pytest.Captu
     assert differing == {}, "\n".join(f"{e}:\n  r_debug  {a}\n  LD_TRACE {b}" for e, (a, b) in differing.items())
     assert all(t.snapshot == "relocated" and not t.unobserved for t in covered.values())
     assert all(t.bindings for t in covered.values())
+
+
+def _program_got_symbols(path: Path) -> dict[str, bool]:
+    """The symbols of a MIPS program's global GOT and whether the program defines each, read with
+    pyelftools from the dynamic segment (not with the oracle's own ELF reader): dynamic symbols
+    ``DT_MIPS_GOTSYM`` up to ``DT_MIPS_SYMTABNO``, section symbols left out (no lookup)."""
+    with open(path, "rb") as fh:
+        (dynamic,) = [s for s in ELFFile(fh).iter_segments() if s["p_type"] == "PT_DYNAMIC"]
+        tags = {t.entry.d_tag: t.entry.d_val for t in dynamic.iter_tags()}
+        first, end = tags["DT_MIPS_GOTSYM"], tags["DT_MIPS_SYMTABNO"]
+        symbols = [dynamic.get_symbol(i) for i in range(first, end)]
+        return {s.name: s["st_shndx"] != "SHN_UNDEF" for s in symbols if s["st_info"]["type"] != "STT_SECTION"}
+
+
+def test_uclibc_every_program_got_slot_observed(uclibc: UclibcRun) -> None:
+    """No blind spot on MIPS: for every covered program, each entry of its global GOT has an
+    outcome in the oracle's result (a binding, a self binding, an unresolved weak reference, a
+    copy, or an unobserved slot with its reason: none here), so a slot left unread or a lazy
+    stub the loader did not bind cannot go missing silently."""
+    short, stubs, slots = {}, {}, 0
+    for exe, trace in uclibc.runtime.items():
+        if not trace.covered:
+            continue
+        outcomes = (trace.bindings, trace.self_bindings, trace.unresolved, trace.copies, trace.unobserved)
+        seen = {key[1] for keys in outcomes for key in keys if key[0] == exe}
+        got = _program_got_symbols(uclibc.root / exe.lstrip("/"))
+        assert got, f"{exe}: no global GOT entry"
+        slots += len(got)
+        if missing := sorted(set(got) - seen):
+            short[exe] = missing
+        # a lazy stub the loader left in place: the program's own undefined function bound to itself
+        if stub := sorted(b[1] for b in trace.self_bindings if b[0] == exe and not got.get(b[1], True)):
+            stubs[exe] = stub
+    print(f"[{uclibc.prefix}] {slots} global GOT entries of covered programs, each with an outcome")
+    assert short == {} and stubs == {}, (short, stubs)
 
 
 # --------------------------------------------------------------------------- a synthetic x86-64 root
