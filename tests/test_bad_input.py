@@ -41,6 +41,7 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph_cmd
+from support.fixture_root import install_host_loader
 
 SCAN_TIMEOUT = 300
 MARKUP = "<img src=x onerror=alert(1)>.so"
@@ -240,9 +241,7 @@ def build_hostile(base: Path) -> tuple[Path, Path]:
     (lib / "libzero.so.1").write_bytes(b"")
     shutil.copy2(build / "markup.so", lib / MARKUP)
     shutil.copy2(build / "victim", root / "usr/bin/victim")
-    interp = run(["readelf", "-p", ".interp", str(build / "victim")]).stdout.split()[-1]  # the victim's PT_INTERP
-    (root / interp.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(os.path.realpath(interp), root / interp.lstrip("/"))  # the host's loader: the device can start it
+    install_host_loader(root, build / "victim")  # the host's loader: the device can start it
     return root, outside
 
 

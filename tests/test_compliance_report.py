@@ -27,6 +27,7 @@ import pytest
 from conftest import linkgraph
 from support.article import APCFG, APLOG, BUSYBOX, CRYPT, GCC_S, NVRAM, UTIL, build_article_root
 from support.browser import Browser, PageWatch, artifacts_dir, screenshot
+from support.fixture_root import install_host_loader
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
@@ -481,6 +482,7 @@ def build_hostile_root(base: Path) -> Path:
     lib = root / "lib" / MARKUP
     _run(["gcc", "-shared", "-o", str(lib), str(build / "lib.o"), f"-Wl,-soname,{MARKUP}"])
     _run(["gcc", "-o", os.fspath(root / "usr" / "bin" / PROGRAM), str(build / "main.o"), str(lib)])
+    install_host_loader(root, root / "usr" / "bin" / PROGRAM)
     return root
 
 

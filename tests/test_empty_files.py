@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import scan_and_report
+from support.fixture_root import install_host_loader
 
 EMPTY_CODE = ("/usr/lib/libzero.so.1", "/lib/modules/4.4.0/empty.ko")
 EMPTY_OTHER = {  # path -> mode, as vendor roots hold them
@@ -36,11 +37,7 @@ def test_only_empty_files_a_loader_would_open_are_reported(tmp_path: Path) -> No
     prog = root / "usr/bin/prog"
     prog.parent.mkdir(parents=True)
     subprocess.run([gcc, "-o", str(prog), str(src / "prog.c"), str(lib)], check=True)
-    # the host's loader at the program's PT_INTERP: without it the program could not start at all
-    interp = subprocess.run(["readelf", "-p", ".interp", str(prog)], capture_output=True, text=True, check=True)
-    loader = interp.stdout.split()[-1]
-    (root / loader.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(os.path.realpath(loader), root / loader.lstrip("/"))
+    install_host_loader(root, prog)  # without it the program could not start at all
     for path in EMPTY_CODE:
         (root / path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
         (root / path.lstrip("/")).write_bytes(b"")  # the library the program needs, emptied

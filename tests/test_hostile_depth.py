@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from linkgraph.loader.rootfs import RootFS
+from support.fixture_root import install_host_loader
 from support.measured import Run, run_measured
 
 HOST_ELF = Path("/bin/true")
@@ -64,6 +65,7 @@ def root(tmp_path: Path):
     top = tmp_path / "root"
     (top / "bin").mkdir(parents=True)
     shutil.copy(HOST_ELF, top / "bin" / "true")
+    install_host_loader(top, top / "bin" / "true")
     yield top
     remove_tree(top)
 

@@ -339,6 +339,19 @@ def elf_dynamic(host_path: Path) -> tuple[str | None, list[str]]:
     return soname, needed
 
 
+def install_host_loader(root: Path, program: Path) -> str:
+    """The host's loader copied to ``program``'s PT_INTERP path inside ``root``: without it the
+    device could not start the program (linkgraph reports ``interpreter-missing``, no link map).
+    Returns that path."""
+    with open(program, "rb") as fh:
+        interp = next(seg.get_interp_name() for seg in ELFFile(fh).iter_segments() if seg["p_type"] == "PT_INTERP")
+    dest = root / interp.lstrip("/")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if not dest.exists():
+        shutil.copy2(os.path.realpath(interp), dest)
+    return interp
+
+
 def _header_layout(data: bytes | bytearray) -> tuple[str, bool]:
     if data[:4] != b"\x7fELF":
         raise ValueError("not an ELF file")
