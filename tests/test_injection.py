@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph
+from support.fixture_root import install_host_loader
 from support.host_programs import HOST_PROGRAM, copy_with_libraries
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
@@ -32,6 +33,7 @@ def _build(tmp: Path) -> Path:
     lib = root / "lib" / HOSTILE_LIB
     subprocess.run(["gcc", "-shared", "-o", lib, tmp / "lib.o", f"-Wl,-soname,{HOSTILE_LIB}"], check=True)
     subprocess.run(["gcc", "-o", root / "usr" / "bin" / "victim", tmp / "main.o", lib], check=True)
+    install_host_loader(root, root / "usr" / "bin" / "victim")
     return root
 
 

@@ -29,6 +29,7 @@ from support.browser import (
     wait_ready,
     wait_until,
 )
+from support.fixture_root import install_host_loader
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -101,6 +102,7 @@ def build_hostile_root(base: Path) -> Path:
         ]
     )
     os.symlink(MARKUP, root / "lib" / LINK)
+    install_host_loader(root, Path(os.fsdecode(program)))
     return root
 
 
@@ -284,6 +286,7 @@ def test_non_utf8_symbol_names_are_shown_escaped(tmp_path: Path, pages: Pages) -
         _run([b"objcopy", b"--redefine-sym=bad_fn=bad_\xff\xfe<i>_fn", os.fsencode(build / obj)])
     _run(["gcc", "-shared", "-o", str(root / "lib" / "libbad.so"), str(build / "lib.o"), "-Wl,-soname,libbad.so"])
     _run(["gcc", "-o", str(root / "usr" / "bin" / "badsym"), str(build / "main.o"), str(root / "lib" / "libbad.so")])
+    install_host_loader(root, root / "usr" / "bin" / "badsym")
     db = tmp_path / "graph.lbdb"
     proc = linkgraph("scan", str(root), "--db", str(db), "--name", "badsym", "--quiet", check=False)
     last = proc.stderr.strip().splitlines()[-1:] or [""]
