@@ -8,7 +8,8 @@
   missing path; and a second comment, which rtld.c's comment loop leaves as words (see
   ``loader/ldso/preload_file.py``). For every program of the root: linkgraph's link map equals the
   loader's list, its cross-object bindings equal ``LD_DEBUG=bindings``, and the names the loader
-  says "cannot be preloaded" are linkgraph's ``preload-missing`` problems.
+  says "cannot be preloaded" are linkgraph's ``preload-missing`` problems; and run to their
+  entry points (runtime oracle), the bindings in their memory equal linkgraph's.
 * uClibc (the Freifunk Ulm image, 0.9.33.2): its loader was built without
   ``LDSO_PRELOAD_FILE_SUPPORT`` (the path is not in its file): with a preload file naming a
   library no program loads, every program's list stays as it was, and linkgraph agrees.
@@ -24,6 +25,7 @@ import pytest
 from support import debian_roots, foreign_oracle, hostroot, oracle
 from support import qemu_oracle as qo
 from support.device_roots import assert_agreement, check_root, derive
+from test_runtime_agreement import root_agreement
 
 pytestmark = pytest.mark.slow
 
@@ -40,15 +42,19 @@ GLIBC_PRELOAD = (
 PRELOADED = [f"{LIBDIR}/libc_malloc_debug.so.0", f"{LIBDIR}/libnftnl.so.11", f"{LIBDIR}/libz.so.1"]
 
 
+def _preloaded_root(work: Path) -> Path:
+    root = work / "root"
+    shutil.copytree(debian_roots.cached_debian_root(ARCH), root, symlinks=True)
+    (root / "etc/ld.so.preload").write_text(GLIBC_PRELOAD)
+    return root
+
+
 def _preload_problems(report: dict) -> list[dict]:
     return [p for p in report["problems"] if p["code"] == "preload-missing"]
 
 
 def test_glibc_preload_file(tmp_path: Path) -> None:
-    source = debian_roots.cached_debian_root(ARCH)
-    root = tmp_path / "root"
-    shutil.copytree(source, root, symlinks=True)
-    (root / "etc/ld.so.preload").write_text(GLIBC_PRELOAD)
+    root = _preloaded_root(tmp_path)
     report = hostroot.scan_and_report(root, tmp_path / "db", name=f"debian-{ARCH}-preload")
     executables = foreign_oracle.root_executables(root)
     traces, unused = foreign_oracle.trace_root(ARCH, root, executables)
@@ -91,6 +97,22 @@ def test_glibc_preload_file(tmp_path: Path) -> None:
     # a library no program loads keeps the link map of its own dependencies (preloading is a process's)
     libraries = {lm["executable"]: lm for lm in report["link_maps"] if lm["executable"] not in traces}
     assert libraries and all(preloaded[0] not in lm["objects"] for lm in libraries.values())
+
+
+def test_glibc_preload_file_runtime_bindings(tmp_path: Path) -> None:
+    """The same root, every program run to its entry point under its own loader (runtime
+    oracle): the bindings in memory equal linkgraph's, malloc's to the debugger included."""
+    root = _preloaded_root(tmp_path)
+    (tmp_path / "work").mkdir()
+    result, traces = root_agreement(root, tmp_path / "work")
+    print(result.summary(f"debian-{ARCH}-preload"))
+    assert all(t.covered for t in traces.values()), [t.describe() for t in traces.values() if not t.covered]
+    debugger = qo.resolve_in_root(root, PRELOADED[0])
+    assert all(debugger in t.objects for t in traces.values())
+    assert all(any(b[1] == "malloc" and b[3] == debugger for b in t.bindings) for t in traces.values())
+    assert result.oracle > 1000, result.summary(ARCH)
+    assert not result.differences, result.summary(ARCH)
+    assert result.common == result.oracle == result.ours
 
 
 @pytest.fixture(scope="module")
