@@ -43,6 +43,7 @@ class ProblemCode(enum.StrEnum):
     DEFAULT_DIRS_GUESSED = "default-dirs-guessed"
     INTERPRETER_MISSING = "interpreter-missing"  # a program's PT_INTERP is not in the root: no link map
     CONFIG_TOO_LARGE = "config-too-large"
+    PRELOAD_MISSING = "preload-missing"  # a name of /etc/ld.so.preload the loader cannot load
     INCLUDE_LOOP = "include-loop"  # an ld.so.conf include that leads back to a file being read
     # hostile nesting: directories, includes or paths deeper than a documented limit
     DEPTH_LIMIT = "depth-limit"

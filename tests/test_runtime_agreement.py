@@ -75,7 +75,11 @@ def _defines_ifunc(root: Path, provider: str, symbol: str, cache: dict) -> bool:
 
 
 def agreement(name: str, work: Path) -> tuple[Agreement, dict[str, ro.RuntimeTrace]]:
-    root = _root(name, work)
+    return root_agreement(_root(name, work), work)
+
+
+def root_agreement(root: Path, work: Path) -> tuple[Agreement, dict[str, ro.RuntimeTrace]]:
+    """linkgraph's cross-object bindings of ``root`` against the runtime oracle's, every program."""
     report = scan_and_report(root, work / "graph.lbdb")
     loader = qo.DeviceLoader(root, work)
     programs = qo.dynamic_executables(loader.elves, sonameless_pie=True)

@@ -15,7 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 
-from ..ldso.link_map import World
+from ..ldso.world import World
 from ..model import ElfFacts, Kind
 
 MAX_MATCHES = 1024  # files one pattern may name (a pattern matching more says little)

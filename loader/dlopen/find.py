@@ -25,7 +25,7 @@ from ..elf.dynsym import symbols_named
 from ..errors import ElfError
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour
-from ..ldso.link_map import World
+from ..ldso.world import World
 from ..model import ElfFacts, FoundBy, Resolution
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import display_path

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from ..elf.dynsym import defined_at
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour
-from ..ldso.link_map import World, _Loader  # the start-up loader itself, continued by a dlopen
+from ..ldso.link_map import _Loader  # the start-up loader itself, continued by a dlopen
+from ..ldso.world import World
 from ..model import BindingKey, ElfFacts, FoundBy, LinkMap, NeededEdge, RelocClass, Resolution
 
 _PATH_RULES = (FoundBy.RPATH, FoundBy.RUNPATH)

@@ -6,8 +6,7 @@ link-map and binding code reads the constants and never asks "is this musl?".
 Sources for each rule are the loaders themselves: glibc ``elf/dl-load.c`` (``_dl_map_object``),
 ``elf/dl-lookup.c`` (``do_lookup_x``, ``check_match``); musl ``ldso/dynlink.c``
 (``load_library``, ``find_sym2``, ``path_open``); uClibc-ng ``ldso/ldso/dl-elf.c``
-(``_dl_load_shared_library``) and ``ldso/ldso/dl-hash.c`` (``_dl_find_hash``).
-See ``docs/loaders.md``.
+(``_dl_load_shared_library``) and ``ldso/ldso/dl-hash.c`` (``_dl_find_hash``). See ``docs/loaders.md``.
 
 Some rules depend on how the device's loader was *built* (uClibc's configuration options, musl's
 architecture name); those are read from the loader file in the root (``UclibcBuild``,
@@ -25,6 +24,7 @@ from collections.abc import Callable
 from ..model import ElfFacts, Flavour
 from .header_checks import glibc_verdict, musl_verdict, uclibc_verdict
 from .interp_defaults import glibc_hwcaps, glibc_system_dirs, uclibc_dirs
+from .preload_file import PreloadRule, glibc_preload_names, uclibc_preload_names
 from .uclibc_build import UclibcBuild
 
 # Debian multiarch triplets by (machine, class, endian).
@@ -147,9 +147,14 @@ class LoaderFlavour:
     #: directory (glibc's fillin_rpath, uClibc's search_for_named_library); musl's path_open
     #: skips every empty entry.
     empty_entry_is_cwd = True
-
     #: The default directories are fixed in the loader's source (musl): nothing to read them from.
     fixed_default_dirs = False
+    #: /etc/ld.so.preload (``preload_file``): read or not, split how, searched with the program's
+    #: RPATH/RUNPATH (glibc) or none (uClibc), a name not loaded fatal (uClibc) or ignored.
+    preload_file = PreloadRule.ALWAYS
+    preload_names = staticmethod(glibc_preload_names)
+    preload_uses_program_rpath = True
+    preload_missing_fatal = False
 
     def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/lib"]
@@ -221,6 +226,7 @@ class Musl(LoaderFlavour):
     mips_got_needs_definition = True
 
     fixed_default_dirs = True
+    preload_file = PreloadRule.NEVER  # only LD_PRELOAD
 
     def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/local/lib", "/usr/lib"]
@@ -240,6 +246,10 @@ class UClibc(LoaderFlavour):
     accepts_ifunc = False
     accepts_zero_abs = False
     mips_got_needs_definition = True
+    preload_file = PreloadRule.IF_BUILT  # LDSO_PRELOAD_FILE_SUPPORT
+    preload_names = staticmethod(uclibc_preload_names)
+    preload_uses_program_rpath = False  # _dl_load_shared_library(0, &rpnt, NULL, name, ...)
+    preload_missing_fatal = True  # "can't load library": _dl_exit(15)
 
     def compiled_dirs(self, interpreter: bytes) -> tuple[list[str] | None, list[str]]:
         return uclibc_dirs(interpreter), []

@@ -13,85 +13,13 @@ from __future__ import annotations
 
 import copy
 import posixpath
-from collections import Counter
 from collections.abc import Iterator
 
-from ..errors import RootfsError
-from ..model import MAX_TRIED, ElfFacts, FoundBy, Kind, LinkMap, NeededEdge
-from ..problems import Problem
-from ..rootfs import RootFS
-from .flavours import FLAVOURS, LoaderFlavour, flavour_of
+from ..model import MAX_TRIED, ElfFacts, FoundBy, LinkMap, NeededEdge
+from .flavours import LoaderFlavour, flavour_of
 from .header_checks import Verdict
-from .loader_config import LoaderConfig
 from .search_path import Candidate, LoadedObject, SearchPath
-
-
-class World:
-    """One root filesystem with its parsed ELF files, as every link map of it sees it."""
-
-    def __init__(
-        self, root: RootFS, modules: dict[str, ElfFacts], problems: list[Problem], cpu: tuple[str, ...] = ()
-    ) -> None:
-        self.root = root
-        self.modules = modules
-        self.config = LoaderConfig(root, problems, cpu)
-        self._dirs: dict[str, bool] = {}
-        self._default_interpreters: dict[LoaderFlavour, str | None] = {}  # the modules do not change
-        self._default_flavour: LoaderFlavour | None = None
-        self._held: dict[str, bool] = {}  # PT_INTERP -> whether the root holds it
-
-    def has_dir(self, path: str) -> bool:
-        if path not in self._dirs:
-            self._dirs[path] = self.root.is_dir(path)
-        return self._dirs[path]
-
-    def canonical(self, device_path: str) -> str | None:
-        try:
-            found = self.root.resolve(device_path)
-        except RootfsError:
-            return None
-        return found  # byte-exact (undecodable bytes as surrogates); escaped only for display
-
-    def interpreter(self, exe: ElfFacts) -> tuple[str | None, ElfFacts | None]:
-        """The interpreter's path as the kernel opens it, and its facts if it is in the root."""
-        return self.interpreter_file(exe.interpreter) if exe.interpreter else (None, None)
-
-    def interpreter_file(self, interp: str) -> tuple[str, ElfFacts | None]:
-        """The path the kernel opens for a PT_INTERP, and the facts of that file if it is in the root."""
-        candidates = _interpreter_paths(interp)
-        for path in candidates:
-            canonical = self.canonical(path)
-            if canonical and canonical in self.modules:
-                return path, self.modules[canonical]
-        return candidates[0], None
-
-    def holds_interpreter(self, interp: str) -> bool:
-        """Whether the root has a file where the kernel opens this PT_INTERP: the exact path,
-        resolved inside the root (a link to the loader counts, the loader under another name
-        or in another folder does not). Without it the device cannot start the program."""
-        if interp not in self._held:
-            self._held[interp] = any(self.root.is_file(path) for path in _interpreter_paths(interp))
-        return self._held[interp]
-
-    def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
-        """The PT_INTERP most executables of this flavour use, one the root holds first (the
-        loader of a library no executable loads is the one that would dlopen it)."""
-        if flavour not in self._default_interpreters:
-            counts = Counter(
-                f.interpreter
-                for f in self.modules.values()
-                if f.interpreter and f.kind is Kind.EXECUTABLE and flavour_of(f.interpreter) is flavour
-            )
-            best = max(counts, key=lambda i: (self.holds_interpreter(i), counts[i]), default=None)
-            self._default_interpreters[flavour] = best
-        return self._default_interpreters[flavour]
-
-    def default_flavour(self) -> LoaderFlavour:
-        """The loader most executables of this root use (for libraries no executable loads)."""
-        if self._default_flavour is None:
-            counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
-            self._default_flavour = FLAVOURS[counts.most_common(1)[0][0]] if counts else flavour_of(None)
-        return self._default_flavour
+from .world import World
 
 
 class _Loader:
@@ -168,24 +96,26 @@ class _Loader:
         rule = FoundBy.INTERPRETER if obj is self.interp else FoundBy.ALREADY_LOADED
         return NeededEdge(source, name, obj.facts.path, rule, posixpath.dirname(obj.opened_as) or "/")
 
-    def map_object(self, name: str, requester: LoadedObject) -> NeededEdge:
+    def map_object(self, name: str, requester: LoadedObject, preload: bool = False) -> NeededEdge:
         """The DT_NEEDED entry ``name`` of ``requester``: the object the loader takes for it (it
-        joins the load order) and how it was found, or the paths tried when nothing fits."""
+        joins the load order) and how it was found, or the paths tried when nothing fits. A
+        ``preload`` name that finds an object already loaded adds nothing to the order (glibc's
+        ``do_preload`` counts only new objects; uClibc keeps the one it has)."""
         flavour = self.flavour
         source = requester.facts.path
         if self.interp is not None:
             if flavour.builtin_names and name.startswith(flavour.builtin_names):
-                return self._reused(source, name, self.interp)
-            if flavour.loader_by_basename and posixpath.basename(name) == self.search.uclibc.name:
+                return self._reused(source, name, self.interp, not preload)
+            if flavour.loader_by_basename and not preload and posixpath.basename(name) == self.search.uclibc.name:
                 return self._reused(source, name, self.interp, not self.search.uclibc.loader_always_last)
         if flavour.reuse_by_name:
             found = self._already_loaded(name)
             if found is not None:
-                return self._reused(source, name, found)
+                return self._reused(source, name, found, not preload)
         elif self.search.uclibc.reuse_by_basename:
             found = self._loaded_by_basename(name)
             if found is not None:
-                return self._reused(source, name, found)
+                return self._reused(source, name, found, not preload)
         tried = 0
         for path, rule, via in self._candidates(name, requester):
             tried += 1
@@ -204,9 +134,11 @@ class _Loader:
             if obj is None:
                 obj = LoadedObject(facts, path, requester, {name, path})
                 self.by_path[canonical] = obj
+                self._enlist(obj)
             else:
                 obj.names.update((name, path))
-            self._enlist(obj)
+                if not preload:
+                    self._enlist(obj)
             return NeededEdge(
                 source,
                 name,
@@ -248,8 +180,26 @@ class _Loader:
         clone.search.exe = clone.exe
         return clone
 
+    def preload(self) -> None:
+        """The preload file's names (``loader_config.preloads``), before the walk: each is mapped
+        like a DT_NEEDED entry of the program (uClibc: of no object, without RPATH), a new object
+        joins the list after the program and the names before it, and its own DT_NEEDED entries
+        are walked in its turn; a name that cannot be loaded is a ``preload-missing`` problem."""
+        if not self.exe.facts.interpreter:
+            return  # a library no program loads: preloading is done by a process's loader
+        path, names = self.world.config.preloads(self.flavour, self.interp.facts if self.interp else None)
+        requester = self.exe
+        if names and not self.flavour.preload_uses_program_rpath:
+            bare = copy.copy(self.exe.facts)
+            bare.rpath = bare.runpath = None
+            requester = LoadedObject(bare, self.exe.opened_as, None, set())
+        for name in names:
+            if self.map_object(name, requester, preload=True).target is None:
+                self.world.preload_failed(path, name, self.flavour)
+
     def run(self) -> LinkMap:
         link_map = LinkMap(self.exe.facts.path, self.flavour.flavour, [])
+        self.preload()
         i = 0
         while i < len(self.order):
             obj = self.order[i]
@@ -263,11 +213,6 @@ class _Loader:
             self._enlist(self.interp)  # rtld's own map / uClibc's add_ldso: last when nobody names it
         link_map.objects = [o.facts.path for o in self.order]
         return link_map
-
-
-def _interpreter_paths(interp: str) -> list[str]:
-    """Where the kernel opens a PT_INTERP: the path as written (a relative one from / or /lib)."""
-    return [interp] if interp.startswith("/") else [f"/{interp}", f"/lib/{interp}"]
 
 
 def _with_interpreter(facts: ElfFacts, interpreter: str) -> ElfFacts:

@@ -15,6 +15,7 @@ from .flavours import LoaderFlavour, musl_arch, musl_arch_of_loader
 from .interp_defaults import CompiledDefaults, supported_hwcaps
 from .ld_cache import OLD_MAGIC, LdCache, read_ld_so_cache
 from .ld_conf import read_ld_so_conf, read_musl_path_file
+from .preload_file import PRELOAD_FILE, PreloadRule, uclibc_preload_path
 
 MAX_CONFIG_SIZE = 64 << 20  # ld.so.cache, the interpreter: a few MiB at most on any real system
 
@@ -31,6 +32,23 @@ class LoaderConfig:
         self._musl_paths: dict[str, list[str] | None] = {}
         self._musl_arch: dict[str | None, str | None] = {}
         self._uclibc_cache: dict[str, LdCache | None] = {}
+        self._preloads: dict[str, tuple[str, list[str]]] = {}
+
+    def preloads(self, flavour: LoaderFlavour, loader: ElfFacts | None) -> tuple[str, list[str]]:
+        """The preload file this loader reads and the names in it (``preload_file``): glibc's
+        ``/etc/ld.so.preload``; for uClibc the path compiled into the loader, none when it was
+        built without the option or is not in the root; none for musl."""
+        key = f"{flavour.flavour.value} {loader.path if loader is not None else '-'}"
+        if key not in self._preloads:
+            path: str | None = None
+            if flavour.preload_file is PreloadRule.ALWAYS:
+                path = PRELOAD_FILE
+            elif flavour.preload_file is PreloadRule.IF_BUILT and loader is not None:
+                data = self.read_capped(loader.path, "the interpreter")
+                path = uclibc_preload_path(data) if data else None
+            data = self.read_capped(path, "the preload file") if path else None
+            self._preloads[key] = (path or "", flavour.preload_names(data) if data else [])
+        return self._preloads[key]
 
     def glibc_cache(self) -> LdCache | None:
         if self._glibc_cache is False:

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from ..kmod.decompress import is_module_name
-from ..ldso.link_map import World
+from ..ldso.world import World
 from ..model import ElfFacts, Kind
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import display_path

@@ -24,9 +24,10 @@ from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour, flavour_of
 from ..ldso.interposition import find_interposed
-from ..ldso.link_map import World, build_link_map
+from ..ldso.link_map import build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
 from ..ldso.risky_paths import readers, risky_search_paths
+from ..ldso.world import World
 from ..licences import Overrides, licence_facts
 from ..model import ElfFacts, Kind, Module, Resolution, ScanResult
 from ..problems import Problem, ProblemCode, Severity

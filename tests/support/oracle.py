@@ -62,6 +62,10 @@ _BINDING_RE = re.compile(
 )
 _UNDEFINED_RE = re.compile(r"^undefined symbol: (?P<symbol>[^,\t]+)(?:, version (?P<version>\S+))?\t\((?P<path>.*)\)$")
 _DEBUG_LINE_RE = re.compile(r"^\s*\d+:\s")  # an LD_DEBUG line ("<pid>:\t...")
+# rtld.c do_preload: a name of LD_PRELOAD or /etc/ld.so.preload that could not be loaded
+_PRELOAD_ERROR_RE = re.compile(
+    r"^ERROR: ld\.so: object '(?P<name>.*)' from (?P<where>.+) cannot be preloaded \((?P<why>.*)\): ignored\.$"
+)
 _MAPPED_RE = re.compile(r"^(?P<name>.+?) => (?P<path>.+) \(0x[0-9a-f]+\)$")
 _PLAIN_RE = re.compile(r"^(?P<name>.+) \(0x[0-9a-f]+\)$")
 
@@ -222,6 +226,7 @@ class GlibcTrace:
     protected: set[BindingKey] = field(default_factory=set)  # the "protected symbol" subset
     undefined: list[tuple[str, str | None, str]] = field(default_factory=list)  # (symbol, version, module)
     version_errors: list[str] = field(default_factory=list)
+    preload_errors: list[tuple[str, str, str]] = field(default_factory=list)  # (name, file, reason)
     static: bool = False
     raw_list: list[TraceLine] = field(default_factory=list)
 
@@ -281,6 +286,8 @@ def add_debug_output(trace: GlibcTrace, stderr: str, mapper: Callable[[str], str
         m = _UNDEFINED_RE.match(raw)
         if m:
             trace.undefined.append((m["symbol"], m["version"], mapper(m["path"]) if m["path"] else exe_dev))
+        elif p := _PRELOAD_ERROR_RE.match(raw):
+            trace.preload_errors.append((p["name"], p["where"], p["why"]))
         elif not _DEBUG_LINE_RE.match(raw) and ("version `" in raw or "no version information" in raw):
             trace.version_errors.append(raw)
     return trace
