@@ -49,7 +49,10 @@ class Matching:
         self._output: list[bytes] = []
         self._drain = threading.Thread(target=self._read, name="identify-output", daemon=True)
         if sum(_size(root, p) for p in self._paths) >= self.CHILD_BYTES:
-            command = [sys.executable, "-m", "linkgraph.loader.identify.child", root.host_dir, root.name]
+            # -P: the working directory is not put on the child's module path, so a folder there
+            # named like a package of ours (the repository's own linkgraph/, or a firmware's) is
+            # never imported in its place
+            command = [sys.executable, "-P", "-m", "linkgraph.loader.identify.child", root.host_dir, root.name]
             self._child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             self._drain.start()
             assert self._child.stdin is not None
