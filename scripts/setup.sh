@@ -23,9 +23,11 @@ if [[ $want_tests -eq 1 ]]; then
     # docker-compose to check docker-compose.yml, qemu-user to run foreign devices' own loaders,
     # Chromium for the viewer's browser tests, poppler-utils to look at rendered PDF pages;
     # kmod's depmod and make judge the kernel-module graph (Debian's kbuild builds a test module);
-    # zlib1g-dev for a program that loads zlib (the static ones build zlib from its Debian source)
+    # zlib1g-dev for a program that loads zlib (the static ones build zlib from its Debian source);
+    # binutils-mips-linux-gnu assembles MIPS fixtures run under the firmware images' own loaders
     debs+=(gcc libc6-dev musl-tools openjdk-17-jre-headless maven docker-compose qemu-user qemu-user-static
-           chromium poppler-utils gdb-multiarch kmod make zlib1g-dev)
+           chromium poppler-utils gdb-multiarch kmod make zlib1g-dev
+           binutils-mips-linux-gnu)
 fi
 missing=()
 for pkg in "${debs[@]}"; do
