@@ -254,9 +254,9 @@ def _kind(facts: ElfFacts, e_type: int, entry: int, sections: SectionHeaders, pa
 
 def parse_modinfo(raw: Bytes) -> dict[str, str]:
     """``key=value`` strings separated by NULs; repeated keys (alias, parm) are joined by newlines."""
-    info: dict[str, str] = {}
+    values: dict[str, list[str]] = {}
     for item in raw.split(b"\0"):
         key, sep, value = item.decode("utf-8", "surrogateescape").partition("=")
         if sep and key:
-            info[key] = f"{info[key]}\n{value}" if key in info else value
-    return info
+            values.setdefault(key, []).append(value)
+    return {key: "\n".join(parts) for key, parts in values.items()}  # joined once: linear in the bytes

@@ -11,6 +11,7 @@ from pathlib import Path
 import pyzstd
 
 from ..errors import LinkgraphError
+from ..problems import ProblemCode
 from ..unpack.streams import open_stream
 
 # The largest module Debian ships is about 20 MiB uncompressed (amdgpu with debug data stripped); a
@@ -21,7 +22,11 @@ SUFFIXES = (".ko", ".ko.xz", ".ko.gz", ".ko.zst")
 
 
 class ModuleReadError(LinkgraphError):
-    """A module file that cannot be read or decompressed."""
+    """A module file that cannot be read or decompressed (``code``: the problem it is)."""
+
+    def __init__(self, message: str, code: ProblemCode = ProblemCode.KMOD_UNREADABLE) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def is_module_name(name: str) -> bool:

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import importlib
 import io
+import re
 from pathlib import Path
 from typing import Any
 
-from elftools.common.exceptions import ELFError, ELFParseError
-from elftools.construct import ConstructError
 from elftools.elf.elffile import ELFFile
 
 from ..elf.facts import is_elf
-from .ksymtab import FLAGS, KSYM_FLAG_GPL_ONLY, STRINGS, TABLES
+from .ksymtab import CORRUPT, FLAGS, KSYM_FLAG_GPL_ONLY, STRINGS, TABLES
 from .ksymtab_image import Reader, Strings, decode_table
 from .ksymtab_scan import recover
 from .model import ExportKind, KernelExports, KernelSource
@@ -102,18 +101,35 @@ def _elf_exports(data: bytes) -> dict[str, ExportKind]:
 def from_vmlinux_bytes(data: bytes, shown: str, source: KernelSource = KernelSource.VMLINUX) -> KernelExports:
     try:
         exports = _elf_exports(data)
-    except (ELFError, ELFParseError, ConstructError, ValueError, KeyError, IndexError) as exc:
-        return KernelExports(KernelSource.NONE, path=shown, detail=f"vmlinux export tables unreadable: {exc}")
+    except CORRUPT as exc:
+        reason = str(exc) or type(exc).__name__
+        return KernelExports(KernelSource.NONE, path=shown, detail=f"vmlinux export tables unreadable: {reason}")
     return KernelExports(source, exports, shown, f"{len(exports)} exports from its __ksymtab sections")
 
 
+_VERSION = re.compile(rb"Linux version (\d+\.[\d.]*\d)[ -~]+")  # as vmlinux-to-elf reads the banner
+
+
 def _vmlinux_to_elf() -> tuple[Any, Any] | None:
+    """vmlinux-to-elf's ``KallsymsFinder`` (with its version search made linear) and its unpacker."""
     try:
         kallsyms = importlib.import_module("vmlinux_to_elf.core.kallsyms")
         unpack = importlib.import_module("vmlinux_to_elf.core.auto_unpack")
     except ImportError:
         return None
-    return kallsyms, unpack
+
+    class Finder(kallsyms.KallsymsFinder):
+        def find_linux_kernel_version(self) -> None:
+            """The banner's version, as the library reads it, without the library's search for
+            every other string holding the version (only logged; quadratic in the length of
+            each run of printable bytes, so a few hundred KiB of text take minutes)."""
+            found = _VERSION.search(self.kernel_img)
+            if found is None:
+                raise ValueError("No version string found in this kernel")
+            self.version_string = found.group(0).decode("ascii")
+            self.version_number = found.group(1).decode("ascii")
+
+    return Finder, unpack
 
 
 def from_image(data: bytes, shown: str) -> KernelExports:
@@ -121,7 +137,7 @@ def from_image(data: bytes, shown: str) -> KernelExports:
     lib = _vmlinux_to_elf()
     if lib is None:
         return _by_shape(data, shown, "vmlinux-to-elf is not installed")
-    kallsyms, unpack = lib
+    finder_class, unpack = lib
     try:
         raw = unpack.VmlinuzDecompressor(data).decompressed or data
     except Exception:  # a third-party parser of hostile input: the bytes are then taken as they are
@@ -129,7 +145,7 @@ def from_image(data: bytes, shown: str) -> KernelExports:
     if is_elf(raw):
         return from_vmlinux_bytes(raw, shown, KernelSource.IMAGE)
     try:
-        finder = kallsyms.KallsymsFinder(raw)
+        finder = finder_class(raw)
         symbols = {s.name: s.virtual_address for s in finder.symbols}
         base = finder.kernel_text_candidate
     except Exception as exc:
@@ -190,7 +206,7 @@ def find_kernel_exports(
         found = from_vmlinux_bytes(data, device)
         if found.source is not KernelSource.NONE:
             return found
-        reasons.append(found.detail)
+        reasons.append(f"{device}: {found.detail}")
     for path in images or []:
         data = _read_bounded(path)
         if data is None:

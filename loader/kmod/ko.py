@@ -19,8 +19,9 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
 from ..elf.facts import parse_modinfo
+from ..problems import ProblemCode
 from .decompress import ModuleReadError, module_stem, read_module_bytes
-from .ksymtab import ExportTableError, read_exports, section_bytes
+from .ksymtab import CORRUPT, ExportTableError, read_exports, section_bytes
 from .model import KernelModule, Layout, Undefined
 
 ET_REL = "ET_REL"
@@ -42,12 +43,12 @@ _SYM = {32: ("IIIBBH", 0, 3, 5), 64: ("IBBHQQ", 0, 1, 3)}
 STB_WEAK, SHN_UNDEF = 2, 0
 
 
-def _undefined(elf: ELFFile, size: int) -> list[Undefined]:
+def _undefined(elf: ELFFile, data: bytes) -> list[Undefined]:
     symtab = elf.get_section_by_name(".symtab")
     if not isinstance(symtab, SymbolTableSection):
         raise ExportTableError("no .symtab")
-    table = section_bytes(symtab, size)
-    names = section_bytes(elf.get_section(symtab.header["sh_link"]), size)
+    table = section_bytes(symtab, data)
+    names = section_bytes(elf.get_section(symtab.header["sh_link"]), data)
     fmt, at_name, at_info, at_shndx = _SYM[elf.elfclass]
     fmt = ("<" if elf.little_endian else ">") + fmt
     entry = struct.calcsize(fmt)
@@ -70,13 +71,16 @@ def parse_module(data: bytes, path: str, compression: str | None = None) -> Kern
         if elf["e_type"] != ET_REL:
             raise ModuleReadError(f"not a relocatable object ({elf['e_type']})")
         modinfo = elf.get_section_by_name(".modinfo")
-        info = parse_modinfo(section_bytes(modinfo, len(data))) if modinfo is not None else {}
-        exports, flagged = read_exports(elf, len(data))
-        undefined = _undefined(elf, len(data))
-    except (ELFError, ELFParseError, ConstructError, ExportTableError, struct.error) as exc:
+        info = parse_modinfo(section_bytes(modinfo, data)) if modinfo is not None else {}
+        exports, flagged = read_exports(elf, data)
+        undefined = _undefined(elf, data)
+    except ExportTableError as exc:
+        raise ModuleReadError(f"{path}: {exc}", exc.code) from None
+    except (ELFError, ELFParseError, ConstructError, struct.error) as exc:
         raise ModuleReadError(f"{path}: {exc}") from None
-    except (ValueError, IndexError, KeyError, OverflowError, AttributeError, TypeError, ZeroDivisionError) as exc:
-        raise ModuleReadError(f"{path}: corrupt module ({type(exc).__name__}: {exc})") from None
+    except CORRUPT as exc:
+        code = ProblemCode.TOO_LARGE if isinstance(exc, MemoryError) else ProblemCode.KMOD_UNREADABLE
+        raise ModuleReadError(f"{path}: corrupt module ({type(exc).__name__}: {exc})", code) from None
     layout = Layout.FLAGS if flagged else Layout.SECTIONS if exports else Layout.NONE
     name = _first(info, "name")
     return KernelModule(

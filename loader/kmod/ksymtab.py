@@ -25,6 +25,11 @@ is entry *i* of the other.
 
 An entry starts at a relocation whose target lies outside ``__ksymtab_strings`` (the exported
 symbol); the next relocation into the strings is its name, the one after that its namespace.
+
+Sections are read as kmod reads them: their bytes in the file as they are (``SHF_COMPRESSED``
+is not undone, ``SHT_NOBITS`` is not special), refused past the end of the file. The
+relocations of a table are bounded before they are read: one per 4 bytes of the table at most,
+:data:`MAX_TABLE_RELOCATIONS` in all, from relocation sections that do not overlap.
 """
 
 from __future__ import annotations
@@ -33,15 +38,22 @@ import itertools
 import struct
 from dataclasses import dataclass
 
+from elftools.common.exceptions import ELFError, ELFParseError
+from elftools.construct import ConstructError
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import Section, SymbolTableSection
 
+from ..problems import ProblemCode
 from .model import Export, ExportKind
 
 STRINGS = "__ksymtab_strings"
 FLAGS = "__kflagstab"
 KSYM_FLAG_GPL_ONLY = 1 << 0
+# Two or three relocated fields per export; the kernel itself has about 30,000 exports, the
+# largest modules a few thousand: a table with more relocations than this is not read.
+MAX_TABLE_RELOCATIONS = 1 << 17
+FIELD_BYTES = 4  # the narrowest relocated field of a struct kernel_symbol
 TABLES: dict[str, ExportKind] = {
     "__ksymtab": ExportKind.PLAIN,
     "__ksymtab_gpl": ExportKind.GPL,
@@ -51,8 +63,30 @@ TABLES: dict[str, ExportKind] = {
 }
 
 
+# What reading a corrupt ELF file through pyelftools and struct raises: a reader of kernel files
+# turns these into a record at its boundary (a MemoryError included: a size believed too soon).
+CORRUPT: tuple[type[Exception], ...] = (
+    ELFError,
+    ELFParseError,
+    ConstructError,
+    struct.error,
+    ValueError,
+    IndexError,
+    KeyError,
+    OverflowError,
+    AttributeError,
+    TypeError,
+    ZeroDivisionError,
+    MemoryError,
+)
+
+
 class ExportTableError(ValueError):
-    """An export table that cannot be read as any kernel writes it."""
+    """An export table that cannot be read as any kernel writes it (``code``: the problem it is)."""
+
+    def __init__(self, message: str, code: ProblemCode = ProblemCode.KMOD_UNREADABLE) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +96,19 @@ class _Target:
     address: int  # S + A within that section
 
 
-def section_bytes(section: Section | None, size: int) -> bytes:
-    """A section's contents, refused when its header claims bytes the file does not hold."""
+def section_bytes(section: Section | None, data: bytes) -> bytes:
+    """A section's bytes in the file ``data`` as they are; refused when its header claims bytes
+    the file does not hold."""
     if section is None:
         raise ExportTableError("a section named by another is missing")
-    header = section.header
-    if header["sh_offset"] + header["sh_size"] > size:
+    offset, size = section.header["sh_offset"], section.header["sh_size"]
+    if size > len(data):
+        raise ExportTableError(
+            f"section {section.name} of {size} bytes in a file of {len(data)}", ProblemCode.TOO_LARGE
+        )
+    if offset + size > len(data):
         raise ExportTableError(f"section {section.name} extends past the end of the file")
-    return section.data()
+    return data[offset : offset + size]
 
 
 def _in_place_addend(table: bytes, offset: int, width: int, little: bool) -> int:
@@ -79,14 +118,30 @@ def _in_place_addend(table: bytes, offset: int, width: int, little: bool) -> int
     return struct.unpack_from(fmt, table, offset)[0]
 
 
+def _relocation_sections(elf: ELFFile, index: int, table: bytes, size: int) -> list[RelocationSection]:
+    """The relocation sections of the table section ``index``, checked against the file, each
+    other and the table before any relocation is read."""
+    found = [r for r in elf.iter_sections() if isinstance(r, RelocationSection) and r.header["sh_info"] == index]
+    spans = sorted((r.header["sh_offset"], r.header["sh_offset"] + r.header["sh_size"], r.name) for r in found)
+    for (_, end, name), (start, _, other) in itertools.pairwise(spans):
+        if start < end:
+            raise ExportTableError(f"relocation sections {name} and {other} overlap")
+    if spans and spans[-1][1] > size:
+        raise ExportTableError(f"a relocation section of table {index} extends past the end of the file")
+    count = sum(r.num_relocations() for r in found)
+    bound = min(len(table) // FIELD_BYTES, MAX_TABLE_RELOCATIONS)
+    if count > bound:
+        raise ExportTableError(
+            f"{count} relocations for a table of {len(table)} bytes (at most {bound} read)",
+            ProblemCode.TOO_MANY_ENTRIES,
+        )
+    return found
+
+
 def _targets(elf: ELFFile, index: int, table: bytes, size: int) -> list[_Target]:
     """Every relocated field of the table section ``index``, in offset order."""
     out: list[_Target] = []
-    for rel in elf.iter_sections():
-        if not isinstance(rel, RelocationSection) or rel.header["sh_info"] != index:
-            continue
-        if rel.header["sh_offset"] + rel.header["sh_size"] > size:
-            raise ExportTableError(f"{rel.name} extends past the end of the file")
+    for rel in _relocation_sections(elf, index, table, size):
         symtab = elf.get_section(rel.header["sh_link"])
         if not isinstance(symtab, SymbolTableSection):
             raise ExportTableError(f"{rel.name} does not link to a symbol table")
@@ -116,7 +171,7 @@ def _string(strings: bytes, at: int) -> str:
     return strings[at : end if end >= 0 else len(strings)].decode("utf-8", "surrogateescape")
 
 
-def read_table(elf: ELFFile, name: str, size: int) -> list[tuple[str, str]]:
+def read_table(elf: ELFFile, name: str, data: bytes) -> list[tuple[str, str]]:
     """(name, namespace) of every entry of the export table ``name``, in table order."""
     index = next((i for i, s in enumerate(elf.iter_sections()) if s.name == name), None)
     strings_index = next((i for i, s in enumerate(elf.iter_sections()) if s.name == STRINGS), None)
@@ -124,10 +179,10 @@ def read_table(elf: ELFFile, name: str, size: int) -> list[tuple[str, str]]:
         return []
     if strings_index is None:
         raise ExportTableError(f"{name} without {STRINGS}")
-    table = section_bytes(elf.get_section(index), size)
-    strings = section_bytes(elf.get_section(strings_index), size)
+    table = section_bytes(elf.get_section(index), data)
+    strings = section_bytes(elf.get_section(strings_index), data)
     entries: list[list[str]] = []
-    for target in _targets(elf, index, table, size):
+    for target in _targets(elf, index, table, len(data)):
         if target.section != strings_index:
             entries.append([])
         elif not entries:
@@ -139,13 +194,13 @@ def read_table(elf: ELFFile, name: str, size: int) -> list[tuple[str, str]]:
     return [(e[0], e[1] if len(e) > 1 else "") for e in entries]
 
 
-def read_exports(elf: ELFFile, size: int) -> tuple[list[Export], bool]:
+def read_exports(elf: ELFFile, data: bytes) -> tuple[list[Export], bool]:
     """Every export of a relocatable module, and whether its kinds came from ``__kflagstab``."""
     names = {s.name for s in elf.iter_sections()}
     exports: list[Export] = []
     if FLAGS in names:
-        entries = read_table(elf, "__ksymtab", size)
-        flags = section_bytes(elf.get_section_by_name(FLAGS), size)
+        entries = read_table(elf, "__ksymtab", data)
+        flags = section_bytes(elf.get_section_by_name(FLAGS), data)
         if len(flags) != len(entries):
             raise ExportTableError(f"{FLAGS} has {len(flags)} entries for {len(entries)} exports")
         for (sym, ns), flag in zip(entries, flags, strict=True):
@@ -154,5 +209,5 @@ def read_exports(elf: ELFFile, size: int) -> tuple[list[Export], bool]:
         return exports, True
     for table, kind in TABLES.items():
         if table in names:
-            exports += [Export(sym, kind, ns) for sym, ns in read_table(elf, table, size)]
+            exports += [Export(sym, kind, ns) for sym, ns in read_table(elf, table, data)]
     return exports, False

@@ -15,11 +15,14 @@ section's strings, so a name may be the tail of a longer one):
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_SYMBOL_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$")
+from .model import KSYM_NAME_LEN
+
+_SYMBOL = re.compile(rb"[A-Za-z0-9_.$]+")
 # (relative, fields): tried in this order; a table that fits two layouts is refused
 LAYOUTS = ((True, 3), (True, 2), (False, 3), (False, 2))
 
@@ -32,14 +35,15 @@ class Strings:
     data: bytes
 
     def name_at(self, address: int) -> str | None:
+        """The symbol name at ``address``: NUL-terminated, at most KSYM_NAME_LEN bytes long."""
         at = address - self.address
         if not 0 <= at < len(self.data):
             return None
-        end = self.data.find(b"\0", at)
-        raw = self.data[at : end if end >= 0 else len(self.data)]
-        if not raw or not all(c in _SYMBOL_BYTES for c in raw):
+        end = self.data.find(b"\0", at, at + KSYM_NAME_LEN)
+        if end < 0:
             return None
-        return raw.decode("ascii")
+        raw = self.data[at:end]
+        return raw.decode("ascii") if _SYMBOL.fullmatch(raw) else None
 
 
 def _decode(

@@ -22,9 +22,13 @@ import re
 import struct
 from dataclasses import dataclass
 
-from .model import ExportKind
+from .model import KSYM_NAME_LEN, ExportKind
 
-_NAMES = re.compile(rb"(?:[A-Za-z_][A-Za-z0-9_.$]*\x00){64,}")
+# A run of at least 64 NUL-terminated names. Linear in the bytes: a match is tried only where a
+# run of name bytes begins (the look-behind), and nothing is given back once read (possessive
+# quantifiers), so bytes without a NUL are read once, not once per start. The first name may
+# follow digits, '.' or '$' that belong to what comes before (``_name`` skips them).
+_NAMES = re.compile(rb"(?<![A-Za-z0-9_.$])[0-9.$]*+[A-Za-z_][A-Za-z0-9_.$]*+\x00(?:[A-Za-z_][A-Za-z0-9_.$]*+\x00){63,}")
 MIN_RUN = 64  # fewer entries than this are not taken for an export table
 PROBES = 32  # names a candidate address must point at, beyond the first
 
@@ -45,13 +49,14 @@ def _strings(data: bytes) -> tuple[int, bytes, list[int]] | None:
     return best.start(), run, starts
 
 
-def _name(run: bytes, at: int) -> str | None:
-    """The name starting at ``at``; the run's first name may start after bytes that only looked
-    like part of it (any offset inside it is taken)."""
-    first = run.index(b"\0")
+def _name(run: bytes, first: int, at: int) -> str | None:
+    """The name starting at ``at`` (``first``: the end of the run's first name, which may start
+    after bytes that only looked like part of it: any offset inside it is taken); names longer
+    than the kernel keeps are not names."""
     if not 0 <= at < len(run) or (at > first and run[at - 1] != 0):
         return None
-    return run[at : run.index(b"\0", at)].decode("ascii")
+    end = run.find(b"\0", at, at + KSYM_NAME_LEN)
+    return run[at:end].decode("ascii") if end > at else None
 
 
 def _absolute_targets(words: tuple[int, ...], run: bytes, starts: list[int]) -> list[int | None] | None:
@@ -75,12 +80,13 @@ def _relative_targets(data: bytes, little: bool, origin: int, size: int) -> list
 def _runs(targets: list[int | None], run: bytes) -> list[list[str]]:
     """Runs of name fields at one stride (2 or 3 words), longest first, decoded."""
     found: list[list[str]] = []
+    first = run.index(b"\0")
     for stride in (2, 3):
         for phase in range(stride):
             names: list[str] = []
             for i in range(phase, len(targets), stride):
                 t = targets[i]
-                name = _name(run, t) if t is not None else None
+                name = _name(run, first, t) if t is not None else None
                 if name:
                     names.append(name)
                     continue

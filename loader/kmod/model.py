@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from ..model import Status
 
 KERNEL = "vmlinux"  # the provider name of the kernel's own exports (as Module.symvers writes it)
+# The longest symbol name the kernel keeps (include/linux/kallsyms.h KSYM_NAME_LEN, 512 since
+# 6.1, 128 before, NUL included): a longer run of bytes is not a symbol's name.
+KSYM_NAME_LEN = 512
 
 
 class ExportKind(enum.StrEnum):

@@ -118,7 +118,8 @@ def scan_kernel_modules(root: Path, images: Sequence[Path] = (), files: Sequence
             if compression is not None:
                 result.facts[path] = read_elf_facts(data, path)
         except (ModuleReadError, ElfError) as exc:
-            result.problems.append(Problem(path, Severity.WARNING, str(exc), ProblemCode.KMOD_UNREADABLE))
+            code = exc.code if isinstance(exc, ModuleReadError) else ProblemCode.KMOD_UNREADABLE
+            result.problems.append(Problem(path, Severity.WARNING, str(exc), code))
             continue
         groups.setdefault(version_of(path), []).append(module)
     if not groups:
