@@ -1,4 +1,5 @@
-"""Coverage-guided fuzzing of read_elf_facts and of the scan of small roots (atheris, libFuzzer).
+"""Coverage-guided fuzzing of read_elf_facts, of the scan of small roots and of the kernel readers
+(atheris, libFuzzer).
 
 The long companion of tests/fuzz/test_fuzz_runs.py: the same seeds (tests/fuzz/fuzz_seeds.py),
 the same judgement of each input (tests/fuzz/fuzz_harness.py: nothing but ElfError may be raised,
@@ -6,9 +7,14 @@ at most 2 s and 256 MiB of RSS per input) and, half of the time, the same mutati
 (tests/fuzz/fuzz_mutate.py: interesting values in the fields a loader reads); the other half are
 libFuzzer's own. Coverage is counted over linkgraph's code only.
 
-    python bench/fuzz.py --minutes 30               # read_elf_facts 3/4 of the time, the scan 1/4
+    python bench/fuzz.py --minutes 30               # read_elf_facts 1/2 of the time, the scan 1/5, kernel 3/10
     python bench/fuzz.py --minutes 60 --jobs 2      # both at once, one worker each
     python bench/fuzz.py --minutes 10 --target scan
+    python bench/fuzz.py --minutes 30 --target kmod --jobs 2 # kernel modules (parse_module)
+    python bench/fuzz.py --minutes 30 --target kimage        # vmlinux and raw kernel images
+
+The kernel targets (tests/fuzz/fuzz_kernel.py) take one file's bytes, like ``elf``; ``all``
+gives them a share of the time after ``elf`` and ``scan``.
 
 A scan input is one byte choosing a file of a small root, then that file's new content. Each
 worker is a libFuzzer process; one that finds something stops and is started again on the same
@@ -36,6 +42,8 @@ from typing import Any
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path[:0] = [str(TESTS), str(TESTS / "fuzz")]
 ARTIFACTS = ("crash-", "timeout-", "oom-", "slow-unit-", "leak-")
+TARGETS = ("elf", "scan", "kmod", "kimage")  # kmod, kimage: tests/fuzz/fuzz_kernel.py
+SHARES = {"elf": 0.5, "scan": 0.2, "kmod": 0.15, "kimage": 0.15}  # of the time of 'all' with one job
 # Nothing from linkgraph (or the fuzz modules, which import it) is imported at the top: a worker
 # must instrument linkgraph's modules before their first import.
 
@@ -54,9 +62,12 @@ def worker(args: argparse.Namespace) -> None:
 
     with atheris.instrument_imports(include=["linkgraph"]):
         import linkgraph.loader.elf.facts
+        import linkgraph.loader.kmod.kernel_exports
+        import linkgraph.loader.kmod.ko
         import linkgraph.loader.scan.root
         import linkgraph.loader.store.rows  # noqa: F401
     import fuzz_harness as fh
+    import fuzz_kernel
     import fuzz_mutate as fm
     import fuzz_seeds
 
@@ -83,6 +94,9 @@ def worker(args: argparse.Namespace) -> None:
     def judge(data: bytes) -> None:
         if args.target == "elf":
             fh.check_elf(data, stats, alarm=None)
+            return
+        if args.target in fuzz_kernel.CHECKS:
+            fuzz_kernel.CHECKS[args.target](data, stats, None)
             return
         name, path = pairs[data[0] % len(pairs)] if data else pairs[0]
         host = Path(str(roots[name]) + path)
@@ -131,19 +145,22 @@ def worker(args: argparse.Namespace) -> None:
 
 def prepare(out: Path) -> dict[str, Any]:
     """Seed corpora (the seeds, and for the scan each root's files behind their index byte)."""
+    import fuzz_kernel
     import fuzz_seeds
 
     seeds = fuzz_seeds.elf_seeds(out / "seeds")
     roots = {n: fuzz_seeds.small_root(n, out / "roots" / n) for n in fuzz_seeds.SCAN_ROOTS}
     pairs = fuzz_seeds.scan_pairs(roots)
+    by_target = {"elf": seeds, **{t: fuzz_kernel.kernel_seeds(t) for t in fuzz_kernel.TARGETS}}
     for folder in ("corpus", "artifacts"):
-        for target in ("elf", "scan"):
+        for target in TARGETS:
             (out / folder / target).mkdir(parents=True, exist_ok=True)
-    for i, data in enumerate(seeds.values()):
-        (out / "corpus" / "elf" / f"seed-{i:03}").write_bytes(data)
+    for target, some in by_target.items():
+        for i, data in enumerate(some.values()):
+            (out / "corpus" / target / f"seed-{i:03}").write_bytes(data)
     for i, (name, path) in enumerate(pairs):
         (out / "corpus" / "scan" / f"seed-{i:03}").write_bytes(bytes([i]) + Path(str(roots[name]) + path).read_bytes())
-    return {"seeds": seeds, "roots": roots, "pairs": pairs}
+    return {"seeds": by_target, "roots": roots, "pairs": pairs}
 
 
 def run_job(out: Path, target: str, job: int, seconds: float, totals: dict[str, Any]) -> None:
@@ -195,9 +212,11 @@ def recipes(out: Path, ctx: dict[str, Any]) -> list[dict[str, Any]]:
             case.update(where=where, root=root, host=host, seed=host.read_bytes(), data=data[1:])
             case["name"] = fuzz_seeds.root_seed_name(*where)
         else:
-            case["name"] = max(ctx["seeds"], key=lambda n, d=case["data"]: _closeness(ctx["seeds"][n], d))
-            case["seed"] = ctx["seeds"][case["name"]]
-        case["found"] = _finding(case["data"], case["seed"], case["host"], case["root"])
+            seeds = ctx["seeds"][artifact.parent.name]
+            case["name"] = max(seeds, key=lambda n, d=case["data"], s=seeds: _closeness(s[n], d))
+            case["seed"] = seeds[case["name"]]
+        case["target"] = artifact.parent.name
+        case["found"] = _finding(case["data"], case["seed"], case["host"], case["root"], case["target"])
         key = (artifact.parent.name, getattr(case["found"], "signature", "not reproduced: " + artifact.name[:5]))
         best = groups.setdefault(key, {**case, "artifact": artifact, "count": 0})
         best["count"] += 1
@@ -216,17 +235,22 @@ def recipes(out: Path, ctx: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _same(mutant: bytes, case: dict[str, Any], signature: str) -> bool:
-    return getattr(_finding(mutant, case["seed"], case["host"], case["root"]), "signature", None) == signature
+    found = _finding(mutant, case["seed"], case["host"], case["root"], case["target"])
+    return getattr(found, "signature", None) == signature
 
 
-def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None) -> Any:
-    """The Finding ``mutant`` gives here: read_elf_facts, or the scan of ``root`` with its file
-    ``host`` replaced (then given its ``seed`` bytes back); None if it gives none."""
+def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None, target: str = "elf") -> Any:
+    """The Finding ``mutant`` gives here: read_elf_facts (or the kernel reader of ``target``), or the
+    scan of ``root`` with its file ``host`` replaced (then given its ``seed`` bytes back); None if
+    it gives none."""
     import fuzz_harness as fh
+    import fuzz_kernel
 
     try:
         with fh.address_space_limit():
-            if host is None:
+            if target in fuzz_kernel.CHECKS:
+                fuzz_kernel.CHECKS[target](mutant, fh.Stats(), fh.ALARM_SECONDS)
+            elif host is None:
                 fh.check_elf(mutant, fh.Stats())
             else:
                 host.write_bytes(mutant)
@@ -256,9 +280,9 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=1,
         help="workers at once (default 1; with 'all', 2 or more "
-        "fuzz both targets side by side, else one after the other)",
+        "fuzz the targets side by side, else one after the other)",
     )
-    parser.add_argument("--target", choices=("elf", "scan", "all"), default="all", help="default: all")
+    parser.add_argument("--target", choices=(*TARGETS, "all"), default="all", help="default: all")
     parser.add_argument("--out", help="folder for corpora, logs, crashes (default: a new one in the cache)")
     for hidden in ("--job", "--run", "--max-len"):
         parser.add_argument(hidden, type=int, default=0, help=argparse.SUPPRESS)
@@ -272,13 +296,14 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     ctx = prepare(out)
     seconds = args.minutes * 60
-    targets = ["elf", "scan"] if args.target == "all" else [args.target]
-    if len(targets) == 2 and args.jobs < 2:
-        plan = [[("elf", seconds * 0.75), ("scan", seconds * 0.25)]]
+    targets = list(TARGETS) if args.target == "all" else [args.target]
+    if len(targets) > 1 and args.jobs < 2:
+        plan = [[(target, seconds * SHARES[target]) for target in targets]]
     else:
         plan = [[(targets[j % len(targets)], seconds)] for j in range(max(1, args.jobs))]
     totals: dict[str, Any] = {"lock": threading.Lock()}
-    print(f"fuzz: {args.minutes:g} min, {len(ctx['seeds'])} seeds, {len(ctx['pairs'])} root files; {out}", flush=True)
+    seeds = sum(len(s) for s in ctx["seeds"].values())
+    print(f"fuzz: {args.minutes:g} min, {seeds} seeds, {len(ctx['pairs'])} root files; {out}", flush=True)
 
     def jobs(job: int, steps: list[tuple[str, float]]) -> None:
         for target, span in steps:
@@ -302,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _summary(out: Path, totals: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
     summary = {}
-    for target in ("elf", "scan"):
+    for target in TARGETS:
         if target not in totals:
             continue
         t = totals[target]

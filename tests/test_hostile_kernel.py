@@ -25,80 +25,28 @@ import lzma
 import struct
 import tarfile
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from conftest import linkgraph
 from support.fixture_root import two_library_root
+from support.ko_builder import (
+    BANNER,
+    ET_EXEC,
+    SHF_ALLOC,
+    SHF_COMPRESSED,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+    SHT_RELA,
+    Sec,
+    elf64,
+    module,
+)
 from support.measured import Run, run_measured
 
 LIMIT_SECONDS = 30
 LIMIT_RSS = 1 << 30
 MODULES = "/lib/modules/6.1.0/kernel"
-SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_NOBITS = 1, 2, 3, 4, 8
-SHF_ALLOC, SHF_COMPRESSED = 0x2, 0x800
-ET_REL, ET_EXEC = 1, 2
-
-
-# --------------------------------------------------------------------------- ELF files from scratch
-
-
-@dataclass
-class Sec:
-    name: str
-    type: int
-    data: bytes = b""
-    flags: int = 0
-    addr: int = 0
-    link: int = 0
-    info: int = 0
-    entsize: int = 0
-    size: int | None = None  # the header's sh_size, when not len(data)
-    same_as: str | None = None  # the header's offset and size are those of this section
-
-
-def elf64(sections: list[Sec], e_type: int = ET_REL) -> bytes:
-    """A little-endian x86-64 ELF file of these sections (after the null one), ``.shstrtab`` last."""
-    names = bytearray(b"\0")
-    name_at = []
-    for sec in [*sections, Sec(".shstrtab", SHT_STRTAB)]:
-        name_at.append(len(names))
-        names += sec.name.encode() + b"\0"
-    secs = [*sections, Sec(".shstrtab", SHT_STRTAB, bytes(names))]
-    body = bytearray(64)
-    placed: dict[str, tuple[int, int]] = {}
-    for sec in secs:
-        offset = len(body)
-        body += sec.data
-        placed[sec.name] = (offset, len(sec.data) if sec.size is None else sec.size)
-    shoff = len(body)
-    body += bytes(64)  # the null section
-    for sec, name in zip(secs, name_at, strict=True):
-        offset, size = placed[sec.same_as or sec.name]
-        body += struct.pack(
-            "<IIQQQQIIQQ", name, sec.type, sec.flags, sec.addr, offset, size, sec.link, sec.info, 1, sec.entsize
-        )
-    ident = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
-    header = ident + struct.pack(
-        "<HHIQQQIHHHHHH", e_type, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, len(secs) + 1, len(secs)
-    )
-    body[:64] = header
-    return bytes(body)
-
-
-def module(modinfo: Sec, *extra: Sec) -> bytes:
-    """A module needing ``printk``: ``modinfo``, its symbol table and ``extra`` sections."""
-    strtab = b"\0printk\0"
-    symbols = bytes(24) + struct.pack("<IBBHQQ", 1, 0x10, 0, 0, 0, 0)  # GLOBAL NOTYPE UNDEF
-    return elf64(
-        [
-            modinfo,
-            Sec(".symtab", SHT_SYMTAB, symbols, link=3, info=1, entsize=24),
-            Sec(".strtab", SHT_STRTAB, strtab),
-            *extra,
-        ]
-    )
 
 
 def kernel_root(path: Path, modules: dict[str, bytes]) -> Path:
@@ -193,7 +141,7 @@ def test_section_flags(other: Path, tmp_path: Path) -> None:
 
 
 def _relocated(relocations: list[Sec]) -> bytes:
-    """A module with a 16-byte ``__ksymtab`` (section 4), its strings, 24 MiB of zeros in
+    """A module with a 16-byte ``__ksymtab`` (section 5), its strings (6), 24 MiB of zeros in
     ``.junk`` and ``relocations`` for the table."""
     sections = [
         Sec("__ksymtab", SHT_PROGBITS, bytes(16), flags=SHF_ALLOC),
@@ -205,7 +153,7 @@ def _relocated(relocations: list[Sec]) -> bytes:
 
 
 def test_relocations(other: Path, tmp_path: Path) -> None:
-    rela = {"type": SHT_RELA, "link": 2, "info": 4, "entsize": 24}
+    rela = {"type": SHT_RELA, "link": 2, "info": 5, "entsize": 24}
     overlapping = _relocated([Sec(f".rela__ksymtab.{i}", **rela, same_as=".junk") for i in range(30)])
     many = _relocated([Sec(".rela__ksymtab", **rela, same_as=".junk")])
     root = kernel_root(
@@ -228,7 +176,7 @@ def test_kernel_image_of_text(other: Path, tmp_path: Path) -> None:
     for folder in ("bin", "usr", "sbin"):
         (root / folder).mkdir()
     (root / "bin" / "sh").write_bytes((other / "usr" / "bin" / "prog").read_bytes())
-    text = b"Linux version 6.1.0 (builder@host) (gcc 12) #1 SMP\n" + b"\x55\x48\x89\xe5" * 64
+    text = BANNER + b"\x55\x48\x89\xe5" * 64
     text += (b"ab1_" * 80_000)[:320_000]
     archive = tmp_path / "firmware.tar"
     with tarfile.open(archive, "w") as tar:

@@ -2,7 +2,7 @@
 
 A recipe is readable and reproducible where a saved binary is neither:
 
-    {"id": ..., "target": "elf" | "scan", "seed": "vendor:ROOT:PATH", "seed_sha256": ...,
+    {"id": ..., "target": "elf" | "scan" | "kmod" | "kimage", "seed": "vendor:ROOT:PATH", "seed_sha256": ...,
      "root": "lede", "file": "/lib/libubox.so",          (scan only: small root and replaced file)
      "patches": [{"at": OFFSET, "put": HEX, "cut": N, "times": K}, ...],
      "triggered": what it did before the fix, "fixed_by": commit,
@@ -23,8 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import fuzz_kernel
 import fuzz_seeds
-from fuzz_harness import Finding, Stats, check_elf, check_scan
+from fuzz_harness import ALARM_SECONDS, Finding, Stats, check_elf, check_scan
 from fuzz_mutate import Patch, apply_patches
 
 CRASHES = Path(__file__).with_name("crashes.json")
@@ -88,6 +89,8 @@ def replay(recipe: dict[str, Any], work: Path, stats: Stats) -> list[str] | list
     mutant = apply_patches(seed, [Patch.from_record(p) for p in recipe["patches"]])
     if recipe["target"] == "elf":
         return check_elf(mutant, stats)
+    if recipe["target"] in fuzz_kernel.CHECKS:
+        return [str(fuzz_kernel.CHECKS[recipe["target"]](mutant, stats, ALARM_SECONDS))]
     Path(str(work / "root") + recipe["file"]).write_bytes(mutant)
     return check_scan(work / "root", stats)
 

@@ -105,7 +105,9 @@ def seed_bytes(name: str, fixtures: Path | None = None) -> bytes:
     """The bytes of the seed ``name`` (``fixtures``: a folder :func:`fixture_seeds` built into)."""
     kind, _, rest = name.partition(":")
     if kind == "synthetic":
-        return SYNTHETIC[rest]()
+        import fuzz_kernel  # the kernel targets' seeds (it imports linkgraph: not at the top, see bench/fuzz.py)
+
+        return (SYNTHETIC.get(rest) or fuzz_kernel.SYNTHETIC[rest])()
     if kind in ("vendor", "image"):
         which, _, path = rest.partition(":")
         host = Path(str(firmware_root(f"{kind}:{which}")) + path)

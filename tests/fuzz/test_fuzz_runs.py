@@ -16,11 +16,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import fuzz_kernel
 import fuzz_recipes
 import fuzz_seeds
 import pytest
 from conftest import linkgraph_cmd
-from fuzz_harness import Finding, Stats, address_space_limit, check_elf, check_scan
+from fuzz_harness import ALARM_SECONDS, Finding, Stats, address_space_limit, check_elf, check_scan
 from fuzz_mutate import apply_patches, fields, generate
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
 ELF_INPUTS = 8000
+KERNEL_INPUTS = {"kmod": 3000, "kimage": 600}
 SCAN_INPUTS = 300
 CLI_INPUTS = 4
 BOUNDED = settings(
@@ -83,6 +85,35 @@ def test_read_elf_facts_bounded_fuzz(seeds: dict[str, bytes]) -> None:
     print(f"read_elf_facts fuzz: {len(seeds)} seeds, {stats.summary()}")
     assert stats.inputs >= ELF_INPUTS
     assert 0 < stats.rejected < stats.inputs, "mutants both rejected and read: the mutations reach past the header"
+
+
+@pytest.mark.parametrize("target", fuzz_kernel.TARGETS)
+def test_kernel_readers_bounded_fuzz(target: str) -> None:
+    """Kernel modules (parse_module) and kernel files (the kernel's exports) on mutants of their
+    seeds (tests/fuzz/fuzz_kernel.py): a module or ModuleReadError, exports found or not."""
+    seeds = fuzz_kernel.kernel_seeds(target)
+    names = list(seeds)
+    targets = {name: fields(data) for name, data in seeds.items()}
+    check = fuzz_kernel.CHECKS[target]
+    stats = Stats()
+    outcomes: set[str] = set()
+
+    @settings(BOUNDED, max_examples=KERNEL_INPUTS[target])
+    @given(st.data())
+    def one(data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(names))
+        patches = generate(Draws(data), seeds[name], targets[name])
+        try:
+            outcomes.add(str(check(apply_patches(seeds[name], patches), stats, ALARM_SECONDS)))
+        except Finding as found:
+            recipe = fuzz_recipes.make(target, name, seeds[name], patches, found)
+            raise AssertionError(f"{found}\nrecipe:\n{fuzz_recipes.text(recipe)}") from None
+
+    with address_space_limit():
+        one()
+    print(f"{target} fuzz: {len(seeds)} seeds, {stats.summary()}, outcomes {sorted(outcomes)}")
+    assert stats.inputs >= KERNEL_INPUTS[target]
+    assert len(outcomes) > 1, "mutants both read and refused: the mutations reach the tables"
 
 
 def _mutate_in_root(data: st.DataObject, roots: dict[str, Path]) -> tuple[str, Path, str, bytes, list]:
