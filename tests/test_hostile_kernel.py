@@ -105,7 +105,8 @@ def kinds(whole: dict) -> dict[str, str]:
 
 
 def test_modinfo_key_repeated(other: Path, tmp_path: Path) -> None:
-    info = b"license=GPL\0" + b"alias=pci:v00008086d000010D3sv*sd*bc*sc*i*\0" * 80_000 + b"license=GPL\0" * 80_000
+    alias = b"alias=usb:v0BDAp8179d*dc*dsc*dp*ic*isc*ip*in*" + b"x" * 200  # 250 bytes
+    info = b"license=GPL\0" + (alias + b"\0") * 80_000 + b"license=GPL\0" * 80_000
     data = lzma.compress(module(Sec(".modinfo", SHT_PROGBITS, info)))
     root = kernel_root(tmp_path / "modinfo", {"alias.ko.xz": data})
     whole, _ = scan_beside(other, root, tmp_path)

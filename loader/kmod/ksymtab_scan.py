@@ -14,13 +14,18 @@ include/asm-generic/vmlinux.lds.h). Both are sorted by name (``SORT(___ksymtab+*
 run is split where a name sorts before the one above it: plain exports first, then GPL-only. A
 third part (``__ksymtab_unused*`` or ``_gpl_future`` of kernels before 5.13) cannot be told
 apart from the others and is left out, and said so.
+
+The words are read as numpy arrays (the image's words, each one's target, the name length at
+each offset of the strings): time and memory grow linearly with the image, a few times its
+size, and only the chosen run's names are decoded.
 """
 
 from __future__ import annotations
 
 import re
-import struct
 from dataclasses import dataclass
+
+import numpy as np
 
 from .model import KSYM_NAME_LEN, ExportKind
 
@@ -39,63 +44,74 @@ class Recovered:
     detail: str
 
 
-def _strings(data: bytes) -> tuple[int, bytes, list[int]] | None:
+def _strings(data: bytes) -> tuple[int, bytes, np.ndarray] | None:
     """The longest run of symbol names: its offset, bytes and the offsets of its names."""
     best = max(_NAMES.finditer(data), key=lambda m: m.end() - m.start(), default=None)
     if best is None:
         return None
     run = best.group()
-    starts = [0, *(m.end() for m in re.finditer(rb"\x00", run[:-1]))]
-    return best.start(), run, starts
+    nuls = np.flatnonzero(np.frombuffer(run, dtype=np.uint8) == 0)
+    return best.start(), run, np.concatenate(([0], nuls[:-1] + 1))
 
 
-def _name(run: bytes, first: int, at: int) -> str | None:
-    """The name starting at ``at`` (``first``: the end of the run's first name, which may start
-    after bytes that only looked like part of it: any offset inside it is taken); names longer
-    than the kernel keeps are not names."""
-    if not 0 <= at < len(run) or (at > first and run[at - 1] != 0):
-        return None
-    end = run.find(b"\0", at, at + KSYM_NAME_LEN)
-    return run[at:end].decode("ascii") if end > at else None
+def _name_lengths(run: bytes) -> np.ndarray:
+    """For each offset of the names (and one past them), the length of the name starting there,
+    0 where none does: any offset inside the first name (which may start after bytes that only
+    looked like part of it), else only offsets just after a NUL; a name is shorter than the kernel
+    keeps (KSYM_NAME_LEN)."""
+    nuls = np.flatnonzero(np.frombuffer(run, dtype=np.uint8) == 0)  # the run ends with one
+    lengths = np.zeros(len(run) + 1, dtype=np.int16)
+    first = int(nuls[0])
+    inside = np.arange(max(0, first - KSYM_NAME_LEN + 1), first)
+    lengths[inside] = first - inside
+    gaps = np.diff(nuls) - 1
+    named = gaps > 0
+    lengths[nuls[:-1][named] + 1] = np.where(gaps[named] < KSYM_NAME_LEN, gaps[named], 0)
+    return lengths
 
 
-def _absolute_targets(words: tuple[int, ...], run: bytes, starts: list[int]) -> list[int | None] | None:
-    """Each word's offset in the names when it points at one, for the address the names most
-    likely load at; None when no address fits."""
-    present = set(words)
+def _absolute_targets(words: np.ndarray, size: int, starts: np.ndarray) -> np.ndarray | None:
+    """Each word's offset in the names when it points into them (else -1), for the address the
+    names most likely load at: one for which the image holds pointers to sampled names; None
+    when no address fits."""
+    present = np.unique(words)
     probes = starts[1 :: max(1, len(starts) // PROBES)][:PROBES]
-    anchor = starts[len(starts) // 2]
-    for w in present:
-        base = w - anchor
-        if all(base + s in present for s in probes):
-            return [w - base if 0 <= w - base < len(run) else None for w in words]
-    return None
+    bases = present - int(starts[len(starts) // 2])
+    for probe in probes:
+        want = bases + int(probe)
+        at = np.minimum(np.searchsorted(present, want), len(present) - 1)
+        bases = bases[present[at] == want]
+        if not len(bases):
+            return None
+    return _inside(words - int(bases[0]), size)
 
 
-def _relative_targets(data: bytes, little: bool, origin: int, size: int) -> list[int | None]:
-    words = struct.unpack_from(("<" if little else ">") + f"{len(data) // 4}i", data)
-    return [at if 0 <= (at := i * 4 + v - origin) < size else None for i, v in enumerate(words)]
+def _inside(offsets: np.ndarray, size: int) -> np.ndarray:
+    offsets[(offsets < 0) | (offsets >= size)] = -1
+    return offsets
 
 
-def _runs(targets: list[int | None], run: bytes) -> list[list[str]]:
-    """Runs of name fields at one stride (2 or 3 words), longest first, decoded."""
-    found: list[list[str]] = []
-    first = run.index(b"\0")
+def _relative_targets(data: bytes, little: bool, origin: int, size: int) -> np.ndarray:
+    values = np.frombuffer(data, dtype=("<" if little else ">") + "i4", count=len(data) // 4).astype(np.int64)
+    return _inside(np.arange(len(values), dtype=np.int64) * 4 + values - origin, size)
+
+
+def _longest_run(targets: np.ndarray, lengths: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """The longest run of name fields at one stride (2 or 3 words), the first of equal ones:
+    its length and the offsets of its names."""
+    named = lengths[targets] > 0  # -1 reads the 0 past the end
+    best: tuple[int, np.ndarray] | None = None
     for stride in (2, 3):
         for phase in range(stride):
-            names: list[str] = []
-            for i in range(phase, len(targets), stride):
-                t = targets[i]
-                name = _name(run, first, t) if t is not None else None
-                if name:
-                    names.append(name)
-                    continue
-                if len(names) >= MIN_RUN:
-                    found.append(names)
-                names = []
-            if len(names) >= MIN_RUN:
-                found.append(names)
-    return sorted(found, key=len, reverse=True)
+            padded = np.concatenate(([False], named[phase::stride], [False]))
+            edges = np.flatnonzero(padded[1:] != padded[:-1])
+            spans = edges[1::2] - edges[::2]
+            if not len(spans):
+                continue
+            i = int(np.argmax(spans))  # the first of the longest
+            if spans[i] >= MIN_RUN and (best is None or spans[i] > best[0]):
+                best = (int(spans[i]), targets[phase::stride][edges[2 * i] : edges[2 * i + 1]])
+    return best
 
 
 def recover(data: bytes) -> Recovered | None:
@@ -104,18 +120,19 @@ def recover(data: bytes) -> Recovered | None:
     if strings is None:
         return None
     origin, run, starts = strings
-    candidates: list[list[int | None]] = []
+    lengths = _name_lengths(run)
+    best: tuple[int, np.ndarray] | None = None
     for little in (True, False):
-        n = len(data) // 4
-        words = struct.unpack_from(("<" if little else ">") + f"{n}I", data)
-        found = _absolute_targets(words, run, starts)
-        if found is not None:
-            candidates.append(found)
-        candidates.append(_relative_targets(data, little, origin, len(run)))
-    runs = [r for targets in candidates for r in _runs(targets, run)]
-    if not runs:
+        words = np.frombuffer(data, dtype=("<" if little else ">") + "u4", count=len(data) // 4).astype(np.int64)
+        found = _absolute_targets(words, len(run), starts)
+        for targets in ([found] if found is not None else []) + [_relative_targets(data, little, origin, len(run))]:
+            longest = _longest_run(targets, lengths)
+            if longest is not None and (best is None or longest[0] > best[0]):
+                best = longest
+    if best is None:
         return None
-    table = max(runs, key=len)
+    ends = best[1] + lengths[best[1]]  # int64: the offsets' type
+    table = [run[at:end].decode("ascii") for at, end in zip(best[1].tolist(), ends.tolist(), strict=True)]
     parts: list[list[str]] = [[]]
     for name in table:
         if parts[-1] and name < parts[-1][-1]:
