@@ -12,7 +12,8 @@ were:
   their bytes, never decompressed);
 * ``.ko`` relocations: 30 relocation sections over the same 24 MiB (30 M relocations), and one
   of 1 M relocations for a 16-byte table;
-* a kernel image of a banner and 300 KB of text without a NUL, beside the root in an archive;
+* a kernel image of a banner and 300 KB of text without a NUL, beside the root in an archive, and
+  (in process) one of 2 GiB of zeros in gzip;
 * a ``vmlinux`` whose ``.shstrtab`` offset is 2**64 - 1;
 * a ``vmlinux`` whose 1,000 export entries point at 10 MiB of name bytes without a NUL.
 """
@@ -29,6 +30,8 @@ from pathlib import Path
 
 import pytest
 from conftest import linkgraph
+from linkgraph.loader.kmod.kernel_exports import from_image
+from linkgraph.loader.kmod.model import KernelSource
 from support.fixture_root import two_library_root
 from support.ko_builder import (
     BANNER,
@@ -189,6 +192,33 @@ def test_kernel_image_of_text(other: Path, tmp_path: Path) -> None:
     assert kinds(whole).get(f"{MODULES}/plain.ko") == "kernel-module"
     unknown = [p for p in whole["problems"] if p["code"] == "kernel-exports-unknown"]
     assert unknown and "no export table found by shape" in unknown[0]["message"], unknown
+
+
+def _gzip_zeros(size: int) -> bytes:
+    """A gzip stream of ``size`` zero bytes (a multiple of 16 MiB), one block repeated as in
+    :func:`_zlib_zeros`."""
+    chunk = 16 << 20
+    c = zlib.compressobj(1, zlib.DEFLATED, 31)
+    header = c.compress(b"")
+    first = c.compress(bytes(chunk)) + c.flush(zlib.Z_FULL_FLUSH)
+    header, block = (header, first) if header else (first[:10], first[10:])
+    again = c.compress(bytes(chunk)) + c.flush(zlib.Z_FULL_FLUSH)
+    assert again == block
+    end = c.flush(zlib.Z_FINISH)[:-8]
+    crc = 0
+    for _ in range(size // chunk):
+        crc = zlib.crc32(bytes(chunk), crc)
+    return header + block * (size // chunk) + end + struct.pack("<II", crc, size & 0xFFFFFFFF)
+
+
+def test_kernel_image_decompression_bomb() -> None:
+    """A "kernel" of 2 GiB of zeros in gzip (about 2 MiB) with a banner after it: vmlinux-to-elf
+    would decompress the whole stream; it is read through up to the bound and not decompressed.
+    (In process: a scan of an archive holding it spends its time and memory in the unpacker,
+    which extracts the same stream first.)"""
+    found = from_image(_gzip_zeros(2 << 30) + BANNER, "zImage")
+    assert found.source is KernelSource.NONE
+    assert "the stream at 0x0 decompresses to more than 256 MiB, not decompressed" in found.detail, found.detail
 
 
 def _vmlinux_root(path: Path, vmlinux: bytes) -> Path:

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import importlib
 import io
+import lzma
 import re
 from pathlib import Path
 from typing import Any
 
+import pyzstd
 from elftools.elf.elffile import ELFFile
 
 from ..elf.facts import is_elf
+from ..unpack.streams import open_stream
 from .ksymtab import CORRUPT, FLAGS, KSYM_FLAG_GPL_ONLY, STRINGS, TABLES
 from .ksymtab_image import Reader, Strings, decode_table
 from .ksymtab_scan import recover
@@ -31,6 +34,16 @@ MAX_KERNEL_BYTES = 512 << 20  # a decompressed allyesconfig vmlinux is a few hun
 # The search by shape reads every word of the image (about 2 s for 4 MiB); kernels this large
 # are built with kallsyms in practice.
 MAX_SHAPE_BYTES = 32 << 20
+MAX_DECOMPRESSED_BYTES = 256 << 20  # a self-decompressing image's kernel, decompressed
+# the streams vmlinux-to-elf decompresses whose size is checked first (its LZ4 and LZO are not)
+_STREAM_MAGIC = (
+    (b"\x1f\x8b\x08", "gzip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"]\x00\x00", "lzma"),
+    (b"\x6d\x00\x00", "lzma"),
+    (b"BZh", "bzip2"),
+    (b"(\xb5/\xfd", "zstd"),
+)
 STRINGS_SEARCH = 4 << 20  # bytes after the tables where the names are looked for (Debian's: 200 KiB)
 
 
@@ -110,8 +123,30 @@ def from_vmlinux_bytes(data: bytes, shown: str, source: KernelSource = KernelSou
 _VERSION = re.compile(rb"Linux version (\d+\.[\d.]*\d)[ -~]+")  # as vmlinux-to-elf reads the banner
 
 
+def _decompresses_within(data: bytes, offset: int, limit: int) -> bool:
+    """Whether the stream at ``offset`` (gzip, xz, lzma, bzip2, zstd) decompresses to at most
+    ``limit`` bytes: read through in chunks, the output dropped. vmlinux-to-elf decompresses a
+    stream whole, whatever its size: a few MiB of gzip would become gigabytes."""
+    fmt = next((f for magic, f in _STREAM_MAGIC if data.startswith(magic, offset)), None)
+    if fmt is None:
+        return True
+    total = 0
+    source = io.BytesIO(data)  # shares the bytes (no copy)
+    source.seek(offset)
+    try:
+        with open_stream(fmt, source) as stream:
+            while chunk := stream.read(1 << 20):
+                total += len(chunk)
+                if total > limit:
+                    return False
+    except (OSError, EOFError, ValueError, lzma.LZMAError, pyzstd.ZstdError):
+        pass  # what the library makes of a broken stream is its own (its output is bounded by it)
+    return True
+
+
 def _vmlinux_to_elf() -> tuple[Any, Any] | None:
-    """vmlinux-to-elf's ``KallsymsFinder`` (with its version search made linear) and its unpacker."""
+    """vmlinux-to-elf's ``KallsymsFinder`` (with its version search made linear) and its unpacker
+    (with each stream's output bounded)."""
     try:
         kallsyms = importlib.import_module("vmlinux_to_elf.core.kallsyms")
         unpack = importlib.import_module("vmlinux_to_elf.core.auto_unpack")
@@ -129,7 +164,15 @@ def _vmlinux_to_elf() -> tuple[Any, Any] | None:
             self.version_string = found.group(0).decode("ascii")
             self.version_number = found.group(1).decode("ascii")
 
-    return Finder, unpack
+    class Decompressor(unpack.VmlinuzDecompressor):
+        def _try_decompress_at(self, input_file: bytes, offset: int) -> bytes | None:
+            """The library's decompression of a stream at ``offset``, when it stays within the bound."""
+            if not _decompresses_within(input_file, offset, MAX_DECOMPRESSED_BYTES):
+                self.refused = [*getattr(self, "refused", []), offset]
+                return None
+            return super()._try_decompress_at(input_file, offset)
+
+    return Finder, Decompressor
 
 
 def from_image(data: bytes, shown: str) -> KernelExports:
@@ -138,10 +181,16 @@ def from_image(data: bytes, shown: str) -> KernelExports:
     if lib is None:
         return _by_shape(data, shown, "vmlinux-to-elf is not installed")
     finder_class, unpack = lib
+    refused: list[int] = []
     try:
-        raw = unpack.VmlinuzDecompressor(data).decompressed or data
+        decompressor = unpack(data)
+        refused = getattr(decompressor, "refused", [])
+        raw = decompressor.decompressed or data
     except Exception:  # a third-party parser of hostile input: the bytes are then taken as they are
         raw = data
+    if refused and raw is data:  # nothing else decompressed
+        limit = f"decompresses to more than {MAX_DECOMPRESSED_BYTES >> 20} MiB, not decompressed"
+        return _by_shape(raw, shown, f"the stream at {refused[0]:#x} {limit}")
     if is_elf(raw):
         return from_vmlinux_bytes(raw, shown, KernelSource.IMAGE)
     try:

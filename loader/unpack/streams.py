@@ -7,6 +7,7 @@ import gzip
 import io
 import lzma
 from pathlib import Path
+from typing import BinaryIO
 
 import pyzstd
 
@@ -20,8 +21,8 @@ class TooLarge(Exception):
     """The stream decompresses to more than ``MAX_OUTPUT`` bytes."""
 
 
-def open_stream(fmt: str, path: Path) -> io.BufferedIOBase:
-    """``path`` opened for reading through the decompressor of ``fmt`` (one of ``STREAMS``)."""
+def open_stream(fmt: str, path: Path | BinaryIO) -> io.BufferedIOBase:
+    """``path`` (or a file already open) read through the decompressor of ``fmt`` (one of ``STREAMS``)."""
     match fmt:
         case "gzip":
             return gzip.open(path, "rb")
@@ -30,7 +31,7 @@ def open_stream(fmt: str, path: Path) -> io.BufferedIOBase:
         case "lzma":
             return lzma.open(path, "rb", format=lzma.FORMAT_ALONE)
         case "bzip2":
-            return bz2.open(path, "rb")
+            return bz2.BZ2File(path, "rb")
         case "zstd":
             return pyzstd.open(path, "rb")
     raise ValueError(f"not a stream format: {fmt}")
