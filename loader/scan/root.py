@@ -22,7 +22,7 @@ from ..identify.matching import Matching
 from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
-from ..ldso.flavours import LoaderFlavour, flavour_of
+from ..ldso.flavours import LoaderFlavour
 from ..ldso.interposition import find_interposed
 from ..ldso.link_map import build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
@@ -238,7 +238,7 @@ def _resolve(
     roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE and _startable(f, world, problems)]
     for i, exe in enumerate(sorted(roots, key=lambda f: f.path)):
         link_map, objects = build_link_map(exe, world)
-        flavours[exe.path] = flavour_of(exe.interpreter)
+        flavours[exe.path] = world.flavour(exe.interpreter)
         resolution.link_maps.append(link_map)
         loaded.update(link_map.objects)
         binder.bind(link_map, objects, resolution)
