@@ -132,6 +132,9 @@ class LoaderFlavour:
     empty_entry_is_cwd = True
     #: The default directories are fixed in the loader's source (musl): nothing to read them from.
     fixed_default_dirs = False
+    #: A newline separates DT_RPATH/DT_RUNPATH entries as ``:`` does (musl's path_open splits on
+    #: ``":\n"``); glibc and uClibc split on ``:`` alone, a newline is part of a folder name.
+    newline_separates_paths = False
     #: A weak definition gives way to a global (or unique) one of a later object in the scope
     #: (musl up to 1.1.16, ``find_sym``); every other loader here takes the first definition.
     weak_yields_to_later_global = False
@@ -207,6 +210,7 @@ class Musl(LoaderFlavour):
     search_order = SearchOrder.EACH_OBJECT_RUNPATH_OR_RPATH
     other_tokens_void_rpath = True
     empty_entry_is_cwd = False  # path_open: s += strspn(s, ":\n") before each entry
+    newline_separates_paths = True
     verdict = staticmethod(musl_verdict)
     match_soname = False  # musl matches the name it loaded a file under, and the inode
     versioned_lookup = False
