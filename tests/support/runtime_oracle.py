@@ -7,7 +7,8 @@ For one root file system (a host folder) and a dynamic program in it (a device p
    the copy), the guest environment being only ``LD_BIND_NOW=1`` (every slot is relocated before
    the entry point; musl always binds now), stdin ``/dev/null``, qemu's gdbstub on a Unix socket
    inside the copy (``qemu-ARCH-static -g /.linkgraph-oracle/gdb-ID.sock PROGRAM``: nothing to
-   pick, so parallel runs, also of other test processes, cannot collide on a port);
+   pick, so parallel runs, also of other test processes, cannot collide on a port), with the CPU
+   the program's ELF header asks for (``-cpu``, qemu_cpu.py);
 2. drives one ``gdb-multiarch -batch`` per program with a small gdb Python script
    (runtime_gdb.GDB_SCRIPT: a memory and breakpoint server talking JSON lines over two inherited
    pipes; the host side parses the ELF files).  At the first stop (the interpreter's first
@@ -223,7 +224,7 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
 
     def _run(self, exe: str, info: qo.ElfInfo, result: RuntimeTrace, started: float) -> None:
         elf = self.elf(exe)
-        qemu = self.loader._qemu(info)  # copies qemu-ARCH-static into the chroot (once)
+        qemu = self.loader.qemu_command(info)  # copies qemu-ARCH-static into the chroot (once), -cpu
         ident = uuid.uuid4().hex[:12]
         inside = f"/{qo.ORACLE_DIR}/gdb-{ident}.sock"
         sock = self.loader.tree / inside.lstrip("/")
@@ -236,7 +237,7 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
         out_path = self.workdir / f"{ident}.out"
         err_path = self.workdir / f"{ident}.err"
         gdb_log = self.workdir / f"{ident}.gdb"
-        cmd = [qo.CHROOT, str(self.loader.tree), qemu, "-g", inside]
+        cmd = [qo.CHROOT, str(self.loader.tree), *qemu, "-g", inside]
         for key, value in GUEST_ENV.items():
             cmd += ["-E", f"{key}={value}"]
         cmd.append(exe)
