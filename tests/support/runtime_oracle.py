@@ -162,7 +162,11 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
     """Runs programs of one root to their entry points under qemu + gdb and reads their bindings."""
 
     def __init__(
-        self, root: str | os.PathLike[str], workdir: str | os.PathLike[str] | None = None, timeout: float = TIMEOUT
+        self,
+        root: str | os.PathLike[str],
+        workdir: str | os.PathLike[str] | None = None,
+        timeout: float = TIMEOUT,
+        guest_env: dict[str, str] | None = None,
     ) -> None:
         if shutil.which(GDB) is None:
             raise qo.OracleError(f"{GDB} not found: apt-get install gdb-multiarch")
@@ -170,6 +174,7 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
             raise qo.OracleError("the runtime oracle needs root (chroot)")
         self.root = Path(root).resolve()
         self.timeout = timeout
+        self.guest_env = GUEST_ENV if guest_env is None else guest_env  # {}: the loader binds lazily where it can
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="lg-rt-")) if workdir is None else Path(workdir)
         self.loader = qo.DeviceLoader(self.root, self.workdir)
@@ -238,7 +243,7 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
         err_path = self.workdir / f"{ident}.err"
         gdb_log = self.workdir / f"{ident}.gdb"
         cmd = [qo.CHROOT, str(self.loader.tree), *qemu, "-g", inside]
-        for key, value in GUEST_ENV.items():
+        for key, value in self.guest_env.items():
             cmd += ["-E", f"{key}={value}"]
         cmd.append(exe)
         deadline = started + self.timeout
