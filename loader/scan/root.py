@@ -194,11 +194,18 @@ def _scan_root(
 def _links(
     root: RootFS, link_paths: list[str], elf_files: AbstractSet[str], problems: list[Problem]
 ) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """The root's symlinks: the aliases of each ELF file of ``elf_files``, and every link's target as written."""
+    """The root's symlinks and hard links: the aliases of each ELF file of ``elf_files``, and every
+    link's target as written (a hard link's: its file's first name, after ``=``)."""
     aliases: dict[str, list[str]] = {}
     link_targets: dict[str, str] = {}
     for link in link_paths:
         shown = display_path(link)
+        first = root.hard_links.get(link)
+        if first is not None:
+            link_targets[shown] = f"={display_path(first)}"
+            if first in elf_files:
+                aliases.setdefault(first, []).append(link)
+            continue
         try:
             link_targets[shown] = os.readlink(root.host_path(link))
             target = root.resolve(link)
