@@ -28,6 +28,7 @@ from ..model import ElfFacts, Kind
 
 MAX_MATCHES = 1024  # files one pattern may name (a pattern matching more says little)
 MAX_CONVERSIONS = 8
+MAX_PATTERN = 4096  # PATH_MAX: a longer pattern names no file
 MIN_LITERAL = 3  # letters or digits a pattern's file name must fix, besides lib and .so
 # a library file name, with or without a folder: libfoo.so, libfoo.so.1.2, /usr/lib/foo/bar.so
 _LIBRARY = re.compile(r"(?:/?[\w.+@-]+/)*[\w+@-][\w.+@-]*\.so(?:\.\d+)*")
@@ -44,6 +45,7 @@ _PIECES = {
 }
 _BYTES: Any = re2.Options()
 _BYTES.encoding = re2.Options.Encoding.LATIN1  # one character a byte: any byte of a path matches
+_BYTES.log_errors = False  # RE2 writes to stderr (a large pattern's DFA out of memory: it goes on without)
 
 
 class PathPattern:
@@ -77,7 +79,7 @@ def pattern_source(text: str, strict: bool = True) -> str | None:
     not one (no conversion, a stray ``%``, not ending in a library suffix) or, ``strict``, when it
     fixes too little to say which library (neither a folder nor ``MIN_LITERAL`` characters of the
     file name besides ``lib`` and ``.so``)."""
-    if not re.search(r"\.so(?:\.[\d%]|$)", text):
+    if len(text) > MAX_PATTERN or not re.search(r"\.so(?:\.[\d%]|$)", text):
         return None
     parts: list[str] = []
     pos = conversions = 0

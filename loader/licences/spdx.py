@@ -29,6 +29,8 @@ _OR_LATER = re.compile(r"(\S+?)\+?\s+or\s+(?:\(at your option\)\s+)?(?:any\s+)?l
 # the same, starting at a word (a match starting inside a word has one at the word's start too)
 _OR_LATER_WORD = re.compile(r"(?<!\S)" + _OR_LATER.pattern, re.I)
 MAX_CHOICES = 8  # names of one "A/B/..." choice (a longer one is not read as a choice)
+MAX_TEXT = 64 * 1024  # characters of one licence text read (license-expression takes ~10 us each)
+MAX_DEPTH = 64  # parentheses (and Debian's commas) nested: license-expression recurses per level
 _UNSTATED = {"", "NONE", "NOASSERTION", "UNKNOWN", "N/A"}
 
 
@@ -166,7 +168,8 @@ def _choice_reach(words: list[str], i: int, most: int) -> int:
         choices += len(pieces) - 1
         if (choices > MAX_CHOICES and k > i) or _name(" ".join([*part, pieces[0]]), False) is None:
             return k
-        part, count = [pieces[-1]], 1
+        part = [pieces[-1]] if pieces[-1] else []  # "A/ B": B starts the next part
+        count = len(part)
     return len(words)
 
 
@@ -188,6 +191,8 @@ def _names(words: list[str]) -> list[str]:
 def listed_parts(text: str) -> list[str] | None:
     """The licences of a blank-separated list (OpenWrt's ``PKG_LICENSE:=GPL-2.0 LGPL-2.1``), each
     normalised, in order; None when ``text`` is one licence, an expression, or has an unknown name."""
+    if len(text) > MAX_TEXT:
+        return None  # normalise says why
     tokens = _TOKEN.findall(or_later(" ".join(text.split())))
     if len(tokens) < 2 or any(t in ("(", ")", ",", "&", "|") or t.lower() in _OPERATORS for t in tokens):
         return None
@@ -243,12 +248,17 @@ def normalise(text: str) -> Normalised:
     from license_expression import ExpressionError
 
     stripped = " ".join(text.split())
+    if len(stripped) > MAX_TEXT:
+        return Normalised(None, f"licence text of {len(stripped)} characters not read (more than {MAX_TEXT})")
     if stripped.upper() in _UNSTATED:
         return Normalised(None, f"licence stated as {_quote(stripped)}" if stripped else "empty licence")
     try:
-        expression = " ".join(_tokens(or_later(stripped)))
+        tokens = _tokens(or_later(stripped))
     except _Unknown as exc:
         return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({exc})")
+    if _depth(tokens) > MAX_DEPTH:
+        return Normalised(None, f"licence {_quote(stripped)} nests more than {MAX_DEPTH} levels: not read")
+    expression = " ".join(tokens)
     licensing = spdx_licensing()
     # LicenseRef- ids are valid SPDX, but the library's index has none: check the rest (the id
     # alone is replaced, never a parenthesis around it)
@@ -264,6 +274,14 @@ def normalise(text: str) -> Normalised:
     except (ExpressionError, ParseError) as exc:
         return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({_error(str(exc))})")
     return Normalised(parsed.render() if parsed is not None else None, None if parsed is not None else "empty")
+
+
+def _depth(tokens: list[str]) -> int:
+    depth = deepest = 0
+    for token in tokens:
+        depth += (token == "(") - (token == ")")
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _error(message: str) -> str:
