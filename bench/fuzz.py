@@ -9,6 +9,10 @@ libFuzzer's own. Coverage is counted over linkgraph's code only.
     python bench/fuzz.py --minutes 30               # read_elf_facts 3/4 of the time, the scan 1/4
     python bench/fuzz.py --minutes 60 --jobs 2      # both at once, one worker each
     python bench/fuzz.py --minutes 10 --target scan
+    python bench/fuzz.py --minutes 30 --target text     # licence expressions, control files, dlopen patterns
+
+The text targets (tests/fuzz/fuzz_text.py) take the input as the text itself; their mutations are
+libFuzzer's, and a quarter of the time a piece of the input repeated (what made those readers slow).
 
 A scan input is one byte choosing a file of a small root, then that file's new content. Each
 worker is a libFuzzer process; one that finds something stops and is started again on the same
@@ -36,6 +40,8 @@ from typing import Any
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path[:0] = [str(TESTS), str(TESTS / "fuzz")]
 ARTIFACTS = ("crash-", "timeout-", "oom-", "slow-unit-", "leak-")
+TEXT_TARGETS = ("licence", "control", "dlopen")  # fuzz_text.TARGETS (not imported here: see below)
+TEXT_MAX_LEN = 256 * 1024
 # Nothing from linkgraph (or the fuzz modules, which import it) is imported at the top: a worker
 # must instrument linkgraph's modules before their first import.
 
@@ -53,12 +59,16 @@ def worker(args: argparse.Namespace) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["linkgraph"]):
+        import linkgraph.loader.dlopen.candidates
         import linkgraph.loader.elf.facts
+        import linkgraph.loader.licences.control
+        import linkgraph.loader.licences.spdx
         import linkgraph.loader.scan.root
         import linkgraph.loader.store.rows  # noqa: F401
     import fuzz_harness as fh
     import fuzz_mutate as fm
     import fuzz_seeds
+    import fuzz_text
 
     out = Path(args.out)
     stats = fh.Stats()
@@ -81,6 +91,9 @@ def worker(args: argparse.Namespace) -> None:
         pairs = fuzz_seeds.scan_pairs(roots)
 
     def judge(data: bytes) -> None:
+        if args.target in TEXT_TARGETS:
+            fuzz_text.check_text(args.target, data, stats, alarm=None)
+            return
         if args.target == "elf":
             fh.check_elf(data, stats, alarm=None)
             return
@@ -104,6 +117,12 @@ def worker(args: argparse.Namespace) -> None:
 
     def mutate(data: bytes, max_size: int, seed: int) -> bytes:
         rng = random.Random(seed)
+        if args.target in TEXT_TARGETS:
+            if data and rng.random() < 0.25:  # a piece repeated
+                at = rng.randrange(len(data))
+                piece = data[at : at + rng.randint(1, 16)]
+                return (data[:at] + piece * rng.randint(2, max_size // len(piece)) + data[at:])[:max_size]
+            return atheris.Mutate(data, max_size)
         head, body = (data[:1], data[1:]) if args.target == "scan" else (b"", data)
         if body and rng.random() < 0.5:
             body = fm.apply_patches(body, fm.generate(fm.RandomChooser(rng), body, fm.fields(body)))
@@ -132,6 +151,7 @@ def worker(args: argparse.Namespace) -> None:
 def prepare(out: Path) -> dict[str, Any]:
     """Seed corpora (the seeds, and for the scan each root's files behind their index byte)."""
     import fuzz_seeds
+    import fuzz_text
 
     seeds = fuzz_seeds.elf_seeds(out / "seeds")
     roots = {n: fuzz_seeds.small_root(n, out / "roots" / n) for n in fuzz_seeds.SCAN_ROOTS}
@@ -143,7 +163,12 @@ def prepare(out: Path) -> dict[str, Any]:
         (out / "corpus" / "elf" / f"seed-{i:03}").write_bytes(data)
     for i, (name, path) in enumerate(pairs):
         (out / "corpus" / "scan" / f"seed-{i:03}").write_bytes(bytes([i]) + Path(str(roots[name]) + path).read_bytes())
-    return {"seeds": seeds, "roots": roots, "pairs": pairs}
+    for target, named in fuzz_text.SEEDS.items():
+        for folder in ("corpus", "artifacts"):
+            (out / folder / target).mkdir(parents=True, exist_ok=True)
+        for name, data in named.items():
+            (out / "corpus" / target / f"seed-{name}").write_bytes(data)
+    return {"seeds": seeds, "roots": roots, "pairs": pairs, "text": {t: list(n) for t, n in fuzz_text.SEEDS.items()}}
 
 
 def run_job(out: Path, target: str, job: int, seconds: float, totals: dict[str, Any]) -> None:
@@ -151,6 +176,8 @@ def run_job(out: Path, target: str, job: int, seconds: float, totals: dict[str, 
     end = time.monotonic() + seconds
     run = 0
     max_len = max(p.stat().st_size for p in (out / "corpus" / target).iterdir()) + 4096
+    if target in TEXT_TARGETS:
+        max_len = TEXT_MAX_LEN
     while (left := int(end - time.monotonic())) >= 5:
         log = out / f"log-{target}-{job}-{run}.txt"
         opts = {"--target": target, "--out": out, "--job": job, "--run": run, "--seconds": left, "--max-len": max_len}
@@ -187,7 +214,12 @@ def recipes(out: Path, ctx: dict[str, Any]) -> list[dict[str, Any]]:
         if not artifact.name.startswith(ARTIFACTS):
             continue
         case: dict[str, Any] = {"data": artifact.read_bytes(), "where": (), "host": None, "root": None}
-        if artifact.parent.name == "scan":
+        if artifact.parent.name in TEXT_TARGETS:
+            target = artifact.parent.name
+            named = {f"text:{target}-{n}": fuzz_seeds.seed_bytes(f"text:{target}-{n}") for n in ctx["text"][target]}
+            case["name"] = max(named, key=lambda n, d=case["data"]: _closeness(named[n], d))
+            case.update(seed=named[case["name"]], text=target)
+        elif artifact.parent.name == "scan":
             data = case["data"]
             where = ctx["pairs"][data[0] % len(ctx["pairs"])] if data else ctx["pairs"][0]
             root = ctx["roots"][where[0]]
@@ -197,7 +229,7 @@ def recipes(out: Path, ctx: dict[str, Any]) -> list[dict[str, Any]]:
         else:
             case["name"] = max(ctx["seeds"], key=lambda n, d=case["data"]: _closeness(ctx["seeds"][n], d))
             case["seed"] = ctx["seeds"][case["name"]]
-        case["found"] = _finding(case["data"], case["seed"], case["host"], case["root"])
+        case["found"] = _finding(case["data"], case["seed"], case["host"], case["root"], case.get("text"))
         key = (artifact.parent.name, getattr(case["found"], "signature", "not reproduced: " + artifact.name[:5]))
         best = groups.setdefault(key, {**case, "artifact": artifact, "count": 0})
         best["count"] += 1
@@ -216,17 +248,21 @@ def recipes(out: Path, ctx: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _same(mutant: bytes, case: dict[str, Any], signature: str) -> bool:
-    return getattr(_finding(mutant, case["seed"], case["host"], case["root"]), "signature", None) == signature
+    found = _finding(mutant, case["seed"], case["host"], case["root"], case.get("text"))
+    return getattr(found, "signature", None) == signature
 
 
-def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None) -> Any:
-    """The Finding ``mutant`` gives here: read_elf_facts, or the scan of ``root`` with its file
-    ``host`` replaced (then given its ``seed`` bytes back); None if it gives none."""
+def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None, text: str | None = None) -> Any:
+    """The Finding ``mutant`` gives here: read_elf_facts, a ``text`` target, or the scan of ``root``
+    with its file ``host`` replaced (then given its ``seed`` bytes back); None if it gives none."""
     import fuzz_harness as fh
+    import fuzz_text
 
     try:
         with fh.address_space_limit():
-            if host is None:
+            if text is not None:
+                fuzz_text.check_text(text, mutant, fh.Stats())
+            elif host is None:
                 fh.check_elf(mutant, fh.Stats())
             else:
                 host.write_bytes(mutant)
@@ -258,7 +294,12 @@ def main(argv: list[str] | None = None) -> int:
         help="workers at once (default 1; with 'all', 2 or more "
         "fuzz both targets side by side, else one after the other)",
     )
-    parser.add_argument("--target", choices=("elf", "scan", "all"), default="all", help="default: all")
+    parser.add_argument(
+        "--target",
+        choices=("elf", "scan", "all", "text", *TEXT_TARGETS),
+        default="all",
+        help="default: all (elf and scan); text: the three text targets",
+    )
     parser.add_argument("--out", help="folder for corpora, logs, crashes (default: a new one in the cache)")
     for hidden in ("--job", "--run", "--max-len"):
         parser.add_argument(hidden, type=int, default=0, help=argparse.SUPPRESS)
@@ -272,9 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     ctx = prepare(out)
     seconds = args.minutes * 60
-    targets = ["elf", "scan"] if args.target == "all" else [args.target]
+    targets = {"all": ["elf", "scan"], "text": list(TEXT_TARGETS)}.get(args.target, [args.target])
     if len(targets) == 2 and args.jobs < 2:
         plan = [[("elf", seconds * 0.75), ("scan", seconds * 0.25)]]
+    elif args.jobs < len(targets):  # each worker takes its share of the targets, one after the other
+        shares = [targets[j :: max(1, args.jobs)] for j in range(max(1, args.jobs))]
+        plan = [[(t, seconds / len(share)) for t in share] for share in shares]
     else:
         plan = [[(targets[j % len(targets)], seconds)] for j in range(max(1, args.jobs))]
     totals: dict[str, Any] = {"lock": threading.Lock()}
@@ -302,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _summary(out: Path, totals: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
     summary = {}
-    for target in ("elf", "scan"):
+    for target in ("elf", "scan", *TEXT_TARGETS):
         if target not in totals:
             continue
         t = totals[target]
