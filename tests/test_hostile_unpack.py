@@ -201,7 +201,7 @@ def test_ctrl_c_exits_130_and_leaves_the_graph(tmp_path: Path) -> None:
         os.close(main)
     text = seen.decode(errors="replace")
     assert rc == 130, text
-    assert "Traceback" not in text and "Aborted!" not in text and "linkgraph: interrupted" in text
+    assert "Traceback" not in text and "Aborted!" not in text and "linkgraph: interrupted (Ctrl-C)" in text
     assert list(temp.iterdir()) == []  # the work folder went with the scan
     assert _graph(db, OTHER) == before
     assert list(firmware_names(db)) == [OTHER]

@@ -3,7 +3,7 @@
 Exit codes: 0 = done, nothing worse than warnings; 1 = done, but some files had error-severity
 problems (listed in the report); 2 = could not run (bad arguments, unreadable target, store);
 3 = internal error (a bug: one line on stderr, the full trace in a file it names);
-130 = interrupted (Ctrl-C): nothing of the run stored, the work folder removed.
+130 = interrupted (Ctrl-C): the work folder removed, a graph being written discarded.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ def main() -> None:
 
     Exit codes: 0 done; 1 done, but some files had errors (see the report's problems);
     2 could not run; 3 internal error (a bug in linkgraph: please report it with the trace file
-    the message names, written next to the database); 130 interrupted (Ctrl-C; the graph stays as
-    it was).
+    the message names, written next to the database); 130 interrupted (Ctrl-C; a graph being
+    written is discarded).
     """
 
 
@@ -197,15 +197,15 @@ def run() -> None:
 
     The traceback goes to a new file next to the database (see internal_error), whose path the
     line names; nothing of it reaches the screen (exit 1 stays "done, with problems"). Ctrl-C
-    unwinds the command as any error does (the work folder removed, an unfinished database
-    update discarded, the graph as it was) and exits with 130, as shells report a program
-    stopped by SIGINT. What a dependency would print by itself at exit is silenced first (see
+    unwinds the command as any error does (the work folder removed, a graph being written
+    discarded, the database as the last completed write left it) and exits with 130, as shells
+    report a program stopped by SIGINT. What a dependency would print by itself at exit is silenced first (see
     exit_noise)."""
     silence_exit_noise()
     try:
         code = main(standalone_mode=False)
     except (click.Abort, KeyboardInterrupt):
-        click.echo("linkgraph: interrupted; nothing of this run was stored", err=True)
+        click.echo("linkgraph: interrupted (Ctrl-C)", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
