@@ -50,6 +50,8 @@ class ProblemCode(enum.StrEnum):
     # unpacking and licence data
     UNPACK = "unpack"
     UNPACK_MEMBER = "unpack-member"
+    # a stated count limit reached: the rest is not unpacked (the message says which limit)
+    TOO_MANY_ENTRIES = "too-many-entries"
     FILESYSTEM_NOT_EXTRACTED = "filesystem-not-extracted"  # a file system found in an image that no reader read
     LICENCE_DATA = "licence-data"
     # risky DT_RPATH / DT_RUNPATH entries (loader/ldso/risky_paths.py)
