@@ -12,9 +12,13 @@ libFuzzer's own. Coverage is counted over linkgraph's code only.
     python bench/fuzz.py --minutes 10 --target scan
     python bench/fuzz.py --minutes 30 --target kmod --jobs 2 # kernel modules (parse_module)
     python bench/fuzz.py --minutes 30 --target kimage        # vmlinux and raw kernel images
+    python bench/fuzz.py --minutes 30 --target kernel        # both kernel targets, one after the other
+    python bench/fuzz.py --minutes 30 --target text          # licence expressions, control files, dlopen patterns
 
 The kernel targets (tests/fuzz/fuzz_kernel.py) take one file's bytes, like ``elf``; ``all``
-gives them a share of the time after ``elf`` and ``scan``.
+gives them a share of the time after ``elf`` and ``scan``. The text targets
+(tests/fuzz/fuzz_text.py) take the input as the text itself; their mutations are libFuzzer's,
+and a quarter of the time a piece of the input repeated (what made those readers slow).
 
 A scan input is one byte choosing a file of a small root, then that file's new content. Each
 worker is a libFuzzer process; one that finds something stops and is started again on the same
@@ -44,6 +48,9 @@ sys.path[:0] = [str(TESTS), str(TESTS / "fuzz")]
 ARTIFACTS = ("crash-", "timeout-", "oom-", "slow-unit-", "leak-")
 TARGETS = ("elf", "scan", "kmod", "kimage")  # kmod, kimage: tests/fuzz/fuzz_kernel.py
 SHARES = {"elf": 0.5, "scan": 0.2, "kmod": 0.15, "kimage": 0.15}  # of the time of 'all' with one job
+TEXT_TARGETS = ("licence", "control", "dlopen")  # fuzz_text.TARGETS (not imported here: see below)
+TEXT_MAX_LEN = 256 * 1024
+GROUPS = {"all": list(TARGETS), "text": list(TEXT_TARGETS), "kernel": ["kmod", "kimage"]}
 # Nothing from linkgraph (or the fuzz modules, which import it) is imported at the top: a worker
 # must instrument linkgraph's modules before their first import.
 
@@ -61,15 +68,19 @@ def worker(args: argparse.Namespace) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["linkgraph"]):
+        import linkgraph.loader.dlopen.candidates
         import linkgraph.loader.elf.facts
         import linkgraph.loader.kmod.kernel_exports
         import linkgraph.loader.kmod.ko
+        import linkgraph.loader.licences.control
+        import linkgraph.loader.licences.spdx
         import linkgraph.loader.scan.root
         import linkgraph.loader.store.rows  # noqa: F401
     import fuzz_harness as fh
     import fuzz_kernel
     import fuzz_mutate as fm
     import fuzz_seeds
+    import fuzz_text
 
     out = Path(args.out)
     stats = fh.Stats()
@@ -92,6 +103,9 @@ def worker(args: argparse.Namespace) -> None:
         pairs = fuzz_seeds.scan_pairs(roots)
 
     def judge(data: bytes) -> None:
+        if args.target in TEXT_TARGETS:
+            fuzz_text.check_text(args.target, data, stats, alarm=None)
+            return
         if args.target == "elf":
             fh.check_elf(data, stats, alarm=None)
             return
@@ -118,6 +132,12 @@ def worker(args: argparse.Namespace) -> None:
 
     def mutate(data: bytes, max_size: int, seed: int) -> bytes:
         rng = random.Random(seed)
+        if args.target in TEXT_TARGETS:
+            if data and rng.random() < 0.25:  # a piece repeated
+                at = rng.randrange(len(data))
+                piece = data[at : at + rng.randint(1, 16)]
+                return (data[:at] + piece * rng.randint(2, max_size // len(piece)) + data[at:])[:max_size]
+            return atheris.Mutate(data, max_size)
         head, body = (data[:1], data[1:]) if args.target == "scan" else (b"", data)
         if body and rng.random() < 0.5:
             body = fm.apply_patches(body, fm.generate(fm.RandomChooser(rng), body, fm.fields(body)))
@@ -147,6 +167,7 @@ def prepare(out: Path) -> dict[str, Any]:
     """Seed corpora (the seeds, and for the scan each root's files behind their index byte)."""
     import fuzz_kernel
     import fuzz_seeds
+    import fuzz_text
 
     seeds = fuzz_seeds.elf_seeds(out / "seeds")
     roots = {n: fuzz_seeds.small_root(n, out / "roots" / n) for n in fuzz_seeds.SCAN_ROOTS}
@@ -160,7 +181,13 @@ def prepare(out: Path) -> dict[str, Any]:
             (out / "corpus" / target / f"seed-{i:03}").write_bytes(data)
     for i, (name, path) in enumerate(pairs):
         (out / "corpus" / "scan" / f"seed-{i:03}").write_bytes(bytes([i]) + Path(str(roots[name]) + path).read_bytes())
-    return {"seeds": by_target, "roots": roots, "pairs": pairs}
+    for target, named in fuzz_text.SEEDS.items():
+        for folder in ("corpus", "artifacts"):
+            (out / folder / target).mkdir(parents=True, exist_ok=True)
+        for name, data in named.items():
+            (out / "corpus" / target / f"seed-{name}").write_bytes(data)
+    text = {t: list(n) for t, n in fuzz_text.SEEDS.items()}
+    return {"seeds": by_target, "roots": roots, "pairs": pairs, "text": text}
 
 
 def run_job(out: Path, target: str, job: int, seconds: float, totals: dict[str, Any]) -> None:
@@ -168,6 +195,8 @@ def run_job(out: Path, target: str, job: int, seconds: float, totals: dict[str, 
     end = time.monotonic() + seconds
     run = 0
     max_len = max(p.stat().st_size for p in (out / "corpus" / target).iterdir()) + 4096
+    if target in TEXT_TARGETS:
+        max_len = TEXT_MAX_LEN
     while (left := int(end - time.monotonic())) >= 5:
         log = out / f"log-{target}-{job}-{run}.txt"
         opts = {"--target": target, "--out": out, "--job": job, "--run": run, "--seconds": left, "--max-len": max_len}
@@ -204,7 +233,12 @@ def recipes(out: Path, ctx: dict[str, Any]) -> list[dict[str, Any]]:
         if not artifact.name.startswith(ARTIFACTS):
             continue
         case: dict[str, Any] = {"data": artifact.read_bytes(), "where": (), "host": None, "root": None}
-        if artifact.parent.name == "scan":
+        if artifact.parent.name in TEXT_TARGETS:
+            target = artifact.parent.name
+            named = {f"text:{target}-{n}": fuzz_seeds.seed_bytes(f"text:{target}-{n}") for n in ctx["text"][target]}
+            case["name"] = max(named, key=lambda n, d=case["data"]: _closeness(named[n], d))
+            case.update(seed=named[case["name"]], text=target)
+        elif artifact.parent.name == "scan":
             data = case["data"]
             where = ctx["pairs"][data[0] % len(ctx["pairs"])] if data else ctx["pairs"][0]
             root = ctx["roots"][where[0]]
@@ -240,15 +274,18 @@ def _same(mutant: bytes, case: dict[str, Any], signature: str) -> bool:
 
 
 def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None, target: str = "elf") -> Any:
-    """The Finding ``mutant`` gives here: read_elf_facts (or the kernel reader of ``target``), or the
-    scan of ``root`` with its file ``host`` replaced (then given its ``seed`` bytes back); None if
-    it gives none."""
+    """The Finding ``mutant`` gives here: read_elf_facts (or the kernel or text reader of
+    ``target``), or the scan of ``root`` with its file ``host`` replaced (then given its ``seed``
+    bytes back); None if it gives none."""
     import fuzz_harness as fh
     import fuzz_kernel
+    import fuzz_text
 
     try:
         with fh.address_space_limit():
-            if target in fuzz_kernel.CHECKS:
+            if target in TEXT_TARGETS:
+                fuzz_text.check_text(target, mutant, fh.Stats())
+            elif target in fuzz_kernel.CHECKS:
                 fuzz_kernel.CHECKS[target](mutant, fh.Stats(), fh.ALARM_SECONDS)
             elif host is None:
                 fh.check_elf(mutant, fh.Stats())
@@ -282,7 +319,12 @@ def main(argv: list[str] | None = None) -> int:
         help="workers at once (default 1; with 'all', 2 or more "
         "fuzz the targets side by side, else one after the other)",
     )
-    parser.add_argument("--target", choices=(*TARGETS, "all"), default="all", help="default: all")
+    parser.add_argument(
+        "--target",
+        choices=(*TARGETS, *TEXT_TARGETS, *GROUPS),
+        default="all",
+        help="default: all (elf, scan, kmod, kimage); text: the three text targets; kernel: kmod and kimage",
+    )
     parser.add_argument("--out", help="folder for corpora, logs, crashes (default: a new one in the cache)")
     for hidden in ("--job", "--run", "--max-len"):
         parser.add_argument(hidden, type=int, default=0, help=argparse.SUPPRESS)
@@ -296,9 +338,12 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     ctx = prepare(out)
     seconds = args.minutes * 60
-    targets = list(TARGETS) if args.target == "all" else [args.target]
-    if len(targets) > 1 and args.jobs < 2:
+    targets = GROUPS.get(args.target, [args.target])
+    if args.target == "all" and args.jobs < 2:
         plan = [[(target, seconds * SHARES[target]) for target in targets]]
+    elif args.jobs < len(targets):  # each worker takes its share of the targets, one after the other
+        shares = [targets[j :: max(1, args.jobs)] for j in range(max(1, args.jobs))]
+        plan = [[(t, seconds / len(share)) for t in share] for share in shares]
     else:
         plan = [[(targets[j % len(targets)], seconds)] for j in range(max(1, args.jobs))]
     totals: dict[str, Any] = {"lock": threading.Lock()}
@@ -327,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _summary(out: Path, totals: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
     summary = {}
-    for target in TARGETS:
+    for target in (*TARGETS, *TEXT_TARGETS):
         if target not in totals:
             continue
         t = totals[target]

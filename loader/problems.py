@@ -21,7 +21,9 @@ class ProblemCode(enum.StrEnum):
     # reading files
     READ_FAILED = "read-failed"
     TOO_LARGE = "too-large"
-    TOO_MANY_ENTRIES = "too-many-entries"  # a count read from a file past the bytes behind it or a stated limit
+    # a count read from a file past the bytes behind it, or a stated count limit reached (also while
+    # unpacking: the rest is not unpacked); the message says which limit
+    TOO_MANY_ENTRIES = "too-many-entries"
     NAME_NOT_UTF8 = "name-not-utf8"
     NOT_REGULAR = "not-regular-file"
     EMPTY_FILE = "empty-file"

@@ -40,6 +40,7 @@ class Entry:
     path: str
     is_symlink: bool
     is_regular: bool  # False for a FIFO, a device or a socket
+    hard_link_of: str | None = None  # a regular file the walk met first under another name
 
 
 class RootFS:
@@ -52,6 +53,8 @@ class RootFS:
         self.name = name
         self._cache: dict[str, str | None] = {}
         self.warnings: dict[str, str] = {}  # device path -> why its resolution was suspicious
+        # a regular file's other names (hard links) -> the name the walk met first: one file
+        self.hard_links: dict[str, str] = {}
 
     def host_path(self, canonical: str) -> str:
         """Host path of a canonical (symlink-free) device path."""
@@ -64,18 +67,17 @@ class RootFS:
             return None
 
     def resolve(self, device_path: str) -> str | None:
-        """Canonical device path of ``device_path`` (symlinks resolved inside the root).
+        """Canonical device path of ``device_path`` (symlinks resolved inside the root; a hard
+        link the walk found is its file's first name).
 
         Returns None when a component does not exist. Raises RootfsError on a symlink loop.
         """
         if not device_path.startswith("/"):
             device_path = "/" + device_path
         cached = self._cache.get(device_path)
-        if cached is not None or device_path in self._cache:
-            return cached
-        result = self._resolve(device_path)
-        self._cache[device_path] = result
-        return result
+        if cached is None and device_path not in self._cache:
+            cached = self._cache[device_path] = self._resolve(device_path)
+        return self.hard_links.get(cached, cached) if cached is not None and self.hard_links else cached
 
     def _resolve(self, device_path: str) -> str | None:
         pending = [c for c in device_path.split("/") if c]
@@ -151,8 +153,15 @@ class RootFS:
         except OSError:
             return []
 
+    def _same_file(self, first: str, other: str) -> bool:
+        """Whether two names the walk found are one file (a hard link): device and inode."""
+        a, b = self._lstat(first), self._lstat(other)
+        return a is not None and b is not None and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
     def walk(self, problems: list[Problem] | None = None) -> Iterator[Entry]:
-        """Every regular file and symlink below the root, never following symlinks.
+        """Every regular file and symlink below the root, never following symlinks; a regular
+        file met again under another name (a hard link) comes with the first name it had
+        (``hard_link_of``, also in ``hard_links``): one file, as the device's loaders see it.
 
         Depth first, a directory's entries (files and symlinks, symlinks to directories too)
         in sorted order before its subdirectories, also sorted (``os.walk`` top-down order).
@@ -174,9 +183,10 @@ class RootFS:
                 first[message].message = f"{message} ({count} directories, the first one shown)"
 
         stack: list[tuple[str, str, int]] = [(self.host_dir, "/", 0)]  # host path, device path, depth
+        first_names: dict[int, str] = {}  # inode number -> the first regular file seen with it
         while stack:
             host, rel, depth = stack.pop()
-            names: dict[str, tuple[bool, bool]] = {}  # name -> (symlink, regular file)
+            names: dict[str, tuple[bool, bool, int]] = {}  # name -> (symlink, regular file, inode)
             subdirs: list[str] = []
             try:
                 with os.scandir(host) as it:
@@ -186,13 +196,21 @@ class RootFS:
                             if not link and entry.is_dir(follow_symlinks=False):
                                 subdirs.append(entry.name)
                             else:
-                                names[entry.name] = (link, not link and entry.is_file(follow_symlinks=False))
+                                regular = not link and entry.is_file(follow_symlinks=False)
+                                names[entry.name] = (link, regular, entry.inode() if regular else 0)
                         except OSError:  # gone since it was listed
                             continue
             except OSError:  # as os.walk: an unreadable directory is left out
                 continue
             for name in sorted(names):
-                yield Entry(posixpath.join(rel, name), *names[name])
+                link, regular, inode = names[name]
+                device = posixpath.join(rel, name)
+                earlier = first_names.setdefault(inode, device) if regular else device
+                if earlier != device and self._same_file(earlier, device):
+                    self.hard_links[device] = earlier
+                    yield Entry(device, link, regular, earlier)
+                    continue
+                yield Entry(device, link, regular)
             below: list[tuple[str, str, int]] = []
             for name in sorted(subdirs):
                 device = posixpath.join(rel, name)

@@ -36,6 +36,7 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph_cmd
+from elftools.elf.elffile import ELFFile
 from support.musl_roots import (
     EXECUTABLES,
     INTERP,
@@ -136,6 +137,9 @@ def test_fixture_binaries_have_the_dynamic_sections_the_cases_need(musl_build: P
     assert readelf_dynamic(musl_build / "link/libpriv.so.1")["RUNPATH"] == ["${ORIGIN}/plugins"]
     odd = readelf_dynamic(musl_build / "bin/oddrpath")
     assert odd["RPATH"] == ["/opt/odd:$PLATFORM/x"] and "RUNPATH" not in odd
+    with open(musl_build / "bin/nlrpath", "rb") as fh:  # one RPATH string holding a newline
+        (dynamic,) = [s for s in ELFFile(fh).iter_segments() if s["p_type"] == "PT_DYNAMIC"]
+        assert [t.rpath for t in dynamic.iter_tags("DT_RPATH")] == ["/nowhere\n/opt/nl"]
     names = readelf_dynamic(musl_build / "bin/names")
     assert names["NEEDED"] == ["/opt/abs/libabs.so.1", "libx.so", "liby.so.1", "libc.so"]
     assert readelf_dynamic(musl_build / "deploy/libx.so")["SONAME"] == ["liby.so.1"]
@@ -181,6 +185,8 @@ def test_oracle_shows_the_musl_rules_the_fixture_is_about(scenario: Scenario) ->
     if scenario.kind in ("pathfile", "default"):
         odd = {(m, s): p for m, s, p in runs["/usr/bin/oddrpath"].binds}
         assert odd[("/usr/bin/oddrpath", "odd_fn")] == "/usr/lib/libodd.so.1"  # whole RPATH ignored
+    nl = {(m, s): p for m, s, p in runs["/usr/bin/nlrpath"].binds}
+    assert nl[("/usr/bin/nlrpath", "nl_fn")] == "/opt/nl/libnl.so.1"  # a newline separates RPATH entries
     if scenario.kind == "empty":
         assert lists["/usr/bin/defaults"].order == [LOADER_PATH]
     rp = runs["/usr/bin/rpathprog"]

@@ -15,6 +15,13 @@ refuses a file of these roots). Two alignments, both from what memory can and ca
   ``clock_gettime`` returns libc's); the oracle flags such values as *redirected*, and they match
   linkgraph's binding when linkgraph's provider defines that symbol as ``STT_GNU_IFUNC``.
 
+No blind spot: every symbol slot of every covered program, read with pyelftools (slot_outcomes.py:
+its ``DT_REL``/``DT_RELA``/``DT_JMPREL`` symbol relocations and, on MIPS, its global GOT from
+``DT_MIPS_GOTSYM`` to ``DT_MIPS_SYMTABNO``), has an outcome in the oracle's result (a binding, a self
+binding, an unresolved weak reference, a copy, or unobserved with a reason), no lazy stub is taken
+for a self binding, and the unobserved ones are counted (:data:`UNOBSERVED`, measured; their
+references are left out of the comparison, as copies are).
+
 A missing qemu, gdb-multiarch or archive fails the tests. Oracle results are cached by root
 content and oracle source (runtime_oracle.cache_path); a warm run takes seconds per root.
 """
@@ -23,7 +30,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -32,6 +39,7 @@ from linkgraph.loader.elf.facts import read_elf_facts
 from linkgraph.loader.model import STT_GNU_IFUNC
 from support import qemu_oracle as qo
 from support import runtime_oracle as ro
+from support import slot_outcomes
 from support import vendor_roots as vendor
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
@@ -40,6 +48,8 @@ IMAGES = {"ffulm-0.6.5": "ffulm-0.6.5-", "lede-17.01.4": "lede-17.01.4-", "mr302
 TARGETS = [*IMAGES, *vendor.VENDOR_ROOTS]
 # programs the device's loader itself stops before relocation has finished (measured)
 NOT_COVERED = {"jiofi2_m2": 7}
+# program slots the loader left unbound (lazy stubs) or the oracle cannot map, with a reason (measured)
+UNOBSERVED: dict[str, int] = {}
 
 
 @dataclass
@@ -52,10 +62,16 @@ class Agreement:
     differences: Counter
     examples: dict
     errors: list  # error-severity problems in linkgraph's report
+    slots: int = 0  # the covered programs' own symbol slots (read with pyelftools), each with an outcome
+    unobserved: int = 0  # of those, unobserved (with a reason); their bindings are left out of the comparison
+    missing: dict = field(default_factory=dict)  # program -> symbols of its slots without an outcome
+    stubs: dict = field(default_factory=dict)  # program -> lazy stubs the oracle called self bindings
+    tls_by_rule: int = 0  # DTPMOD bindings whose module id came from the load order (runtime_tls.py)
 
     def summary(self, name: str) -> str:
-        lines = [f"[{name}] {self.covered}/{self.programs} programs covered; bindings: oracle {self.oracle}, "
-                 f"linkgraph {self.ours}, common {self.common}"]  # fmt: skip
+        lines = [f"[{name}] covered {self.covered}/{self.programs} programs, {self.slots} program slot symbols "
+                 f"with an outcome, {self.unobserved} unobserved, {self.tls_by_rule} TLS ids by load order; "
+                 f"bindings: oracle {self.oracle}, linkgraph {self.ours}, common {self.common}"]  # fmt: skip
         lines += [f"    {n} x {key}: e.g. {self.examples[key]}" for key, n in self.differences.most_common(10)]
         return "\n".join(lines)
 
@@ -95,8 +111,17 @@ def root_agreement(root: Path, work: Path) -> tuple[Agreement, dict[str, ro.Runt
         if not trace.covered:
             continue
         result.covered += 1
-        copies = {(m, s) for m, s, *_ in trace.copies}
-        mine = {b for b in ours.get(exe, set()) if (b[0], b[1]) not in copies}
+        lazy = slot_outcomes.program_slot_symbols(root / exe.lstrip("/"))
+        result.slots += len(lazy)
+        if missing := sorted(set(lazy) - slot_outcomes.outcome_names(trace, exe)):
+            result.missing[exe] = missing
+        if stubs := slot_outcomes.lazy_self_bindings(trace, exe, lazy):
+            result.stubs[exe] = stubs
+        result.unobserved += sum(1 for key in trace.unobserved if key[0] == exe)
+        result.tls_by_rule += len(trace.tls_by_rule)
+        # copies and unobserved slots hold no provider the oracle can name: left out
+        left_out = {(m, s) for m, s, *_ in trace.copies} | {(m, s) for m, s, _v in trace.unobserved}
+        mine = {b for b in ours.get(exe, set()) if (b[0], b[1]) not in left_out}
         theirs = set(trace.bindings)
         for m, s, v, _p in trace.redirected:
             matched = {b for b in mine if b[:3] == (m, s, v) and _defines_ifunc(root, b[3], s, ifuncs)}
@@ -120,6 +145,10 @@ def test_bindings_equal_the_device_loaders(name: str) -> None:
     print(result.summary(name))
     uncovered = [t.describe() for t in traces.values() if not t.covered]
     assert len(uncovered) == NOT_COVERED.get(name, 0), "\n".join(uncovered)
+    # no blind spot: every slot of every covered program has an outcome, no lazy stub is a binding
+    assert result.missing == {} and result.stubs == {}, (result.missing, result.stubs)
+    unobserved = sorted((k, v) for t in traces.values() for k, v in t.unobserved.items() if k[0] == t.executable)
+    assert result.unobserved == UNOBSERVED.get(name, 0), unobserved[:20]
     assert result.oracle > 1000, result.summary(name)
     assert not result.differences, result.summary(name)
     assert result.common == result.oracle == result.ours

@@ -8,12 +8,16 @@
 * **Freifunk Ulm 0.6.5** (uClibc 0.9.33.2) and **TP-Link's stock MR3020** (uClibc 0.9.30), both
   big-endian MIPS: the programs of :data:`UCLIBC_IMAGES` reach their entry point, each one's link
   map from ``r_debug`` equals the one uClibc's ``LD_TRACE_LOADED_OBJECTS`` prints
-  (qemu_oracle.DeviceLoader.trace), and every entry of each program's global GOT has an outcome
-  (no slot silently missing, no lazy stub left unbound).
+  (qemu_oracle.DeviceLoader.trace), and every symbol slot of each program (global GOT and
+  relocations, slot_outcomes.py) has an outcome (no slot silently missing, no lazy stub taken for
+  a binding); run without ``LD_BIND_NOW``, the stubs uClibc leaves are unobserved "not bound".
 * **A synthetic x86-64 root** built here with gcc and the host's glibc: the cases the real roots do
   not show on demand -- a copy relocation, a weak reference nothing defines, TLS through both
-  ``TPOFF`` and ``DTPMOD``, an IFUNC whose resolver returns another library's function, a library
-  initialiser that rewrites a relocated data slot, and programs that never reach their entry point
+  ``TPOFF`` and ``DTPMOD``, a TLS variable only another object reaches (its module id from the
+  load order, runtime_tls.py, and the mapping refused when an anchor contradicts it), lazy PLT
+  slots without ``LD_BIND_NOW`` (unobserved, not bound), an IFUNC whose resolver returns another
+  library's function, a library initialiser that rewrites a relocated data slot, and programs
+  that never reach their entry point
   (missing library, unresolved strong symbol under ``LD_BIND_NOW``, an initialiser that exits, one
   that crashes, one that never returns).
 
@@ -30,10 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from elftools.elf.elffile import ELFFile
-from support import debian_roots, foreign_oracle, oracle
+from support import debian_roots, foreign_oracle, oracle, slot_outcomes
 from support import qemu_oracle as qo
 from support import runtime_oracle as ro
+from support import runtime_tls as tls
+from support.runtime_linkmap import _Loaded
+from support.runtime_slots import _SlotReader
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
@@ -145,39 +151,47 @@ def test_uclibc_link_maps_equal_ld_trace(uclibc: UclibcRun, capsys: pytest.Captu
     assert all(t.bindings for t in covered.values())
 
 
-def _program_got_symbols(path: Path) -> dict[str, bool]:
-    """The symbols of a MIPS program's global GOT and whether the program defines each, read with
-    pyelftools from the dynamic segment (not with the oracle's own ELF reader): dynamic symbols
-    ``DT_MIPS_GOTSYM`` up to ``DT_MIPS_SYMTABNO``, section symbols left out (no lookup)."""
-    with open(path, "rb") as fh:
-        (dynamic,) = [s for s in ELFFile(fh).iter_segments() if s["p_type"] == "PT_DYNAMIC"]
-        tags = {t.entry.d_tag: t.entry.d_val for t in dynamic.iter_tags()}
-        first, end = tags["DT_MIPS_GOTSYM"], tags["DT_MIPS_SYMTABNO"]
-        symbols = [dynamic.get_symbol(i) for i in range(first, end)]
-        return {s.name: s["st_shndx"] != "SHN_UNDEF" for s in symbols if s["st_info"]["type"] != "STT_SECTION"}
-
-
 def test_uclibc_every_program_got_slot_observed(uclibc: UclibcRun) -> None:
-    """No blind spot on MIPS: for every covered program, each entry of its global GOT has an
-    outcome in the oracle's result (a binding, a self binding, an unresolved weak reference, a
-    copy, or an unobserved slot with its reason: none here), so a slot left unread or a lazy
-    stub the loader did not bind cannot go missing silently."""
+    """No blind spot on MIPS: for every covered program, each entry of its global GOT (read with
+    pyelftools, slot_outcomes.py) has an outcome in the oracle's result (a binding, a self binding, an
+    unresolved weak reference, a copy, or an unobserved slot with its reason: none here), so a slot
+    left unread or a lazy stub the loader did not bind cannot go missing silently."""
     short, stubs, slots = {}, {}, 0
     for exe, trace in uclibc.runtime.items():
         if not trace.covered:
             continue
-        outcomes = (trace.bindings, trace.self_bindings, trace.unresolved, trace.copies, trace.unobserved)
-        seen = {key[1] for keys in outcomes for key in keys if key[0] == exe}
-        got = _program_got_symbols(uclibc.root / exe.lstrip("/"))
+        got = slot_outcomes.program_slot_symbols(uclibc.root / exe.lstrip("/"))
         assert got, f"{exe}: no global GOT entry"
         slots += len(got)
-        if missing := sorted(set(got) - seen):
+        if missing := sorted(set(got) - slot_outcomes.outcome_names(trace, exe)):
             short[exe] = missing
-        # a lazy stub the loader left in place: the program's own undefined function bound to itself
-        if stub := sorted(b[1] for b in trace.self_bindings if b[0] == exe and not got.get(b[1], True)):
+        if stub := slot_outcomes.lazy_self_bindings(trace, exe, got):
             stubs[exe] = stub
-    print(f"[{uclibc.prefix}] {slots} global GOT entries of covered programs, each with an outcome")
+    print(f"[{uclibc.prefix}] {slots} program slot symbols of covered programs, each with an outcome")
     assert short == {} and stubs == {}, (short, stubs)
+
+
+def test_uclibc_lazy_stubs_are_not_bindings(uclibc: UclibcRun) -> None:
+    """Without ``LD_BIND_NOW`` uClibc's MIPS loader leaves the lazy stubs of undefined functions in the
+    global GOT (``_dl_perform_mips_global_got_relocations``) and the PLT slots at PLT0: the oracle,
+    run so, must call each such slot unobserved ("not bound: ...") -- never a self binding -- and
+    still give every slot of the program an outcome."""
+    covered = sorted(exe for exe, t in uclibc.runtime.items() if t.covered)[:4]
+    with ro.RuntimeOracle(uclibc.root, guest_env={}) as lazy_oracle:
+        runs = lazy_oracle.trace_many(covered)
+    not_bound = 0
+    for exe, trace in runs.items():
+        assert trace.covered, trace.describe()
+        slots = slot_outcomes.program_slot_symbols(uclibc.root / exe.lstrip("/"))
+        assert set(slots) <= slot_outcomes.outcome_names(trace, exe), sorted(
+            set(slots) - slot_outcomes.outcome_names(trace, exe)
+        )
+        assert slot_outcomes.lazy_self_bindings(trace, exe, slots) == []
+        reasons = {k: v for k, v in trace.unobserved.items() if k[0] == exe}
+        assert all(v.startswith("not bound: ") and slots.get(k[1]) for k, v in reasons.items()), reasons
+        not_bound += len(reasons)
+    print(f"[{uclibc.prefix}] lazily bound: {not_bound} program slots of {len(runs)} programs not bound")
+    assert not_bound > 0
 
 
 # --------------------------------------------------------------------------- a synthetic x86-64 root
@@ -192,10 +206,12 @@ int (*prov_ptr)(void) = prov_func;
 int prov_ld(void) { static __thread int n __attribute__((tls_model("local-dynamic"))); return ++n; }
 """,
     "tlsuser.c": """
-extern __thread int prov_tls;
+extern __thread int prov_tls, only_tls;
 extern int missing_weak(void) __attribute__((weak));
-int tls_user(void) { return prov_tls + (missing_weak ? 1 : 0); }
+int tls_user(void) { return prov_tls + only_tls + (missing_weak ? 1 : 0); }
 """,
+    # TLS that only another object reaches (libtlsuser, general dynamic): no DTPMOD slot of its own
+    "tlsonly.c": "__thread int only_tls = 9;\n",
     "hook.c": """
 extern int (*prov_ptr)(void);
 int hook_func(void) { return 42; }
@@ -244,12 +260,13 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lib.mkdir(parents=True)
     bin_.mkdir(parents=True)
     _gcc("-shared", "-fPIC", "-O1", "-o", lib / "libprov.so", src / "prov.c")
-    for name, deps in (("tlsuser", ["-lprov"]), ("hook", ["-lprov"]), ("ifunc", ["-lprov"]), ("gone", []),
+    for name, deps in (("tlsonly", []), ("tlsuser", ["-lprov", "-ltlsonly"]), ("hook", ["-lprov"]),
+                       ("ifunc", ["-lprov"]), ("gone", []),
                        ("exit", []), ("crash", []), ("hang", []), ("undef", [])):  # fmt: skip
         _gcc("-shared", "-fPIC", "-O1", "-o", lib / f"lib{name}.so", src / f"{name}.c", f"-L{lib}", *deps, RPATH)
     main_libs = ["-lprov", "-lifunc", "-ltlsuser", "-lhook"]
     _gcc("-O1", "-no-pie", "-fno-pic", "-o", bin_ / "main", src / "main.c", f"-L{lib}", "-Wl,--no-as-needed",
-         *main_libs, RPATH)  # fmt: skip
+         *main_libs, f"-Wl,-rpath-link,{lib}", RPATH)  # fmt: skip
     for prog, used, var in (("gone", "gone", False), ("exit", "exiter", True), ("crash", "crasher", True),
                             ("hang", "hanger", True), ("undef", "undef_user", False)):  # fmt: skip
         _gcc("-O1", f"-DUSED={used}", "-o", bin_ / prog, src / ("usesvar.c" if var else "uses.c"), f"-L{lib}",
@@ -278,12 +295,13 @@ def test_synthetic_bindings(synthetic_runs: dict[str, ro.RuntimeTrace]) -> None:
     main = synthetic_runs["/usr/bin/main"]
     assert main.covered, main.reason
     lib = LIBDIR
-    exe, prov, tlsuser = "/usr/bin/main", f"{lib}/libprov.so", f"{lib}/libtlsuser.so"
+    exe, prov, tlsuser, only = "/usr/bin/main", f"{lib}/libprov.so", f"{lib}/libtlsuser.so", f"{lib}/libtlsonly.so"
     assert main.objects[:5] == [exe, prov, f"{lib}/libifunc.so", tlsuser, f"{lib}/libhook.so"], main.objects
     expected = {
         (exe, "prov_func", None, prov),  # PLT slot
         (exe, "prov_tls", None, prov),  # TLS, initial-exec: TPOFF64 in the program
         (tlsuser, "prov_tls", None, prov),  # TLS, general dynamic: DTPMOD64 (+ DTPOFF64)
+        (tlsuser, "only_tls", None, only),  # the same, module id from the load order (no own anchor)
         (exe, "ifn", None, prov),  # the IFUNC in libifunc returned libprov's function
         (f"{lib}/libhook.so", "prov_ptr", None, prov),
     }
@@ -297,6 +315,8 @@ def test_synthetic_bindings(synthetic_runs: dict[str, ro.RuntimeTrace]) -> None:
     assert (prov, "prov_func", None, f"{lib}/libhook.so") not in main.bindings
     assert (prov, "prov_func", None) in main.changed_by_init
     assert main.snapshot == "relocated" and not main.unobserved
+    # libprov's id is anchored by its own local-dynamic DTPMOD; libtlsonly's only by the load order
+    assert main.tls_by_rule == {(tlsuser, "only_tls", None, only)}, main.tls_by_rule
 
 
 def test_synthetic_against_ld_debug(
@@ -317,6 +337,23 @@ def test_synthetic_against_ld_debug(
     assert not c.link_map_diffs and not c.not_covered
 
 
+def test_synthetic_lazy_plt_slots_are_not_bindings(synthetic: Path) -> None:
+    """Without ``LD_BIND_NOW`` glibc leaves every PLT slot (``DT_JMPREL``) at its lazy stub: each of
+    the program's is unobserved ("not bound"), none a self binding, and every slot has an outcome."""
+    exe = "/usr/bin/main"
+    with ro.RuntimeOracle(synthetic, timeout=30, guest_env={}) as lazy_oracle:
+        main = lazy_oracle.trace(exe)
+    assert main.covered, main.reason
+    slots = slot_outcomes.program_slot_symbols(synthetic / exe.lstrip("/"))
+    plt = {name for name, lazy in slots.items() if lazy}
+    assert {"prov_func", "ifn", "printf"} <= plt, slots
+    assert set(slots) <= slot_outcomes.outcome_names(main, exe)
+    reasons = {k[1]: v for k, v in main.unobserved.items() if k[0] == exe}
+    assert set(reasons) == plt and all(v.startswith("not bound: ") for v in reasons.values()), reasons
+    assert slot_outcomes.lazy_self_bindings(main, exe, slots) == []
+    assert (exe, "prov_tls", None, f"{LIBDIR}/libprov.so") in main.bindings  # not lazy: bound all the same
+
+
 def test_synthetic_not_covered(synthetic_runs: dict[str, ro.RuntimeTrace]) -> None:
     runs = synthetic_runs
     for exe in ("/usr/bin/gone", "/usr/bin/exit", "/usr/bin/crash", "/usr/bin/undef", "/usr/bin/hang"):
@@ -333,3 +370,49 @@ def test_cache_round_trip(synthetic_runs: dict[str, ro.RuntimeTrace]) -> None:
         again = ro.RuntimeTrace.from_json(trace.to_json())
         assert again.to_json() == trace.to_json()
         assert again.bindings == trace.bindings and again.unobserved == trace.unobserved
+
+
+def _tls_mapping(root: Path, objects: list[str], anchor: int, dtpoff: int) -> ro.RuntimeTrace:
+    """runtime_slots' mapping of one process made of the synthetic files at made-up bases, every slot
+    unreadable except libprov's own (lookup-free) DTPMOD slots, which hold ``anchor``, and libtlsuser's
+    ``only_tls`` pair: DTPMOD 3 (libtlsonly's place in the load order) and DTPOFF ``dtpoff``."""
+    loaded = [
+        _Loaded(path, 0x1000_0000 * (k + 1), ro.DynElf(root / path.lstrip("/"))) for k, path in enumerate(objects)
+    ]
+    values: list[list[int | None]] = []
+    for obj in loaded:
+        row: list[int | None] = []
+        for slot in obj.elf.slots():
+            value = None
+            if obj.path.endswith("/libprov.so") and slot.kind == "dtpmod" and slot.local:
+                value = anchor
+            elif obj.path.endswith("/libtlsuser.so") and slot.name == "only_tls":
+                value = 3 if slot.kind == "dtpmod" else dtpoff
+            row.append(value)
+        values.append(row)
+    result = ro.RuntimeTrace(objects[0], True)
+    _SlotReader()._bindings(loaded, values, result)
+    return result
+
+
+def test_tls_module_ids_from_the_load_order(synthetic: Path, synthetic_runs: dict[str, ro.RuntimeTrace]) -> None:
+    """The load-order rule is used only when it agrees with every anchor, and its DTPOFF fits the block."""
+    objects = synthetic_runs["/usr/bin/main"].objects
+    tls_objects = [p for p in objects if ro.DynElf(synthetic / p.lstrip("/")).tls is not None]
+    lib = LIBDIR
+    assert tls_objects[0] == f"{lib}/libprov.so" and tls_objects[2] == f"{lib}/libtlsonly.so", tls_objects
+    ref = (f"{lib}/libtlsuser.so", "only_tls", None)
+    good = _tls_mapping(synthetic, objects, anchor=1, dtpoff=0)
+    assert (*ref, f"{lib}/libtlsonly.so") in good.bindings and ref not in good.unobserved
+    assert good.tls_by_rule == {(*ref, f"{lib}/libtlsonly.so")}
+    # libprov's own slot says 2: the rule (libprov first, id 1) is wrong for this process
+    inconsistent = _tls_mapping(synthetic, objects, anchor=2, dtpoff=0)
+    assert "disagrees" in inconsistent.unobserved.get(ref, ""), inconsistent.unobserved.get(ref)
+    assert not {b for b in inconsistent.bindings if b[:3] == ref} and not inconsistent.tls_by_rule
+    # an offset beyond libtlsonly's PT_TLS: the id is not believed either
+    outside = _tls_mapping(synthetic, objects, anchor=1, dtpoff=0x10000)
+    assert "outside" in outside.unobserved.get(ref, ""), outside.unobserved.get(ref)
+    # the rule on its own: ids 1, 2, ... in link-map order, unless an anchor contradicts it
+    assert tls.module_ids([0, 3, 5], {3: {2}}) == ({1: 0, 2: 3, 3: 5}, "")
+    ids, why = tls.module_ids([0, 3, 5], {3: {1}})
+    assert ids == {1: 3} and "disagrees" in why

@@ -1,9 +1,17 @@
 """One read-only store per app, shared by the requests (LadybugDB connections are not thread-safe,
-so every query holds the app's lock)."""
+so every query holds the app's lock).
+
+A scan replaces the embedded database as a whole, by renaming a new file over it (store/db_file):
+a store opened before keeps reading the old file. So every request looks at the file's identity
+(device and inode): when a scan has replaced it, the new database is opened and the old one
+closed once the queries still reading it are done. The next request after a scan shows the new
+graph; a page already in the browser shows it on reload (docs/viewer.md).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -14,14 +22,16 @@ from ..loader.errors import StoreError
 from ..loader.store import GraphStore, open_store
 
 _EXTENSION = "linkgraph_store"
+_SWAP = threading.Lock()  # one thread at a time opens a replaced database
 
 
 class LockedStore:
     """The store with a lock around each query, as the viewer uses it."""
 
-    def __init__(self, store: GraphStore) -> None:
+    def __init__(self, store: GraphStore, file: tuple[int, int] | None = None) -> None:
         self.store = store
         self.engine = store.engine
+        self.file = file  # the embedded database's (device, inode) when it was opened
         self._lock = threading.Lock()
 
     def query(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -34,7 +44,8 @@ class LockedStore:
             yield from self.store.stream(name, params)
 
     def close(self) -> None:
-        self.store.close()
+        with self._lock:  # after the query or stream still reading it
+            self.store.close()
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[GraphStore]:
@@ -47,24 +58,44 @@ def init_app(app: Flask) -> None:
     app.extensions[_EXTENSION] = None
 
 
+def _file_of(path: str | None) -> tuple[int, int] | None:
+    """The database file's identity, or None (no file: a server, or the file cannot be seen)."""
+    if not path:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 def current_store() -> LockedStore:
-    """The app's store: the one ``LINKGRAPH_STORE`` holds, else opened read-only on first use."""
+    """The app's store: the one ``LINKGRAPH_STORE`` holds, else opened read-only on first use, and
+    opened again when a scan has replaced the database file since."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     store = app.extensions.get(_EXTENSION)
     if store is None and app.config.get("LINKGRAPH_STORE") is not None:
-        store = LockedStore(app.config["LINKGRAPH_STORE"])
+        store = LockedStore(app.config["LINKGRAPH_STORE"], _file_of(app.config["LINKGRAPH_DB"]))
         app.extensions[_EXTENSION] = store
-    if store is None:
-        store = LockedStore(
+    if store is not None and (store.file is None or store.file == _file_of(app.config["LINKGRAPH_DB"])):
+        return store
+    with _SWAP:
+        if app.extensions.get(_EXTENSION) is not store:
+            return app.extensions[_EXTENSION]  # another request has opened the new one
+        file = _file_of(app.config["LINKGRAPH_DB"])
+        fresh = LockedStore(
             open_store(
                 db=app.config["LINKGRAPH_DB"],
                 neo4j=app.config["LINKGRAPH_NEO4J"],
                 read_only=True,
                 neo4j_database=app.config["LINKGRAPH_NEO4J_DATABASE"],
-            )
+            ),
+            file,
         )
-        app.extensions[_EXTENSION] = store
-    return store
+        app.extensions[_EXTENSION] = fresh
+    if store is not None:
+        store.close()
+    return fresh
 
 
 def firmware_or_404(firmware_id: str) -> dict[str, Any]:

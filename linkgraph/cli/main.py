@@ -2,12 +2,12 @@
 
 Exit codes: 0 = done, nothing worse than warnings; 1 = done, but some files had error-severity
 problems (listed in the report); 2 = could not run (bad arguments, unreadable target, store);
-3 = internal error (a bug: one line on stderr, the full trace in a file it names).
+3 = internal error (a bug: one line on stderr, the full trace in a file it names);
+130 = interrupted (Ctrl-C): the work folder removed, a graph being written discarded.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -21,7 +21,8 @@ from ..loader.model import Resolution
 from ..loader.problems import Severity
 from .console import ProgressBar, ScanSummary, print_found, print_summary
 from .exit_noise import silence_exit_noise
-from .options import DEFAULT_DB, EXIT_INTERNAL, EXIT_OK, EXIT_PROBLEMS, fail, store_options
+from .internal_error import keep_traces_in, write_trace
+from .options import DEFAULT_DB, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, fail, store_options
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -40,7 +41,8 @@ def main() -> None:
 
     Exit codes: 0 done; 1 done, but some files had errors (see the report's problems);
     2 could not run; 3 internal error (a bug in linkgraph: please report it with the trace file
-    the message names).
+    the message names, written next to the database); 130 interrupted (Ctrl-C; a graph being
+    written is discarded).
     """
 
 
@@ -132,6 +134,8 @@ def scan(
 
     start = time.perf_counter()
     results = []
+    if workdir:
+        keep_traces_in(workdir)
     try:
         overrides = load_overrides(licences) if licences else None
         # the collector paused (scan_root pauses it too) until the command ends, see paused_gc
@@ -188,25 +192,30 @@ _add_commands()
 
 
 def run() -> None:
-    """The ``linkgraph`` command: ``main``, with an internal error turned into one line and exit 3.
+    """The ``linkgraph`` command: ``main``, with an internal error turned into one line and exit 3,
+    and Ctrl-C into one line and exit 130.
 
-    The traceback goes to a new file in the temporary folder, whose path the line names; nothing
-    of it reaches the screen (exit 1 stays "done, with problems"). What a dependency would print
-    by itself at exit is silenced first (see exit_noise)."""
+    The traceback goes to a new file next to the database (see internal_error), whose path the
+    line names; nothing of it reaches the screen (exit 1 stays "done, with problems"). Ctrl-C
+    unwinds the command as any error does (the work folder removed, a graph being written
+    discarded, the database as the last completed write left it) and exits with 130, as shells
+    report a program stopped by SIGINT. What a dependency would print by itself at exit is silenced first (see
+    exit_noise)."""
     silence_exit_noise()
     try:
-        main()
+        code = main(standalone_mode=False)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("linkgraph: interrupted (Ctrl-C)", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
     except Exception as exc:  # every unexpected failure, MemoryError and RecursionError included
-        import tempfile
-        import traceback
-
-        fd, path = tempfile.mkstemp(prefix="linkgraph-internal-error-", suffix=".txt")
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
-            out.write(f"linkgraph {__version__}: {' '.join(sys.argv)}\n")
-            traceback.print_exception(exc, file=out)
+        path = write_trace(exc)
         click.echo(
             f"linkgraph: internal error ({type(exc).__name__}: {str(exc)[:200]}); the full trace is in "
             f"{path}: please report it",
             err=True,
         )
         sys.exit(EXIT_INTERNAL)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)

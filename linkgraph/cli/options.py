@@ -7,11 +7,15 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
+from .internal_error import keep_traces_in
+
 EXIT_OK, EXIT_PROBLEMS, EXIT_FAILED, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + the signal's number
 DEFAULT_DB = "linkgraph.lbdb"
 
 
@@ -54,6 +58,8 @@ def store_options(default_db: str | None) -> Callable:
                 neo4j = os.environ.get("NEO4J_URI") or None
                 db = None if neo4j else default_db
             where = neo4j or db or ""
+            if db and not neo4j:
+                keep_traces_in(Path(db).absolute().parent)
 
             def open_(read_only: bool) -> Any:
                 if not db and not neo4j:

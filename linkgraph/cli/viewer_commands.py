@@ -181,7 +181,9 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
     try:
         url_host = f"[{host}]" if ":" in host else host
         # the Host allow-list (viewer/security.py): the loopback names, and the address asked for
-        app = create_app({"LINKGRAPH_STORE": store, "DEBUG": debug, "LINKGRAPH_ALLOWED_HOSTS": [f"{url_host}:{port}"]})
+        # the database file too: a scan that replaces it is picked up (viewer/store_access.py)
+        config = {"LINKGRAPH_STORE": store, "LINKGRAPH_DB": store.path if store.engine == "ladybug" else None}
+        app = create_app({**config, "DEBUG": debug, "LINKGRAPH_ALLOWED_HOSTS": [f"{url_host}:{port}"]})
         click.echo(
             f"linkgraph viewer on http://{url_host}:{port}/ ({where}, {len(known)} firmware; Ctrl-C stops it)", err=True
         )

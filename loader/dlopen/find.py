@@ -29,12 +29,13 @@ from ..ldso.world import World
 from ..model import ElfFacts, FoundBy, Resolution
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import display_path
-from .candidates import files_in, is_library_name, pattern_matches
+from .candidates import Libraries, files_in, is_library_name, pattern_matches, pattern_source
 from .edges import STRENGTH, DlopenCertainty, DlopenEdge, FoundIn
 from .host_map import HostLoader, Opened
 from .rodata import DlopenHints, read_hints
 
 MAX_OPENED = 1024  # candidates of one module opened in its program's link map (each is a link map)
+MAX_PATTERNS = 256  # printf patterns naming libraries matched per module (each is matched against folders)
 DLOPEN_FUNCTIONS = frozenset({"dlopen", "dlmopen", "g_module_open", "lt_dlopen", "lt_dlopenext"})
 _FOLDER_RULES = {FoundBy.RPATH: FoundIn.RPATH, FoundBy.RUNPATH: FoundIn.RUNPATH}
 
@@ -62,6 +63,7 @@ def dlopen_edges(
             host_of.setdefault(obj, link_map.executable)
     edges: dict[tuple[str, str], DlopenEdge] = {}
     hosts: dict[str, HostLoader] = {}
+    libraries = Libraries(world)
 
     def host_loader(path: str) -> HostLoader:
         if path not in hosts:
@@ -80,10 +82,9 @@ def dlopen_edges(
         host = host_loader(host_path)
         found: list[Candidate] = []
         if dynamic_loader:  # strongest first: a weaker edge to the same library is then not opened twice
-            found += itertools.islice(
-                _hint_candidates(world, facts, host, _hints(world, facts, problems)), MAX_OPENED + 1
-            )
-        found += itertools.islice(_folder_candidates(facts, host, dynamic_loader), MAX_OPENED + 1)
+            hints = _hints(world, facts, problems)
+            found += itertools.islice(_hint_candidates(libraries, facts, host, hints, problems), MAX_OPENED + 1)
+        found += itertools.islice(_folder_candidates(libraries, facts, host, dynamic_loader), MAX_OPENED + 1)
         if len(found) > MAX_OPENED:
             problems.append(
                 Problem(
@@ -118,7 +119,9 @@ def _hints(world: World, facts: ElfFacts, problems: list[Problem]) -> DlopenHint
         return DlopenHints()
 
 
-def _folder_candidates(facts: ElfFacts, host: HostLoader, dynamic_loader: bool) -> Iterator[Candidate]:
+def _folder_candidates(
+    libraries: Libraries, facts: ElfFacts, host: HostLoader, dynamic_loader: bool
+) -> Iterator[Candidate]:
     """The libraries of the module's plugin folders: a DT_RPATH / DT_RUNPATH folder of its own that
     the search without them never tries, other than the module's own folder (its siblings). A
     module without a dlopen function gets only the plugins (no DT_SONAME) its program loads at
@@ -135,7 +138,7 @@ def _folder_candidates(facts: ElfFacts, host: HostLoader, dynamic_loader: bool) 
             continue
         if host.on_default_path(folder, world.root.listdir(folder)):
             continue
-        for path in files_in(world, folder, facts, _any_name):
+        for path in files_in(libraries, folder, facts, _any_name):
             if dynamic_loader or (path in host.loaded_at_start and world.modules[path].soname is None):
                 yield DlopenCertainty.PATTERN, _FOLDER_RULES[rule], folder, path
 
@@ -144,18 +147,35 @@ def _any_name(_name: str) -> bool:
     return True
 
 
-def _hint_candidates(world: World, facts: ElfFacts, host: HostLoader, hints: DlopenHints) -> Iterator[Candidate]:
+def _hint_candidates(
+    libraries: Libraries, facts: ElfFacts, host: HostLoader, hints: DlopenHints, problems: list[Problem]
+) -> Iterator[Candidate]:
     for soname in hints.declared:
         yield DlopenCertainty.DECLARED, FoundIn.NOTE, soname, soname
     search: list[str] | None = None
+    patterns = 0
     for text in hints.strings:
         if is_library_name(text):
             yield DlopenCertainty.NAMED, FoundIn.STRING, text, text
-        elif "%" in text:
+        elif "%" in text and pattern_source(text) is not None:
+            patterns += 1
+            if patterns > MAX_PATTERNS:  # the names after the last pattern matched are still read
+                if patterns == MAX_PATTERNS + 1:
+                    problems.append(_patterns_capped(facts))
+                continue
             if search is None:
                 search = [folder for folder, _rule, _via in host.search_dirs(facts.path)]
-            for path in pattern_matches(world, facts, text, search):
+            for path in pattern_matches(libraries, facts, text, search):
                 yield DlopenCertainty.PATTERN, FoundIn.STRING, text, path
+
+
+def _patterns_capped(facts: ElfFacts) -> Problem:
+    return Problem(
+        display_path(facts.path),
+        Severity.WARNING,
+        f"more than {MAX_PATTERNS} printf patterns naming libraries: the first {MAX_PATTERNS} are matched",
+        ProblemCode.DLOPEN_CAPPED,
+    )
 
 
 def _add(

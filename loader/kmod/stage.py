@@ -64,7 +64,11 @@ def sort_files(paths: Sequence[str]) -> Found:
 def find_files(root: RootFS) -> Found:
     """One walk of the root (iterative and bounded: ``RootFS.walk``); symlinks are not followed."""
     return sort_files(
-        [e.path for e in root.walk() if not e.is_symlink and e.is_regular and wanted(e.path.rsplit("/", 1)[-1])]
+        [
+            e.path
+            for e in root.walk()
+            if e.is_regular and not e.is_symlink and e.hard_link_of is None and wanted(e.path.rsplit("/", 1)[-1])
+        ]
     )
 
 

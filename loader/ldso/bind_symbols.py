@@ -31,7 +31,7 @@ from . import prelink
 from .flavours import LoaderFlavour
 from .holdings import GroupHoldings, Resolved, add_holding
 from .relocation_order import relocation_order
-from .symbol_lookup import Lookup, SymbolTable, references_of
+from .symbol_lookup import Lookup, SymbolTable, references_of, winner_of
 
 
 class _Group:
@@ -81,7 +81,7 @@ class SymbolBinder:
         return table
 
     def lookups(self, facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
-        key = (facts.path, flavour.flavour.value)
+        key = (facts.path, flavour.key)
         found = self._lookups.get(key)
         if found is None:
             found = self._lookups[key] = references_of(facts, flavour)
@@ -90,13 +90,13 @@ class SymbolBinder:
     def _definers(self, obj: ElfFacts, flavour: LoaderFlavour) -> list[tuple[str, ...]]:
         """For each lookup of ``obj``: every object of the root that satisfies it (worked out once;
         a link map's scope then only picks and orders them)."""
-        key = (obj.path, flavour.flavour.value)
+        key = (obj.path, flavour.key)
         found = self._obj_definers.get(key)
         if found is None:
             found = self._obj_definers[key] = []
             cache = self._definer_cache
             for lk in self.lookups(obj, flavour):
-                lk_key = (lk.name, lk.version, lk.plt, flavour.flavour)
+                lk_key = (lk.name, lk.version, lk.plt, flavour.key)
                 definers = cache.get(lk_key)
                 if definers is None:
                     definers = cache[lk_key] = tuple(
@@ -110,7 +110,7 @@ class SymbolBinder:
         out = []
         uniques = self._uniques
         lookups = self.lookups(obj, flavour)
-        key = (obj.path, flavour.flavour.value)
+        key = (obj.path, flavour.key)
         variants = self._variants.get(key)
         if variants is None:
             variants = self._variants[key] = [{} for _ in lookups]
@@ -124,8 +124,9 @@ class SymbolBinder:
                 providers = tuple([p for _, p in hits])
             resolved = known.get(providers)
             if resolved is None:
-                unique = bool(providers) and (providers[0], lookup.name) in uniques
-                resolved = known[providers] = Resolved(obj.path, lookup, providers, unique)
+                winner = winner_of(self._tables, lookup, providers, flavour)
+                unique = winner is not None and (winner, lookup.name) in uniques
+                resolved = known[providers] = Resolved(obj.path, lookup, providers, unique, winner)
             out.append(resolved)
         return out
 
@@ -136,7 +137,7 @@ class SymbolBinder:
         symbolic = flavour.honours_symbolic and obj.symbolic
         relevant = self._relevant(obj, flavour)
         tail = tuple([p for p in rest_key if p in relevant])
-        key = (obj.path, tail, symbolic, flavour.flavour.value)
+        key = (obj.path, tail, symbolic, flavour.key)
         group = self._scope_cache.get(key)
         if group is None:
             scope = {p: i for i, p in enumerate(tail, 1)}
@@ -157,7 +158,7 @@ class SymbolBinder:
 
     def _relevant(self, obj: ElfFacts, flavour: LoaderFlavour) -> frozenset[str]:
         """Every object of the root that defines something ``obj`` looks up."""
-        key = (obj.path, flavour.flavour.value)
+        key = (obj.path, flavour.key)
         found = self._definers_of.get(key)
         if found is None:
             found = self._definers_of[key] = frozenset().union(*self._definers(obj, flavour))
@@ -165,7 +166,7 @@ class SymbolBinder:
 
     def _overridable(self, obj: ElfFacts, flavour: LoaderFlavour) -> dict[str, list[int]]:
         """The lookups of ``obj`` an executable's own definition can satisfy first, by name."""
-        key = (obj.path, flavour.flavour.value)
+        key = (obj.path, flavour.key)
         found = self._interposable.get(key)
         if found is None:
             found = self._interposable[key] = {}
@@ -232,9 +233,9 @@ class SymbolBinder:
             if obj is exe:
                 for entry in self._resolve_all(exe, {**rest, exe_path: 0}, flavour):
                     if entry.lookup.copy:  # a copy relocation never binds to the executable itself
-                        entry = Resolved(
-                            exe_path, entry.lookup, tuple(p for p in entry.providers if p != exe_path), entry.unique
-                        )
+                        others = tuple(p for p in entry.providers if p != exe_path)
+                        winner = winner_of(self._tables, entry.lookup, others, flavour)
+                        entry = Resolved(exe_path, entry.lookup, others, entry.unique, winner)
                     self._record(entry, entry.providers, exe_path, unique_table, unique, sink)
                 continue
             group = self._below_exe(obj, rest_key, flavour)
@@ -263,9 +264,9 @@ class SymbolBinder:
                         providers = (obj.path, exe_path, *providers[1:])
                     else:
                         providers = (exe_path, *providers)
-                    self._record(
-                        Resolved(obj.path, lookup, providers, False), providers, exe_path, unique_table, unique, sink
-                    )
+                    winner = winner_of(self._tables, lookup, providers, flavour)
+                    own = Resolved(obj.path, lookup, providers, False, winner)
+                    self._record(own, providers, exe_path, unique_table, unique, sink)
                     if not explicit:
                         holdings.exclude(entry, group.gid, exe_path)
                 elif (unique_table and entry.unique) or explicit:
@@ -287,11 +288,11 @@ class SymbolBinder:
                 return
             add_holding(out.unresolved, UnresolvedKey(entry.module, lookup.name, lookup.version, lookup.weak), exe_path)
             return
-        chosen = providers[0]
+        chosen = entry.winner or providers[0]
         if unique_table and not lookup.self_bound and (chosen, lookup.name) in self._uniques:
             chosen = unique.setdefault(lookup.name, chosen)
         if out is None:
             return
         add_holding(out.bindings, BindingKey(entry.module, lookup.name, lookup.version, chosen), exe_path)
         if len(providers) > 1:
-            add_holding(out.duplicates, DuplicateKey(lookup.name, providers, providers[0]), exe_path)
+            add_holding(out.duplicates, DuplicateKey(lookup.name, providers, entry.winner or providers[0]), exe_path)

@@ -9,8 +9,8 @@ Sources for each rule are the loaders themselves: glibc ``elf/dl-load.c`` (``_dl
 (``_dl_load_shared_library``) and ``ldso/ldso/dl-hash.c`` (``_dl_find_hash``). See ``docs/loaders.md``.
 
 Some rules depend on how the device's loader was *built* (uClibc's configuration options, musl's
-architecture name); those are read from the loader file in the root (``UclibcBuild``,
-``musl_arch_of_loader``), never assumed from the ELF machine alone.
+architecture name and version); those are read from the loader file in the root (``UclibcBuild``,
+``musl_build``), never assumed from the ELF machine alone.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from __future__ import annotations
 import enum
 import functools
 import posixpath
-import re
 from collections.abc import Callable
 
 from ..model import ElfFacts, Flavour
 from .header_checks import glibc_verdict, musl_verdict, uclibc_verdict
 from .interp_defaults import glibc_hwcaps, glibc_system_dirs, uclibc_dirs
+from .musl_build import FIRST_DEFINITION_WINS
 from .preload_file import PreloadRule, glibc_preload_names, uclibc_preload_names
 from .uclibc_build import UclibcBuild
 
@@ -55,23 +55,6 @@ PLATFORM = {
     "EM_PPC64": "ppc64",
     "EM_RISCV": "riscv64",
     "EM_S390": "s390x",
-}
-
-# musl's LDSO_ARCH names, for /etc/ld-musl-ARCH.path.
-MUSL_ARCH = {
-    ("EM_X86_64", 64, "little"): "x86_64",
-    ("EM_386", 32, "little"): "i386",
-    ("EM_AARCH64", 64, "little"): "aarch64",
-    ("EM_ARM", 32, "little"): "arm",
-    ("EM_ARM", 32, "big"): "armeb",
-    ("EM_MIPS", 32, "big"): "mips",
-    ("EM_MIPS", 32, "little"): "mipsel",
-    ("EM_MIPS", 64, "big"): "mips64",
-    ("EM_MIPS", 64, "little"): "mips64el",
-    ("EM_PPC", 32, "big"): "powerpc",
-    ("EM_PPC64", 64, "big"): "powerpc64",
-    ("EM_PPC64", 64, "little"): "powerpc64le",
-    ("EM_RISCV", 64, "little"): "riscv64",
 }
 
 
@@ -149,12 +132,25 @@ class LoaderFlavour:
     empty_entry_is_cwd = True
     #: The default directories are fixed in the loader's source (musl): nothing to read them from.
     fixed_default_dirs = False
+    #: A newline separates DT_RPATH/DT_RUNPATH entries as ``:`` does (musl's path_open splits on
+    #: ``":\n"``); glibc and uClibc split on ``:`` alone, a newline is part of a folder name.
+    newline_separates_paths = False
+    #: A weak definition gives way to a global (or unique) one of a later object in the scope
+    #: (musl up to 1.1.16, ``find_sym``); every other loader here takes the first definition.
+    weak_yields_to_later_global = False
+    #: That rule changed between versions of this loader: its version is read from its file.
+    weak_rule_by_version = False
     #: /etc/ld.so.preload (``preload_file``): read or not, split how, searched with the program's
     #: RPATH/RUNPATH (glibc) or none (uClibc), a name not loaded fatal (uClibc) or ignored.
     preload_file = PreloadRule.ALWAYS
     preload_names = staticmethod(glibc_preload_names)
     preload_uses_program_rpath = True
     preload_missing_fatal = False
+
+    @property
+    def key(self) -> str:
+        """Tells apart the flavours whose lookups can differ (a cache key)."""
+        return self.flavour.value
 
     def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/lib"]
@@ -214,6 +210,7 @@ class Musl(LoaderFlavour):
     search_order = SearchOrder.EACH_OBJECT_RUNPATH_OR_RPATH
     other_tokens_void_rpath = True
     empty_entry_is_cwd = False  # path_open: s += strspn(s, ":\n") before each entry
+    newline_separates_paths = True
     verdict = staticmethod(musl_verdict)
     match_soname = False  # musl matches the name it loaded a file under, and the inode
     versioned_lookup = False
@@ -227,9 +224,21 @@ class Musl(LoaderFlavour):
 
     fixed_default_dirs = True
     preload_file = PreloadRule.NEVER  # only LD_PRELOAD
+    weak_rule_by_version = True  # musl_build.FIRST_DEFINITION_WINS
 
     def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/local/lib", "/usr/lib"]
+
+
+class MuslBefore1117(Musl):
+    """musl 0.8.0 to 1.1.16: ``find_sym`` keeps looking after a weak definition and takes a
+    later global one (``if (def.sym && weak) continue; ... if (global) break;``)."""
+
+    weak_yields_to_later_global = True
+
+    @property
+    def key(self) -> str:
+        return "musl<1.1.17"
 
 
 class UClibc(LoaderFlavour):
@@ -262,6 +271,15 @@ class UClibc(LoaderFlavour):
 
 
 FLAVOURS: dict[Flavour, LoaderFlavour] = {f.flavour: f for f in (Glibc(), Musl(), UClibc())}
+MUSL_BEFORE_1_1_17 = MuslBefore1117()
+
+
+def for_loader_version(flavour: LoaderFlavour, musl: tuple[int, int, int] | None) -> LoaderFlavour:
+    """The flavour as the device's loader of that version behaves (``musl``: the version a musl
+    loader states; an unstated one is taken as today's musl)."""
+    if flavour.weak_rule_by_version and musl is not None and musl < FIRST_DEFINITION_WINS:
+        return MUSL_BEFORE_1_1_17
+    return flavour
 
 
 @functools.lru_cache(maxsize=256)
@@ -273,28 +291,3 @@ def flavour_of(interpreter: str | None) -> LoaderFlavour:
     if name.startswith("ld-uClibc") or name == "ld.so.0":
         return FLAVOURS[Flavour.UCLIBC]
     return FLAVOURS[Flavour.GLIBC]
-
-
-_MUSL_PATH_FILE = re.compile(rb"/etc/ld-musl-([A-Za-z0-9_+.-]+?)\.path\x00")
-_MUSL_INTERP = re.compile(r"^ld-musl-([A-Za-z0-9_+.-]+)\.so\.1$")
-
-
-def musl_arch_of_loader(loader_bytes: bytes | None, interpreter: str | None) -> str | None:
-    """musl's ``LDSO_ARCH`` as the device's loader was built: the name in the format string
-    ``"%.*s/etc/ld-musl-" LDSO_ARCH ".path"`` compiled into it (``mips-sf`` for soft-float MIPS,
-    which the ELF header does not tell), else the one in the interpreter's file name
-    (``ld-musl-$(ARCH)$(SUBARCH).so.1``, the same string in musl's build)."""
-    if loader_bytes:
-        found = _MUSL_PATH_FILE.search(loader_bytes)
-        if found:
-            return found.group(1).decode("ascii")
-    found_name = _MUSL_INTERP.match(posixpath.basename(interpreter or ""))
-    return found_name.group(1) if found_name else None
-
-
-def musl_arch(facts: ElfFacts) -> str | None:
-    """musl's ``LDSO_ARCH`` guessed from the ELF header alone (when the loader cannot be read)."""
-    arch = MUSL_ARCH.get((facts.machine, facts.elf_class, facts.endian))
-    if arch and facts.machine == "EM_MIPS" and facts.flags & 0x20 and facts.elf_class == 32:  # EF_MIPS_ABI2
-        arch = arch.replace("mips", "mipsn32", 1)
-    return arch

@@ -37,16 +37,30 @@ class Resolved:
     groups whose link maps it holds in (``excluded``: per group, the executables that bind it
     otherwise)."""
 
-    __slots__ = ("binding", "duplicate", "excluded", "groups", "lookup", "module", "providers", "unique", "unresolved")
+    __slots__ = (
+        "binding",
+        "duplicate",
+        "excluded",
+        "groups",
+        "lookup",
+        "module",
+        "providers",
+        "unique",
+        "unresolved",
+        "winner",
+    )
 
-    def __init__(self, obj: str, lookup: Lookup, providers: tuple[str, ...], unique: bool) -> None:
+    def __init__(
+        self, obj: str, lookup: Lookup, providers: tuple[str, ...], unique: bool, winner: str | None = None
+    ) -> None:
         self.module = obj
         self.lookup = lookup
         self.providers = providers
+        self.winner = winner = winner or (providers[0] if providers else None)  # the one the loader takes
         name, version = lookup.name, lookup.version
-        self.binding = BindingKey(obj, name, version, providers[0]) if providers else None
+        self.binding = BindingKey(obj, name, version, winner) if winner else None
         self.unresolved = None if providers else UnresolvedKey(obj, name, version, lookup.weak)
-        self.duplicate = DuplicateKey(name, providers, providers[0]) if len(providers) > 1 else None
+        self.duplicate = DuplicateKey(name, providers, winner) if winner and len(providers) > 1 else None
         self.unique = unique
         self.groups: list[int] = []
         self.excluded: dict[int, set[str]] | None = None

@@ -77,9 +77,9 @@ def find_interposed(
         interposed = []
         for exe in candidates:
             flavour = flavours[exe]
-            by_name = index.get((module, flavour.flavour.value))
+            by_name = index.get((module, flavour.key))
             if by_name is None:
-                by_name = index[module, flavour.flavour.value] = definers(module, flavour)
+                by_name = index[module, flavour.key] = definers(module, flavour)
             if not trees.tree(exe, module).isdisjoint(by_name.get((name, version), ())):
                 interposed.append(exe)
         if interposed:

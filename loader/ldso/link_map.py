@@ -16,7 +16,7 @@ import posixpath
 from collections.abc import Iterator
 
 from ..model import MAX_TRIED, ElfFacts, FoundBy, LinkMap, NeededEdge
-from .flavours import LoaderFlavour, flavour_of
+from .flavours import LoaderFlavour
 from .header_checks import Verdict
 from .search_path import Candidate, LoadedObject, SearchPath
 from .world import World
@@ -226,7 +226,7 @@ def build_link_map(
 ) -> tuple[LinkMap, list[ElfFacts]]:
     """The link map of one executable (or of a library no executable loads), and its objects."""
     if flavour is None:
-        flavour = flavour_of(root_object.interpreter) if root_object.interpreter else world.default_flavour()
+        flavour = world.flavour(root_object.interpreter) if root_object.interpreter else world.default_flavour()
     loader = _Loader(root_object, world, flavour)
     link_map = loader.run()
     return link_map, [o.facts for o in loader.order]

@@ -11,10 +11,11 @@ from ..errors import LdconfigError
 from ..model import ElfFacts
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .flavours import LoaderFlavour, musl_arch, musl_arch_of_loader
+from .flavours import LoaderFlavour
 from .interp_defaults import CompiledDefaults, supported_hwcaps
 from .ld_cache import OLD_MAGIC, LdCache, read_ld_so_cache
 from .ld_conf import read_ld_so_conf, read_musl_path_file
+from .musl_build import musl_arch, musl_arch_of_loader, musl_version
 from .preload_file import PRELOAD_FILE, PreloadRule, uclibc_preload_path
 
 MAX_CONFIG_SIZE = 64 << 20  # ld.so.cache, the interpreter: a few MiB at most on any real system
@@ -31,6 +32,7 @@ class LoaderConfig:
         self._glibc_cache: LdCache | bool | None = False
         self._musl_paths: dict[str, list[str] | None] = {}
         self._musl_arch: dict[str | None, str | None] = {}
+        self._musl_version: dict[str, tuple[int, int, int] | None] = {}
         self._uclibc_cache: dict[str, LdCache | None] = {}
         self._preloads: dict[str, tuple[str, list[str]]] = {}
 
@@ -135,6 +137,12 @@ class LoaderConfig:
             data = self.read_capped(interpreter, "the interpreter") if interpreter else None
             self._musl_arch[interpreter] = musl_arch_of_loader(data, interpreter)
         return self._musl_arch[interpreter] or musl_arch(exe)
+
+    def musl_version(self, interpreter: str) -> tuple[int, int, int] | None:
+        """The version the musl loader at this PT_INTERP states (None: not in the root, or silent)."""
+        if interpreter not in self._musl_version:
+            self._musl_version[interpreter] = musl_version(self.read_capped(interpreter, "the interpreter"))
+        return self._musl_version[interpreter]
 
     def musl_paths(self, exe: ElfFacts, interpreter: str | None) -> list[str] | None:
         arch = self.musl_arch(exe, interpreter)

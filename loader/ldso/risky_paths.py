@@ -58,11 +58,12 @@ def risky_search_paths(
     for facts in sorted(objects, key=lambda f: f.path):
         by = (loaders or {}).get(facts.path)
         empty_is_cwd = not by or any(FLAVOURS[f].empty_entry_is_cwd for f in by)
+        newline = bool(by) and all(FLAVOURS[f].newline_separates_paths for f in by)
         for tag, raw in (("DT_RPATH", facts.rpath_raw), ("DT_RUNPATH", facts.runpath_raw)):
             if raw is None:
                 continue
             seen: set[str] = set()
-            for entry in raw.split(":"):
+            for entry in re.split("[:\n]" if newline else ":", raw):
                 if entry in seen:
                     continue
                 seen.add(entry)

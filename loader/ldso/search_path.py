@@ -94,6 +94,8 @@ class SearchPath:
     def _dirs(self, entries: list[str] | None, obj: LoadedObject) -> list[str]:
         if entries and self.flavour.other_tokens_void_rpath and any("$" in _ORIGIN_ONLY.sub("", e) for e in entries):
             return []  # musl's fixup_rpath: any other $ token voids the whole string
+        if entries and self.flavour.newline_separates_paths:
+            entries = [part for entry in entries for part in entry.split("\n") if part]
         out = []
         for entry in entries or ():
             expanded = expand_dst(entry, obj, self.lib_token)

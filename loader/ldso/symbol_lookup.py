@@ -11,7 +11,7 @@ flavour looks versions up). ``bind_symbols`` walks each link map's scope with th
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from typing import NamedTuple
 
 from ..elf.dynsym import symbols_named
@@ -96,12 +96,16 @@ class SymbolTable:
 
     def defines(self, lookup: Lookup, flavour: LoaderFlavour) -> bool:
         """Does this object satisfy ``lookup`` (glibc ``check_match`` and friends)?"""
+        return self.definition(lookup, flavour) is not None
+
+    def definition(self, lookup: Lookup, flavour: LoaderFlavour) -> DynSymbol | None:
+        """The symbol of this object that satisfies ``lookup``, if one does."""
         candidates = self.by_name.get(lookup.name)
         if not candidates:
-            return False
+            return None
         plt = lookup.plt
         mips = self.facts.machine == "EM_MIPS"
-        versioned_seen = 0
+        versioned: list[DynSymbol] = []
         for sym in candidates:
             if sym.shndx == SHN_UNDEF and (plt or (mips and not sym.mips_plt)):
                 continue
@@ -112,16 +116,37 @@ class SymbolTable:
             if not flavour.versioned_lookup:
                 if flavour.skip_hidden_versions and sym.version_hidden:
                     continue
-                return True
+                return sym
             if not self.facts.has_versym:
-                return True
+                return sym
             if lookup.version is not None:
                 if sym.version != lookup.version and (sym.version is not None or sym.version_hidden):
                     continue
-                return True
+                return sym
             if sym.version_index >= 3:
                 if not sym.version_hidden:
-                    versioned_seen += 1
+                    versioned.append(sym)
                 continue
-            return True
-        return versioned_seen == 1
+            return sym
+        return versioned[0] if len(versioned) == 1 else None
+
+
+def winner_of(
+    tables: Mapping[str, SymbolTable], lookup: Lookup, providers: tuple[str, ...], flavour: LoaderFlavour
+) -> str | None:
+    """Which of the providers (in search order) the loader takes: the first, or where a weak
+    definition gives way to a later global one (musl up to 1.1.16's ``find_sym``: a later weak
+    one is passed over, the search ends at the first global one)."""
+    if len(providers) < 2 or not flavour.weak_yields_to_later_global:
+        return providers[0] if providers else None
+    chosen = None
+    for path in providers:
+        table = tables.get(path)
+        sym = table.definition(lookup, flavour) if table is not None else None
+        bind = sym.bind if sym is not None else STB_GLOBAL
+        if chosen is not None and bind == STB_WEAK:
+            continue
+        chosen = path
+        if bind == STB_GLOBAL:
+            break
+    return chosen

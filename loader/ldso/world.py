@@ -9,7 +9,7 @@ from ..errors import RootfsError
 from ..model import ElfFacts, Kind
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .flavours import FLAVOURS, LoaderFlavour, flavour_of
+from .flavours import FLAVOURS, LoaderFlavour, flavour_of, for_loader_version
 from .loader_config import LoaderConfig
 
 
@@ -79,6 +79,12 @@ class World:
             self._held[interp] = any(self.root.is_file(path) for path in _interpreter_paths(interp))
         return self._held[interp]
 
+    def flavour(self, interp: str | None) -> LoaderFlavour:
+        """The loader a PT_INTERP names, as the version of it in the root behaves."""
+        flavour = flavour_of(interp)
+        musl = self.config.musl_version(interp) if interp and flavour.weak_rule_by_version else None
+        return for_loader_version(flavour, musl)
+
     def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
         """The PT_INTERP most executables of this flavour use, one the root holds first (the
         loader of a library no executable loads is the one that would dlopen it)."""
@@ -86,7 +92,7 @@ class World:
             counts = Counter(
                 f.interpreter
                 for f in self.modules.values()
-                if f.interpreter and f.kind is Kind.EXECUTABLE and flavour_of(f.interpreter) is flavour
+                if f.interpreter and f.kind is Kind.EXECUTABLE and flavour_of(f.interpreter).flavour is flavour.flavour
             )
             best = max(counts, key=lambda i: (self.holds_interpreter(i), counts[i]), default=None)
             self._default_interpreters[flavour] = best
@@ -96,7 +102,8 @@ class World:
         """The loader most executables of this root use (for libraries no executable loads)."""
         if self._default_flavour is None:
             counts = Counter(flavour_of(f.interpreter).flavour for f in self.modules.values() if f.interpreter)
-            self._default_flavour = FLAVOURS[counts.most_common(1)[0][0]] if counts else flavour_of(None)
+            base = FLAVOURS[counts.most_common(1)[0][0]] if counts else flavour_of(None)
+            self._default_flavour = self.flavour(self.default_interpreter(base)) if counts else base
         return self._default_flavour
 
 

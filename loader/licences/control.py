@@ -34,12 +34,23 @@ class Parsed:
 
 
 def parse_paragraphs(text: str) -> Parsed:
+    """The paragraphs of ``text``; a field's continuation lines are gathered in a list and joined
+    once (appending each to the value so far would copy it every time: quadratic in a field of
+    many lines)."""
     paragraphs: list[Paragraph] = []
     bad: list[int] = []
     current: Paragraph | None = None
     last: str | None = None
+    lines: dict[str, list[str]] = {}  # the current paragraph's fields, line by line
+
+    def close() -> None:
+        if current is not None:
+            current.fields.update((name, "\n".join(parts)) for name, parts in lines.items())
+            lines.clear()
+
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() and (not line or current is None or last is None):
+            close()
             current, last = None, None  # an empty line ends a paragraph (opkg continues one with " ")
             continue
         if line.startswith("#") and current is None:
@@ -49,7 +60,7 @@ def parse_paragraphs(text: str) -> Parsed:
                 bad.append(number)
                 continue
             cont = line.strip()
-            current.fields[last] += "\n" + ("" if cont == "." else cont)
+            lines[last].append("" if cont == "." else cont)
             continue
         name, sep, value = line.partition(":")
         if not sep or not name.strip() or " " in name.strip():
@@ -59,7 +70,8 @@ def parse_paragraphs(text: str) -> Parsed:
             current = Paragraph(number)
             paragraphs.append(current)
         last = name.strip().lower()
-        current.fields[last] = value.strip()
+        lines[last] = [value.strip()]
+    close()
     return Parsed(paragraphs, bad)
 
 

@@ -26,6 +26,11 @@ _REF = re.compile(rf"^{_REF_ID.pattern}$")
 # not in the text the firmware holds
 _POSITION = re.compile(r"\s*at position:?\s*\d+")
 _OR_LATER = re.compile(r"(\S+?)\+?\s+or\s+(?:\(at your option\)\s+)?(?:any\s+)?later(?:\s+version)?", re.I)
+# the same, starting at a word (a match starting inside a word has one at the word's start too)
+_OR_LATER_WORD = re.compile(r"(?<!\S)" + _OR_LATER.pattern, re.I)
+MAX_CHOICES = 8  # names of one "A/B/..." choice (a longer one is not read as a choice)
+MAX_TEXT = 64 * 1024  # characters of one licence text read (license-expression takes ~10 us each)
+MAX_DEPTH = 64  # parentheses (and Debian's commas) nested: license-expression recurses per level
 _UNSTATED = {"", "NONE", "NOASSERTION", "UNKNOWN", "N/A"}
 
 
@@ -58,6 +63,22 @@ def ignored_package_licences() -> tuple[dict[str, str], ...]:
 def _quote(text: str) -> str:
     """``'text'`` for messages: printable, and any stray surrogate shown as an escape, never raised later."""
     return "'" + text.encode("utf-8", "backslashreplace").decode("utf-8") + "'"
+
+
+def or_later(text: str) -> str:
+    """``_OR_LATER.sub(r"\\1+", text)`` in time linear in ``text``: the regex alone tries every
+    position inside a word, each scanning to the word's end (quadratic in a long word). A match
+    starts at a word, or where the previous one ended (which may be inside a word)."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        found = _OR_LATER.match(text, pos) if pos else None
+        found = found or _OR_LATER_WORD.search(text, pos)
+        if found is None:
+            out.append(text[pos:])
+            return "".join(out)
+        out += (text[pos : found.start()], found.group(1), "+")
+        pos = found.end()
 
 
 def fold(name: str) -> str:
@@ -116,11 +137,47 @@ def _phrase(words: list[str], exception: bool) -> str:
     return "(" + " AND ".join(parts) + ")" if len(parts) > 1 else parts[0]
 
 
+@functools.cache
+def _longest_names() -> tuple[int, int]:
+    """The most words a known licence name has, and the most one with a ``/`` in it has."""
+    keys = [*names_data()["names"], *_known()]
+    return max(len(key.split()) for key in keys), max([1] + [len(key.split()) for key in keys if "/" in key])
+
+
+def _reach(words: list[str], i: int) -> int:
+    """The end of the longest phrase from ``words[i]`` that can be a known name (``_names`` need
+    not try longer ones: linear, not cubic): a name itself, or a choice ``A/B`` whose parts are
+    known names (each at most as long as the longest), of at most ``MAX_CHOICES`` parts past the
+    first word."""
+    most, most_with_slash = _longest_names()
+    return max(_choice_reach(words, i, most), min(len(words), i + most_with_slash))
+
+
+def _choice_reach(words: list[str], i: int, most: int) -> int:
+    count = choices = 0
+    part: list[str] = []  # the words of the current part of a choice (its first may be a tail)
+    for k in range(i, len(words)):
+        word = words[k]
+        if "/" not in word:
+            count += 1
+            part.append(word)
+            if count > most:
+                return k
+            continue
+        pieces = word.split("/")
+        choices += len(pieces) - 1
+        if (choices > MAX_CHOICES and k > i) or _name(" ".join([*part, pieces[0]]), False) is None:
+            return k
+        part = [pieces[-1]] if pieces[-1] else []  # "A/ B": B starts the next part
+        count = len(part)
+    return len(words)
+
+
 def _names(words: list[str]) -> list[str]:
     """Blank-separated words as the longest known names, in order."""
     parts, i = [], 0
     while i < len(words):
-        for j in range(len(words), i, -1):
+        for j in range(_reach(words, i), i, -1):
             found = _name(" ".join(words[i:j]), False)
             if found is not None:
                 parts.append(found)
@@ -134,7 +191,9 @@ def _names(words: list[str]) -> list[str]:
 def listed_parts(text: str) -> list[str] | None:
     """The licences of a blank-separated list (OpenWrt's ``PKG_LICENSE:=GPL-2.0 LGPL-2.1``), each
     normalised, in order; None when ``text`` is one licence, an expression, or has an unknown name."""
-    tokens = _TOKEN.findall(_OR_LATER.sub(r"\1+", " ".join(text.split())))
+    if len(text) > MAX_TEXT:
+        return None  # normalise says why
+    tokens = _TOKEN.findall(or_later(" ".join(text.split())))
     if len(tokens) < 2 or any(t in ("(", ")", ",", "&", "|") or t.lower() in _OPERATORS for t in tokens):
         return None
     if _name(" ".join(tokens), False) is not None:
@@ -151,6 +210,7 @@ def _tokens(text: str) -> list[str]:
     out: list[str] = []
     words: list[str] = []
     after_with = False
+    opens = 0
 
     def flush() -> None:
         nonlocal after_with
@@ -168,8 +228,9 @@ def _tokens(text: str) -> list[str]:
             continue
         flush()
         if tok == ",":
-            if out:
-                out[:] = ["(", *out, ")"]
+            if out:  # all before it in parentheses: counted, written once at the end (not copied)
+                opens += 1
+                out.append(")")
             continue
         if op is not None:
             after_with = op == "WITH"
@@ -177,7 +238,7 @@ def _tokens(text: str) -> list[str]:
         else:
             out.append(tok)
     flush()
-    return out
+    return ["("] * opens + out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -187,12 +248,17 @@ def normalise(text: str) -> Normalised:
     from license_expression import ExpressionError
 
     stripped = " ".join(text.split())
+    if len(stripped) > MAX_TEXT:
+        return Normalised(None, f"licence text of {len(stripped)} characters not read (more than {MAX_TEXT})")
     if stripped.upper() in _UNSTATED:
         return Normalised(None, f"licence stated as {_quote(stripped)}" if stripped else "empty licence")
     try:
-        expression = " ".join(_tokens(_OR_LATER.sub(r"\1+", stripped)))
+        tokens = _tokens(or_later(stripped))
     except _Unknown as exc:
         return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({exc})")
+    if _depth(tokens) > MAX_DEPTH:
+        return Normalised(None, f"licence {_quote(stripped)} nests more than {MAX_DEPTH} levels: not read")
+    expression = " ".join(tokens)
     licensing = spdx_licensing()
     # LicenseRef- ids are valid SPDX, but the library's index has none: check the rest (the id
     # alone is replaced, never a parenthesis around it)
@@ -208,6 +274,14 @@ def normalise(text: str) -> Normalised:
     except (ExpressionError, ParseError) as exc:
         return Normalised(None, f"licence {_quote(stripped)} is not an SPDX expression ({_error(str(exc))})")
     return Normalised(parsed.render() if parsed is not None else None, None if parsed is not None else "empty")
+
+
+def _depth(tokens: list[str]) -> int:
+    depth = deepest = 0
+    for token in tokens:
+        depth += (token == "(") - (token == ")")
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _error(message: str) -> str:

@@ -155,7 +155,8 @@ def candidates(
     others: list[str] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """Regular files that may be ELF (host path, device path), as the walk finds them; the symlinks
-    of the root go to ``links``, and the regular files whose name ``other`` wants to ``others``."""
+    and the hard links of the root (a file's other names, read once under its first) go to
+    ``links``, and the regular files whose name ``other`` wants to ``others``."""
     for entry in root.walk(problems):
         shown = display_path(entry.path)
         if shown != entry.path:
@@ -164,7 +165,7 @@ def candidates(
                     shown, Severity.WARNING, "file name is not valid UTF-8 (shown escaped)", ProblemCode.NAME_NOT_UTF8
                 )
             )
-        if entry.is_symlink:
+        if entry.is_symlink or entry.hard_link_of is not None:
             links.append(entry.path)
         elif entry.is_regular:
             if others is not None and other(entry.path.rsplit("/", 1)[-1]):

@@ -22,7 +22,7 @@ from ..identify.matching import Matching
 from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
-from ..ldso.flavours import LoaderFlavour, flavour_of
+from ..ldso.flavours import LoaderFlavour
 from ..ldso.interposition import find_interposed
 from ..ldso.link_map import build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
@@ -194,11 +194,18 @@ def _scan_root(
 def _links(
     root: RootFS, link_paths: list[str], elf_files: AbstractSet[str], problems: list[Problem]
 ) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """The root's symlinks: the aliases of each ELF file of ``elf_files``, and every link's target as written."""
+    """The root's symlinks and hard links: the aliases of each ELF file of ``elf_files``, and every
+    link's target as written (a hard link's: its file's first name, after ``=``)."""
     aliases: dict[str, list[str]] = {}
     link_targets: dict[str, str] = {}
     for link in link_paths:
         shown = display_path(link)
+        first = root.hard_links.get(link)
+        if first is not None:
+            link_targets[shown] = f"={display_path(first)}"
+            if first in elf_files:
+                aliases.setdefault(first, []).append(link)
+            continue
         try:
             link_targets[shown] = os.readlink(root.host_path(link))
             target = root.resolve(link)
@@ -238,7 +245,7 @@ def _resolve(
     roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE and _startable(f, world, problems)]
     for i, exe in enumerate(sorted(roots, key=lambda f: f.path)):
         link_map, objects = build_link_map(exe, world)
-        flavours[exe.path] = flavour_of(exe.interpreter)
+        flavours[exe.path] = world.flavour(exe.interpreter)
         resolution.link_maps.append(link_map)
         loaded.update(link_map.objects)
         binder.bind(link_map, objects, resolution)

@@ -11,7 +11,7 @@ from typing import IO
 
 from .cpio import extract_cpio
 from .formats import NotThisFormat
-from .safe_tree import SafeTree
+from .safe_tree import SafeTree, TooManyEntries
 
 CHUNK = 1 << 20
 
@@ -28,6 +28,8 @@ def _member(tree: SafeTree, name: str, action: Callable[[], None]) -> None:
     """Extract one member; whatever goes wrong with it becomes a problem of that member."""
     try:
         action()
+    except TooManyEntries:
+        raise  # the whole extraction stops
     except Exception as exc:  # hostile input: one bad member never stops the rest
         tree.problem(name, f"cannot be extracted: {type(exc).__name__}: {exc}")
 

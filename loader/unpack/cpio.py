@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from .formats import NotThisFormat
-from .safe_tree import SafeTree
+from .safe_tree import SafeTree, TooManyEntries
 
 TRAILER = "TRAILER!!!"
 CHUNK = 1 << 20
@@ -99,6 +99,8 @@ def extract_cpio(path: Path, tree: SafeTree) -> int:
             except EOFError as exc:
                 tree.problem(entry.name, f"cannot be extracted: {exc}")
                 break
+            except TooManyEntries:
+                raise  # the whole extraction stops
             except Exception as exc:  # hostile input: one bad entry never stops the rest
                 tree.problem(entry.name, f"cannot be extracted: {type(exc).__name__}: {exc}")
             fh.seek(data_start + entry.size + -entry.size % entry.data_align)  # whatever _entry read

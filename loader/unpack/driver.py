@@ -22,9 +22,9 @@ from .archives import extract_archive
 from .formats import FILESYSTEMS, STREAMS, NotThisFormat, read_head, sniff
 from .records import ARCHIVE, IMAGE, Carved, FoundRoot, Progress, Unpacked
 from .roots import find_roots, regular_files
-from .safe_tree import SafeTree
+from .safe_tree import MAX_ENTRIES, SafeTree, TooManyEntries
 from .streams import TooLarge, decompress, output_name
-from .unblob_run import unblob_file
+from .unblob_run import unblob_file, without_chunks
 
 MAX_DEPTH = 16  # files nested deeper are not unpacked
 MAX_JOBS = 100_000  # files looked at in one unpack
@@ -83,6 +83,7 @@ class Job:
     name: str  # the root names' prefix, e.g. "lzma@0x200" ("" for the input)
     origin: list[Carved] = field(default_factory=list)
     depth: int = 0
+    found: bool = False  # found in an extracted tree (not the input): searched before unblob runs
 
 
 class Unpacker:
@@ -92,6 +93,9 @@ class Unpacker:
         self.result = Unpacked(kind=IMAGE)
         self.queue: deque[Job] = deque()
         self.jobs = 0  # files queued
+        self.not_queued = 0  # files past MAX_JOBS
+        self.first_not_queued = ""  # the first of them, named in the problem
+        self.entries = 0  # archive members extracted, all archives together (MAX_ENTRIES)
         self.folders = 0  # output folders made
 
     def problem(self, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
@@ -105,6 +109,16 @@ class Unpacker:
             self._process(self.queue.popleft())
             done += 1
         self.progress("unpack", done, done)
+        if self.not_queued:
+            self.result.problems.append(
+                Problem(
+                    self.first_not_queued,
+                    Severity.WARNING,
+                    f"more than {MAX_JOBS:,} files to look into: {self.not_queued:,} files "
+                    f"(this one and those found after it) are not unpacked",
+                    ProblemCode.TOO_MANY_ENTRIES,
+                )
+            )
         if not self.result.roots:
             self.problem(target.name, "no root filesystem found", Severity.WARNING)
         names: dict[str, int] = {}
@@ -123,6 +137,9 @@ class Unpacker:
             return IMAGE
         if fmt is not None and self._unarchive(job, fmt):
             return ARCHIVE
+        if job.found and (nothing := without_chunks(job.path, job.source)) is not None:
+            self.result.problems += nothing.problems
+            return IMAGE
         out = self._new_folder()
         image = unblob_file(job.path, out, job.source)
         self.result.problems += image.problems
@@ -137,7 +154,7 @@ class Unpacker:
         """Extract an archive or stream with our own code; False if it is not one after all."""
         out = self._new_folder()
         carved = Carved(0, job.path.stat().st_size, fmt, job.source)
-        tree = SafeTree(out, job.source)
+        tree = SafeTree(out, job.source, MAX_ENTRIES - self.entries)
         try:
             if fmt in STREAMS:
                 decompress(fmt, job.path, out / output_name(fmt))
@@ -145,11 +162,15 @@ class Unpacker:
                 extract_archive(fmt, job.path, tree)
         except TooLarge as exc:
             self.problem(job.source, str(exc))
+        except TooManyEntries as exc:
+            message = f"{exc} (at most {MAX_ENTRIES:,} archive members are extracted from one image)"
+            self.result.problems.append(Problem(job.source, Severity.ERROR, message, ProblemCode.TOO_MANY_ENTRIES))
         except Exception as exc:  # hostile input
             if isinstance(exc, NotThisFormat) or fmt in STREAMS:
                 shutil.rmtree(out, ignore_errors=True)
                 return False  # not a (valid) archive or stream: unblob looks at it as an image
             self.problem(job.source, f"{fmt} archive cannot be extracted completely: {type(exc).__name__}: {exc}")
+        self.entries += tree.entries
         self.result.problems += tree.problems
         self.result.carved.append(carved)
         self._explore(out, carved, job)
@@ -177,9 +198,8 @@ class Unpacker:
                     Severity.WARNING,
                 )
             elif self.jobs >= MAX_JOBS:
-                self.problem(
-                    f"{carved.inner_source}/{shown}", f"more than {MAX_JOBS} files: not unpacked", Severity.WARNING
-                )
+                self.not_queued += 1
+                self.first_not_queued = self.first_not_queued or f"{carved.inner_source}/{shown}"
             else:
                 self.jobs += 1
                 self.queue.append(
@@ -189,6 +209,7 @@ class Unpacker:
                         _join(name, _name_steps(shown)),
                         origin,
                         job.depth + 1,
+                        found=True,
                     )
                 )
 

@@ -21,7 +21,7 @@ from unblob.models import ExtractError, Extractor, ExtractResult, Handler
 from .archives import extract_archive
 from .formats import ARCHIVES, NotThisFormat, format_of_handler
 from .links import MemberProblems
-from .safe_tree import SafeTree
+from .safe_tree import SafeTree, TooManyEntries
 from .squashfs import extractor_of, with_unsquashfs
 
 
@@ -45,6 +45,8 @@ class ArchiveExtractor(Extractor):
             extract_archive(self.fmt, inpath, tree)
         except NotThisFormat as exc:
             raise ExtractError(MemberProblems(problems=[("error", f"not a valid {self.fmt} archive: {exc}")])) from exc
+        except TooManyEntries as exc:  # what was extracted stays; the message says where it stopped
+            tree.problem("(archive)", str(exc))
         return ExtractResult(reports=[MemberProblems(problems=[(p.severity.value, p.message) for p in tree.problems])])
 
 

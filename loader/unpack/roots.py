@@ -2,7 +2,9 @@
 
 A folder is a root when it has at least two of ``bin``, ``sbin``, ``lib``, ``etc`` and ``usr``
 (folders, or symbolic links as merged-/usr systems have them) and holds something to analyse:
-an ELF file anywhere below it, or a file below ``etc``. The top of an extracted file system
+an ELF file anywhere below it, or a file below ``etc``; an ELF file is looked for in the folders
+programs live in first (``bin``, ``lib``, ``usr/lib``, ...), each with a budget of its own, so
+that files elsewhere cannot hide it. The top of an extracted file system
 (squashfs, cramfs, jffs2, ubifs, ext, cpio, ...) needs only one of those names: a small
 initramfs or an overlay can be a root. An OpenWrt overlay keeps its files in ``upper/`` (next
 to ``work/``): that folder is then the root. Below a root nothing else is taken for a root.
@@ -18,7 +20,8 @@ from pathlib import Path
 
 MARKERS = frozenset({"bin", "sbin", "lib", "etc", "usr"})
 ELF_MAGIC = b"\x7fELF"
-MAX_LOOKS = 50_000  # entries looked at when searching a candidate for content
+MAX_LOOKS = 50_000  # files looked at per folder when searching a candidate for content
+PROGRAM_FOLDERS = ("bin", "sbin", "lib", "lib64", "lib32", "usr/bin", "usr/sbin", "usr/lib", "usr/lib64")
 
 
 def _markers(folder: Path) -> int:
@@ -63,16 +66,37 @@ def regular_files(top: Path) -> Iterator[tuple[str, os.stat_result]]:
                 yield entry.path, st
 
 
-def _has_content(folder: Path) -> bool:
-    etc = folder / "etc"
-    if etc.is_dir() and not etc.is_symlink() and next(regular_files(etc), None) is not None:
-        return True
-    for looked, (path, st) in enumerate(regular_files(folder)):
+def _own_folder(folder: Path, place: str) -> Path | None:
+    """``folder/place`` if every step of it is a folder, not a symbolic link."""
+    path = folder
+    for step in place.split("/"):
+        path = path / step
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return None
+        except OSError:
+            return None
+    return path
+
+
+def _holds_elf(top: Path) -> bool:
+    """An ELF file among the first ``MAX_LOOKS`` regular files below ``top``."""
+    for looked, (path, st) in enumerate(regular_files(top)):
         if looked >= MAX_LOOKS:
             return False
         if st.st_size >= 4 and _is_elf(path):
             return True
     return False
+
+
+def _has_content(folder: Path) -> bool:
+    """A file below ``etc``, or an ELF file: looked for in the folders programs live in first, each
+    with a budget of its own, then anywhere; files elsewhere (60,000 in ``usr/share``) hide nothing."""
+    etc = _own_folder(folder, "etc")
+    if etc is not None and next(regular_files(etc), None) is not None:
+        return True
+    places = (_own_folder(folder, place) for place in PROGRAM_FOLDERS)
+    return any(_holds_elf(place) for place in places if place is not None) or _holds_elf(folder)
 
 
 def is_root(folder: Path, relaxed: bool = False) -> bool:

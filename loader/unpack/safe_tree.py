@@ -6,6 +6,8 @@ written through a symbolic link, even one an earlier member of the same archive 
 Names with ``..`` are refused, absolute names are made relative (as GNU tar does), device
 nodes, FIFOs and sockets are skipped, set-id bits are dropped. Symbolic links are stored as
 they are: their targets are device paths, resolved later inside the root, never on the host.
+A tree takes at most ``max_entries`` members (``MAX_ENTRIES`` for all the archives of one
+image together): the member past it raises ``TooManyEntries`` and the extraction stops.
 """
 
 from __future__ import annotations
@@ -19,9 +21,14 @@ from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import display_path
 
 MAX_TREE_BYTES = 16 << 30  # an archive expanding past this (a zip bomb) stops being written
+MAX_ENTRIES = 50_000  # members extracted from the archives of one image, all together
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class TooManyEntries(Exception):
+    """The archive holds more members than the tree may still take: the rest is not extracted."""
 
 
 def file_mode(mode: int) -> int:
@@ -47,13 +54,33 @@ def leaves_top(parts: list[str], target: str) -> bool:
 class SafeTree:
     """The folder one archive is extracted into; collects a ``Problem`` for every bad member."""
 
-    def __init__(self, top: Path, source: str) -> None:
+    def __init__(self, top: Path, source: str, max_entries: int = MAX_ENTRIES) -> None:
         self.top = top
         self.source = source  # the archive, as a path relative to the input, for problems
         self.problems: list[Problem] = []
         self.skipped_special = 0
         self.written = 0
+        self.entries = 0  # members taken, extracted or not
+        self.max_entries = max_entries
+        # folders already reached one component at a time: a folder is never replaced or removed
+        # here (``_make_room`` refuses to), so such a path stays free of links and opens at once
+        self._reached: set[str] = set()
+        self._last: tuple[str, int] | None = None  # the folder opened last, kept open (members come in runs)
         top.mkdir(parents=True, exist_ok=True)
+
+    def close(self) -> None:
+        if self._last is not None:
+            os.close(self._last[1])
+            self._last = None
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _take(self) -> None:
+        """Count one more member; ``TooManyEntries`` past the limit (the extraction stops there)."""
+        if self.entries >= self.max_entries:
+            raise TooManyEntries(f"more than {self.max_entries:,} members: the rest is not extracted")
+        self.entries += 1
 
     def problem(self, member: str, message: str, severity: Severity = Severity.ERROR) -> None:
         self.problems.append(
@@ -76,6 +103,11 @@ class SafeTree:
 
     def _open_parent(self, member: str, folders: list[str], create: bool = True) -> int | None:
         """A descriptor of the folder ``folders`` below the top, made if missing; None if unsafe."""
+        key = "/".join(folders)
+        if self._last is not None and self._last[0] == key:
+            return os.dup(self._last[1])
+        if key in self._reached:
+            return self._keep(key, os.open(os.path.join(self.top, key), _DIR_FLAGS))
         fd = os.open(self.top, _DIR_FLAGS)
         for component in folders:
             try:
@@ -99,6 +131,13 @@ class SafeTree:
                 return None
             os.close(fd)
             fd = child
+        self._reached.add(key)
+        return self._keep(key, fd)
+
+    def _keep(self, key: str, fd: int) -> int:
+        """``fd`` (the folder ``key``), a copy of it kept open for the next member in that folder."""
+        self.close()
+        self._last = (key, os.dup(fd))
         return fd
 
     def _make_room(self, member: str, parent: int, leaf: str, writing_file: bool) -> bool:
@@ -129,6 +168,7 @@ class SafeTree:
     # -- members ------------------------------------------------------------------------------
 
     def write_file(self, name: str, chunks: Iterable[bytes], mode: int) -> None:
+        self._take()
         located = self._locate(name)
         if located is None:
             return
@@ -148,6 +188,7 @@ class SafeTree:
             os.close(parent)
 
     def make_dir(self, name: str, mode: int = 0o755) -> None:
+        self._take()
         parts = self._parts(name)
         if not parts:
             return  # the top itself
@@ -169,6 +210,7 @@ class SafeTree:
             os.close(parent)
 
     def make_symlink(self, name: str, target: str) -> None:
+        self._take()
         if not target or "\0" in target:
             self.problem(name, "symbolic link with an empty or invalid target; skipped")
             return
@@ -191,6 +233,7 @@ class SafeTree:
             )
 
     def make_hardlink(self, name: str, target: str) -> None:
+        self._take()
         target_parts = self._parts(target)
         if not target_parts:
             if target_parts is not None:
@@ -221,4 +264,5 @@ class SafeTree:
 
     def skip_special(self, name: str) -> None:
         """Device nodes, FIFOs and sockets are not extracted (nothing to analyse in them)."""
+        self._take()
         self.skipped_special += 1

@@ -178,3 +178,32 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
                 found.problems.append(problem)
         found.chunks.append(Chunk(carved, tree if tree.is_dir() else None))
     return found
+
+
+def without_chunks(path: Path, source: str) -> ImageResult | None:
+    """unblob's pattern search over ``path`` alone, nothing carved or extracted: what ``unblob_file``
+    would give when it finds no chunk (its problems only), or None when it finds one (or cannot
+    tell), and ``unblob_file`` has to run.
+
+    A loose file outside a root (a web page, a certificate, a table) costs unblob's whole set-up
+    per file, libmagic twice and a thread, some 10 ms; the search alone costs a few microseconds
+    for a small file, so files that hold nothing unblob knows are passed over at that cost.
+    """
+    _unblob()
+    from unblob.file_utils import File
+    from unblob.finder import search_chunks
+    from unblob.models import Task, TaskResult
+
+    from .handlers import unpack_handlers
+
+    result = TaskResult(task=Task(path=path, depth=0, blob_id=""))
+    try:
+        size = path.stat().st_size
+        with File.from_path(path) as file:
+            if search_chunks(file, size, unpack_handlers(), result):
+                return None
+    except Exception:  # unreadable or odd: unblob_file says what is wrong with it
+        return None
+    found = ImageResult()
+    found.problems += [p for report in result.reports if (p := _problem(report, source)) is not None]
+    return found

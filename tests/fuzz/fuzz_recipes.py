@@ -2,7 +2,8 @@
 
 A recipe is readable and reproducible where a saved binary is neither:
 
-    {"id": ..., "target": "elf" | "scan" | "kmod" | "kimage", "seed": "vendor:ROOT:PATH", "seed_sha256": ...,
+    {"id": ..., "target": "elf" | "scan" | "kmod" | "kimage" | a text target, "seed": "vendor:ROOT:PATH",
+     "seed_sha256": ...,
      "root": "lede", "file": "/lib/libubox.so",          (scan only: small root and replaced file)
      "patches": [{"at": OFFSET, "put": HEX, "cut": N, "times": K}, ...],
      "triggered": what it did before the fix, "fixed_by": commit,
@@ -25,8 +26,10 @@ from typing import Any
 
 import fuzz_kernel
 import fuzz_seeds
+import fuzz_text
 from fuzz_harness import ALARM_SECONDS, Finding, Stats, check_elf, check_scan
 from fuzz_mutate import Patch, apply_patches
+from fuzz_text import check_text
 
 CRASHES = Path(__file__).with_name("crashes.json")
 
@@ -84,13 +87,17 @@ def seed_of(recipe: dict[str, Any], work: Path) -> bytes:
 
 def replay(recipe: dict[str, Any], work: Path, stats: Stats) -> list[str] | list[tuple[str, str]] | None:
     """Run the recipe's input (a Finding if it still does what it did): the anomaly codes (None for
-    an ElfError) of an ``elf`` recipe, the (path, code) problems of a ``scan`` recipe."""
+    an ElfError) of an ``elf`` recipe, the (path, code) problems of a ``scan`` recipe, None for a
+    text target's (tests/fuzz/fuzz_text.py)."""
     seed = seed_of(recipe, work)
     mutant = apply_patches(seed, [Patch.from_record(p) for p in recipe["patches"]])
     if recipe["target"] == "elf":
         return check_elf(mutant, stats)
     if recipe["target"] in fuzz_kernel.CHECKS:
         return [str(fuzz_kernel.CHECKS[recipe["target"]](mutant, stats, ALARM_SECONDS))]
+    if recipe["target"] in fuzz_text.TARGETS:
+        check_text(recipe["target"], mutant, stats)
+        return None
     Path(str(work / "root") + recipe["file"]).write_bytes(mutant)
     return check_scan(work / "root", stats)
 

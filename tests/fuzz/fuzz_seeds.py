@@ -9,8 +9,9 @@ Seed names say where the bytes come from:
   (``strace_oracle.extracted_image``, linkgraph's own unpacker, cached the same way).
 * ``fixture:PATH``: compiled by gcc from tests/fixtures into a :class:`fixture_root.Root`.
 * ``host:PATH``: a file of this machine.
+* ``text:TARGET-NAME``: a text seed of a text target (tests/fuzz/fuzz_text.py), written there.
 
-The first three give the same bytes on every machine, so recorded crashes name only those
+The first three and text seeds give the same bytes on every machine, so recorded crashes name only those
 (:data:`STABLE`); the replay checks the seed's sha256. Nothing is copied into the repository.
 """
 
@@ -22,11 +23,12 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
+import fuzz_text
 from support import strace_oracle, vendor_roots
 from support.elf_builder import BASE, DT_MIPS_GOTSYM, DT_MIPS_SYMTABNO, EM_MIPS, MIPS_SYMS, build_elf
 from support.fixture_root import Root, two_library_root
 
-STABLE = ("synthetic", "vendor", "image")
+STABLE = ("synthetic", "vendor", "image", "text")
 DT_NEEDED, DT_SONAME, DT_VERSYM, DT_VERNEED, DT_VERNEEDNUM = 1, 14, 0x6FFFFFF0, 0x6FFFFFFE, 0x6FFFFFFF
 EM_ARM = 40
 SYMS = [("f", 1, 2, 0, 5, 0x100), ("g", 1, 2, 0, 0, 0), ("d", 1, 1, 0, 5, 0x200), ("w", 2, 2, 0, 0, 0)]
@@ -116,6 +118,8 @@ def seed_bytes(name: str, fixtures: Path | None = None) -> bytes:
         return host.read_bytes()
     if kind == "host":
         return Path(rest).read_bytes()
+    if kind == "text":
+        return fuzz_text.seed_bytes(rest)
     if kind == "fixture" and fixtures is not None:
         return Path(str(fixtures) + rest).read_bytes()
     raise ValueError(f"unknown seed {name!r}")

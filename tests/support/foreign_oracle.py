@@ -51,6 +51,7 @@ from .oracle import (
     parse_bindings,
     parse_trace_list,
 )
+from .qemu_cpu import cpu_for, mips_ases
 
 TIMEOUT = 300.0
 BIN_DIRS = ["/usr/bin", "/usr/sbin", "/bin", "/sbin"]
@@ -109,11 +110,22 @@ def _qemu_env() -> dict[str, str]:
     return env
 
 
+def _cpu_option(host_path: str) -> list[str]:
+    """``-cpu NAME`` for the program at ``host_path`` (qemu_cpu.py), or nothing for qemu's default."""
+    try:
+        with open(host_path, "rb") as fh:
+            elf = ELFFile(fh)
+            cpu = cpu_for(elf["e_machine"], elf.elfclass, elf["e_flags"], mips_ases(elf))
+    except (OSError, ELFError):
+        return []  # qemu reports the unreadable program itself
+    return ["-cpu", cpu] if cpu else []
+
+
 def run_under_qemu(
     arch: str, root: str | os.PathLike[str], argv: list[str], guest_env: dict[str, str], timeout: float = TIMEOUT
 ) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` (argv[0] a host path inside *root*) with qemu-user, *root* as the -L prefix."""
-    cmd = [debian_roots.qemu_binary(arch), "-L", os.path.realpath(root)]
+    cmd = [debian_roots.qemu_binary(arch), "-L", os.path.realpath(root), *_cpu_option(argv[0])]
     for key, value in guest_env.items():
         cmd += ["-E", f"{key}={value}"]
     cmd += argv

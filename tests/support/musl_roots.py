@@ -19,12 +19,12 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "musl"
 INTERP = "/lib/ld-musl-x86_64.so.1"
 ROOT_KINDS = ("pathfile", "default", "empty")
 PATH_FILE_TEXT = "/opt/custom/lib\n/usr/lib:/lib\n"
-EXECUTABLES = ("order", "rpathprog", "oddrpath", "names", "defaults")
+EXECUTABLES = ("order", "rpathprog", "oddrpath", "nlrpath", "names", "defaults")
 # Which programs run to completion in which root (the others miss a library by design).
 RUNNABLE = {
-    "pathfile": {"order", "rpathprog", "oddrpath", "names"},
-    "default": {"rpathprog", "oddrpath", "names", "defaults"},
-    "empty": {"rpathprog"},
+    "pathfile": {"order", "rpathprog", "oddrpath", "nlrpath", "names"},
+    "default": {"rpathprog", "oddrpath", "nlrpath", "names", "defaults"},
+    "empty": {"rpathprog", "nlrpath"},
 }
 CLEAN_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
 
@@ -157,6 +157,7 @@ LIBS: tuple[Lib, ...] = (
         runpath="${ORIGIN}/plugins",
     ),
     Lib("link/libodd.so.1", "single.c", "libodd.so.1", fn="odd_fn"),
+    Lib("link/libnl.so.1", "single.c", "libnl.so.1", fn="nl_fn"),
     Lib("link/libabs.so.1", "single.c", "libabs.so.1", fn="abs_fn"),
     Lib("deploy/libabs.so.1", "single.c", "/opt/abs/libabs.so.1", fn="abs_fn"),
     Lib("link/liby.so.1", "xy.c", "liby.so.1", needed=("link/libabs.so.1",), defines=("LG_ONLY_IN_Y",)),
@@ -181,6 +182,7 @@ EXES: tuple[Exe, ...] = (
     ),
     Exe("rpathprog", ("link/libpriv.so.1", "link/libshadow.so.1"), runpath="$ORIGIN/../lib/app-private"),
     Exe("oddrpath", ("link/libodd.so.1",), rpath="/opt/odd:$PLATFORM/x"),
+    Exe("nlrpath", ("link/libnl.so.1",), rpath="/nowhere\n/opt/nl"),
     Exe("names", ("deploy/libabs.so.1", "link/libx.so", "link/liby.so.1")),
     Exe("defaults", ("link/libshadow.so.1", "link/libonlylocal.so.1")),
 )
@@ -209,6 +211,7 @@ PLACEMENT: dict[str, str] = {
     "/usr/lib/app-private/plugins/libplug.so.1": "link/libplug.so.1",
     "/usr/lib/app-private/plugins/libplugdep.so.1": "link/libplugdep.so.1",
     "/opt/odd/libodd.so.1": "link/libodd.so.1",
+    "/opt/nl/libnl.so.1": "link/libnl.so.1",  # only through the RPATH's second, newline-separated entry
     "/opt/abs/libabs.so.1": "deploy/libabs.so.1",
     **{f"/usr/bin/{e.name}": f"bin/{e.name}" for e in EXES},
 }

@@ -11,6 +11,9 @@ How the oracle runs (checked with the two MIPS images in ``../shared/firmware``)
   of the host is visible, the working directory is ``/`` and the environment is empty.
   Hard links keep the inodes of the root, which both loaders use to recognise a file they
   have already loaded.
+* qemu's CPU is chosen from the program's ELF header (``-cpu``, qemu_cpu.py; ``ElfInfo.cpu``,
+  :meth:`DeviceLoader.qemu_command`): qemu-mips's default 24Kf has no DSP ASE, which MIPS32r2
+  roots built for the 24KEc use.
 * **uClibc** (0.9.33.2 in the Freifunk image; ``ldso/ldso/ldso.c``, ``_dl_get_ready_to_run``):
   ``qemu-mips-static -E LD_TRACE_LOADED_OBJECTS=1 EXE``.  The kernel (qemu) starts the
   program's ``PT_INTERP``; the loader walks the DT_NEEDED entries breadth-first and prints
@@ -79,6 +82,7 @@ from elftools.elf.elffile import ELFFile
 
 from . import oracle as glibc_oracle
 from .images import FIRMWARE
+from .qemu_cpu import cpu_for, mips_ases
 
 REPO = Path(__file__).resolve().parents[2]
 FIRMWARE_DIR = FIRMWARE
@@ -186,6 +190,7 @@ class ElfInfo:
     dynamic: bool
     soname: str | None = None
     entry: int = 0
+    cpu: str | None = None  # qemu's -cpu for it (qemu_cpu.py; None: qemu's default)
 
 
 def elf_info(host_path: Path) -> ElfInfo | None:
@@ -217,6 +222,7 @@ def elf_info(host_path: Path) -> ElfInfo | None:
                 dynamic,
                 soname,
                 elf["e_entry"],
+                cpu_for(elf["e_machine"], elf.elfclass, elf["e_flags"], mips_ases(elf)),
             )
     except (OSError, ELFError, ValueError, struct.error):
         return None
@@ -360,6 +366,10 @@ class DeviceLoader:
                 shutil.copy2(host, inside)
         return f"/{ORACLE_DIR}/{inside.name}"
 
+    def qemu_command(self, info: ElfInfo) -> list[str]:
+        """qemu-ARCH-static inside the chroot with the CPU the program needs (``-cpu``, qemu_cpu.py)."""
+        return [self._qemu(info), *(["-cpu", info.cpu] if info.cpu else [])]
+
     def _run(self, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         qemu = argv[0]
         cmd = [CHROOT, str(self.tree), qemu]
@@ -391,20 +401,20 @@ class DeviceLoader:
         info = self.elves.get(self.canonical(path))
         if info is None:
             raise OracleError(f"{path}: not an ELF file of the root")
-        qemu = self._qemu(info)
+        qemu, *cpu = self.qemu_command(info)
         interpreter = info.interpreter or self.default_interpreter()
         kind = loader_kind(interpreter)
         if kind == "uclibc":
             if not info.interpreter:
                 raise OracleError(f"{path}: uClibc's loader cannot list a library (no standalone mode)")
-            argv, env = [qemu, path], {"LD_TRACE_LOADED_OBJECTS": "1"}
+            argv, env = [qemu, *cpu, path], {"LD_TRACE_LOADED_OBJECTS": "1"}
         elif kind == "musl":
-            argv, env = [qemu, interpreter, "--list", path], {}
+            argv, env = [qemu, *cpu, interpreter, "--list", path], {}
         else:  # glibc: what ldd runs, relocating (LD_WARN) every slot (LD_BIND_NOW)
             env = {"LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "1", "LD_BIND_NOW": "1"}
             # a library or plugin (entry 0: qemu may refuse to start it) as ldd does it, not with
             # --list, which turns relocation off
-            argv = [qemu, path] if info.interpreter and info.entry else [qemu, interpreter, path]
+            argv = [qemu, *cpu, path] if info.interpreter and info.entry else [qemu, *cpu, interpreter, path]
         proc = self._run(argv, {**env, **(extra_env or {})})
         trace = Trace(
             self.canonical(path), kind, [CHROOT, str(self.tree), *argv], proc.returncode, proc.stdout, proc.stderr

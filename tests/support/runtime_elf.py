@@ -9,6 +9,7 @@ relocation types compute their value.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import struct
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ DT_VERSYM, DT_VERDEF, DT_VERDEFNUM, DT_VERNEED, DT_VERNEEDNUM = (
 DT_MIPS_LOCAL_GOTNO, DT_MIPS_SYMTABNO, DT_MIPS_GOTSYM = 0x7000000A, 0x70000011, 0x70000013
 DT_MIPS_RLD_MAP, DT_MIPS_RLD_MAP_REL = 0x70000016, 0x70000035
 STB_LOCAL, STT_SECTION, STT_TLS = 0, 3, 6
+STO_MIPS_PLT = 0x8  # an undefined MIPS symbol whose value is a canonical PLT entry (the lookup may find it)
 VER_FLG_BASE = 1
 MACHINES = {3: "EM_386", 8: "EM_MIPS", 40: "EM_ARM", 62: "EM_X86_64", 183: "EM_AARCH64"}
 AT_NULL, AT_PHDR, AT_PAGESZ, AT_BASE, AT_ENTRY = 0, 3, 6, 7, 9
@@ -80,6 +82,8 @@ class Slot:
     defined: bool
     st_value: int
     addend: int  # RELA r_addend; REL: the slot's content in the file for adding kinds, else 0
+    lazy: bool = False  # a PLT slot (DT_JMPREL) or a MIPS global GOT entry of an undefined symbol: a loader
+    # that binds lazily leaves the object's own stub in it (never a lookup result in that object)
 
 
 class DynElf:
@@ -311,6 +315,8 @@ class DynElf:
             ndx = self.uint(versym + 2 * i, 2) & 0x7FFF
             return versions.get(ndx) if ndx >= 2 else None
 
+        plt = self.offset_of(self.tags[DT_JMPREL]) if DT_JMPREL in self.tags else None
+        plt_end = -1 if plt is None else plt + self.tags.get(DT_PLTRELSZ, 0)
         for start, size, rela in tables:
             ent = (3 if rela else 2) * w
             fmt = e + ("iIi" if rela else "II") if self.bits == 32 else e + ("QQq" if rela else "QQ")
@@ -337,11 +343,12 @@ class DynElf:
                 local = (info >> 4) == STB_LOCAL
                 if local and kind not in TLS_KINDS:
                     continue  # binds in its own object without a lookup
-                out.append(
-                    self._slot(
-                        r_offset, rsize, kind, rtype, name, version_of(isym), local, shndx != 0, value, r_addend, rela
-                    )
+                slot = self._slot(
+                    r_offset, rsize, kind, rtype, name, version_of(isym), local, shndx != 0, value, r_addend, rela
                 )
+                if plt is not None and plt <= base + k * ent < plt_end and not slot.defined and kind not in TLS_KINDS:
+                    slot = dataclasses.replace(slot, lazy=True)
+                out.append(slot)
         if self.machine == "EM_MIPS" and DT_MIPS_GOTSYM in self.tags:
             got = self.tags.get(DT_PLTGOT)
             local_gotno = self.tags.get(DT_MIPS_LOCAL_GOTNO, 0)
@@ -350,7 +357,7 @@ class DynElf:
             if got is None:
                 raise ElfFormatError(f"{self.path}: MIPS GOT without DT_PLTGOT")
             for i in range(gotsym, symtabno):
-                name, value, _sz, info, _other, shndx = sym(i)
+                name, value, _sz, info, other, shndx = sym(i)
                 if info & 0xF == STT_SECTION:
                     continue
                 out.append(
@@ -365,6 +372,7 @@ class DynElf:
                         shndx != 0,
                         value,
                         0,
+                        lazy=shndx == 0 and not other & STO_MIPS_PLT,
                     )
                 )
         return out

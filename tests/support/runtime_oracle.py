@@ -7,7 +7,8 @@ For one root file system (a host folder) and a dynamic program in it (a device p
    the copy), the guest environment being only ``LD_BIND_NOW=1`` (every slot is relocated before
    the entry point; musl always binds now), stdin ``/dev/null``, qemu's gdbstub on a Unix socket
    inside the copy (``qemu-ARCH-static -g /.linkgraph-oracle/gdb-ID.sock PROGRAM``: nothing to
-   pick, so parallel runs, also of other test processes, cannot collide on a port);
+   pick, so parallel runs, also of other test processes, cannot collide on a port), with the CPU
+   the program's ELF header asks for (``-cpu``, qemu_cpu.py);
 2. drives one ``gdb-multiarch -batch`` per program with a small gdb Python script
    (runtime_gdb.GDB_SCRIPT: a memory and breakpoint server talking JSON lines over two inherited
    pipes; the host side parses the ELF files).  At the first stop (the interpreter's first
@@ -161,7 +162,11 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
     """Runs programs of one root to their entry points under qemu + gdb and reads their bindings."""
 
     def __init__(
-        self, root: str | os.PathLike[str], workdir: str | os.PathLike[str] | None = None, timeout: float = TIMEOUT
+        self,
+        root: str | os.PathLike[str],
+        workdir: str | os.PathLike[str] | None = None,
+        timeout: float = TIMEOUT,
+        guest_env: dict[str, str] | None = None,
     ) -> None:
         if shutil.which(GDB) is None:
             raise qo.OracleError(f"{GDB} not found: apt-get install gdb-multiarch")
@@ -169,6 +174,7 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
             raise qo.OracleError("the runtime oracle needs root (chroot)")
         self.root = Path(root).resolve()
         self.timeout = timeout
+        self.guest_env = GUEST_ENV if guest_env is None else guest_env  # {}: the loader binds lazily where it can
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="lg-rt-")) if workdir is None else Path(workdir)
         self.loader = qo.DeviceLoader(self.root, self.workdir)
@@ -223,7 +229,7 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
 
     def _run(self, exe: str, info: qo.ElfInfo, result: RuntimeTrace, started: float) -> None:
         elf = self.elf(exe)
-        qemu = self.loader._qemu(info)  # copies qemu-ARCH-static into the chroot (once)
+        qemu = self.loader.qemu_command(info)  # copies qemu-ARCH-static into the chroot (once), -cpu
         ident = uuid.uuid4().hex[:12]
         inside = f"/{qo.ORACLE_DIR}/gdb-{ident}.sock"
         sock = self.loader.tree / inside.lstrip("/")
@@ -236,8 +242,8 @@ class RuntimeOracle(_LinkMapReader, _SlotReader):
         out_path = self.workdir / f"{ident}.out"
         err_path = self.workdir / f"{ident}.err"
         gdb_log = self.workdir / f"{ident}.gdb"
-        cmd = [qo.CHROOT, str(self.loader.tree), qemu, "-g", inside]
-        for key, value in GUEST_ENV.items():
+        cmd = [qo.CHROOT, str(self.loader.tree), *qemu, "-g", inside]
+        for key, value in self.guest_env.items():
             cmd += ["-E", f"{key}={value}"]
         cmd.append(exe)
         deadline = started + self.timeout

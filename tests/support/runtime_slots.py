@@ -28,7 +28,16 @@ What becomes of each slot:
   symbol up is then mapped to the object whose calibrated block (start, ``PT_TLS`` ``p_memsz``)
   contains its offset, or whose module id it holds.  A ``DTPOFF`` slot (an offset inside an
   unnamed module) counts through the ``DTPMOD`` slot of the same reference, when there is one.
+  A module id no own slot anchors (a library whose TLS only other objects reach with the
+  general-dynamic model) comes from the loaders' rule, ids in link-map order, when that rule agrees
+  with every anchor and the reference's ``DTPOFF`` fits the chosen block (runtime_tls.py; such
+  bindings are also listed in ``tls_by_rule``).
   Anything that cannot be mapped this way is ``unobserved`` with the reason, never guessed.
+* **Lazy stubs**: a PLT slot (``DT_JMPREL``) or a MIPS global GOT entry of an *undefined* symbol
+  (not a canonical ``STO_MIPS_PLT`` one) that holds an address inside its own object was not bound:
+  a lookup never finds an undefined symbol in its own object, so the slot still holds the object's
+  lazy stub (old uClibc MIPS loaders leave stubs in place despite ``LD_BIND_NOW``).  It is
+  ``unobserved`` ("not bound: ..."), not a self binding.
 * A value in no loaded object, a relocation type the oracle does not know, a slot written by two
   symbol relocations: ``unobserved`` with the reason.
 * **Prelinked programs** (``DT_GNU_LIBLIST``; the JioFi): when glibc's prelink check passes, a
@@ -42,6 +51,7 @@ from __future__ import annotations
 
 import bisect
 
+from . import runtime_tls as tls
 from .oracle import BindingKey
 from .runtime_elf import TLS_KINDS, DynElf, Slot
 from .runtime_linkmap import _Loaded, _Process
@@ -113,7 +123,11 @@ class _SlotReader:
                 elif slot.kind == "dtpmod":
                     mod_id.setdefault(k, set()).add(value)
         blocks = [(next(iter(b)), k) for k, b in tp_base.items() if len(b) == 1 and loaded[k].elf.tls]
-        ids = {next(iter(m)): k for k, m in mod_id.items() if len(m) == 1}
+        with_tls = [k for k, obj in enumerate(loaded) if obj.elf.tls is not None]
+        ids, no_rule = tls.module_ids([k for k in with_tls if loaded[k].elf.tls.memsz], mod_id)  # type: ignore[union-attr]
+        if any(not loaded[k].elf.tls.memsz for k in with_tls):  # type: ignore[union-attr]
+            ids, no_rule = {next(iter(m)): k for k, m in mod_id.items() if len(m) == 1}, "an empty PT_TLS"
+        anchored = {next(iter(m)) for m in mod_id.values() if len(m) == 1}
 
         def tls_owner(c: int) -> int | None:
             hits = [k for base, k in blocks if base <= c < base + loaded[k].elf.tls.memsz]  # type: ignore[union-attr]
@@ -127,6 +141,10 @@ class _SlotReader:
                 if slot.kind != "dtpoff" and not slot.local:
                     writers[slot.vaddr] = writers.get(slot.vaddr, 0) + 1
             dtpmod_refs = {(s.name, s.version) for s in slots if s.kind == "dtpmod" and not s.local}
+            dtpoffs: dict[tuple[str, str | None], list[tuple[int, int, int]]] = {}
+            for slot, value in zip(slots, values[k], strict=True):
+                if slot.kind == "dtpoff" and not slot.local and value is not None:
+                    dtpoffs.setdefault((slot.name, slot.version), []).append((value, slot.addend, slot.size))
             for slot, value in zip(slots, values[k], strict=True):
                 if slot.local:
                     continue
@@ -152,8 +170,18 @@ class _SlotReader:
                 if slot.kind == "dtpmod":
                     provider = ids.get(value)
                     if provider is None:
-                        result.unobserved[ref] = f"TLS module id {value} not calibrated"
+                        why = f": {no_rule}" if no_rule else ""
+                        result.unobserved[ref] = f"TLS module id {value} not calibrated{why}"
                         continue
+                    if value not in anchored:  # from the load-order rule: its DTPOFF must fit the block
+                        offsets = dtpoffs.get((slot.name, slot.version), [])
+                        if not tls.offset_fits(offsets, loaded[provider].elf.tls.memsz, obj.elf.machine):  # type: ignore[union-attr]
+                            result.unobserved[ref] = (
+                                f"TLS module id {value} (load order: {loaded[provider].path}) but a DTPOFF of the "
+                                f"reference lies outside that object's PT_TLS"
+                            )
+                            continue
+                        result.tls_by_rule.add((module, slot.name, slot.version, loaded[provider].path))
                 elif slot.kind in ("tpoff", "tpoff_neg", "tlsdesc"):
                     c = _tp_coordinate(slot, value, w)
                     provider = tls_owner(c)
@@ -176,6 +204,9 @@ class _SlotReader:
                     provider = owner(s)
                     if provider is None:
                         result.unobserved[ref] = f"value {value:#x} (S={s:#x}) in no loaded object"
+                        continue
+                    if slot.lazy and provider == k:  # a lookup never finds an undefined symbol's own stub
+                        result.unobserved[ref] = f"not bound: holds the object's own lazy stub ({value:#x})"
                         continue
                 key: BindingKey = (module, slot.name, slot.version, loaded[provider].path)
                 if loaded[provider].path == module:

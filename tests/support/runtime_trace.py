@@ -2,8 +2,8 @@
 
 The cache (:func:`cache_path`) is one gzip'd JSON file per root under ``$LINKGRAPH_TEST_CACHE`` or
 ``~/.cache/linkgraph-tests`` (``runtime-oracle/``), keyed by a hash of the root's files (contents,
-modes, links) and of the oracle's source (:data:`SOURCES`: the runtime_*.py modules and
-qemu_oracle.py).
+modes, links) and of the oracle's source (:data:`SOURCES`: the runtime_*.py modules, qemu_oracle.py
+and qemu_cpu.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from .hostroot import cache_dir
 from .oracle import BindingKey
 
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 _HERE = Path(__file__).resolve().parent
 SOURCES = [
     _HERE / f"{name}.py"
@@ -30,9 +30,11 @@ SOURCES = [
         "runtime_gdb",
         "runtime_linkmap",
         "runtime_slots",
+        "runtime_tls",
         "runtime_trace",
         "runtime_ld_debug",
         "qemu_oracle",
+        "qemu_cpu",
     )
 ]
 
@@ -61,6 +63,7 @@ class RuntimeTrace:
     slots: int = 0  # slots read
     seconds: float = 0.0
     stderr: str = ""  # the program's stderr up to the entry point (or its end)
+    tls_by_rule: set[BindingKey] = field(default_factory=set)  # DTPMOD bindings whose module id the load order gave
 
     def to_json(self) -> dict:
         def keys(s: Iterable[tuple]) -> list:
@@ -75,7 +78,7 @@ class RuntimeTrace:
             "snapshot": self.snapshot, "changed_by_init": keys(self.changed_by_init),
             "late_objects": self.late_objects, "redirected": keys(self.redirected), "prelinked": self.prelinked,
             "slots": self.slots, "seconds": round(self.seconds, 3),
-            "stderr": self.stderr,
+            "stderr": self.stderr, "tls_by_rule": keys(self.tls_by_rule),
         }  # fmt: skip
 
     @classmethod
@@ -88,6 +91,7 @@ class RuntimeTrace:
             tuples(d["self_bindings"]), tuples(d["unresolved"]), tuples(d["copies"]),
             {(u[0], u[1], u[2]): u[3] for u in d["unobserved"]}, d["snapshot"], tuples(d["changed_by_init"]),
             list(d["late_objects"]), tuples(d["redirected"]), d["prelinked"], d["slots"], d["seconds"], d["stderr"],
+            tuples(d["tls_by_rule"]),
         )  # fmt: skip
 
     def describe(self) -> str:
