@@ -63,6 +63,18 @@ def scan_and_report(root: Path, db: Path, *options: str) -> dict:
     return json.loads(linkgraph("report", "--db", str(db), "--format", "json").stdout)
 
 
+@pytest.fixture(scope="module")
+def host_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """A root holding the host's HOST_PROGRAM and its libraries, scanned: the database and its report."""
+    from support.host_programs import HOST_PROGRAM, copy_with_libraries
+
+    base = tmp_path_factory.mktemp("cli")
+    root = base / "root"
+    copy_with_libraries(HOST_PROGRAM, root)
+    db = base / "graph.lbdb"
+    return db, scan_and_report(root, db)
+
+
 @pytest.fixture
 def report_of(tmp_path: Path):
     def run(root: Path) -> dict:

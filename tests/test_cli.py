@@ -13,15 +13,6 @@ from conftest import REPO, linkgraph, scan_and_report
 from support.host_programs import HOST_PROGRAM, copy_with_libraries
 
 
-@pytest.fixture(scope="module")
-def host_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    base = tmp_path_factory.mktemp("cli")
-    root = base / "root"
-    copy_with_libraries(HOST_PROGRAM, root)
-    db = base / "graph.lbdb"
-    return db, scan_and_report(root, db)
-
-
 def test_report_matches_the_schema(host_db: tuple[Path, dict]) -> None:
     _, report = host_db
     schema = json.loads((REPO / "docs" / "report.schema.json").read_text())

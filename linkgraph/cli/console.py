@@ -150,7 +150,18 @@ def print_summary(
     console.print(escape(f"graph stored in {db}; next: linkgraph report {flag} {db} --format json"))
 
 
+# a table is printed when each of its columns gets at least this many characters (or all of its
+# widest cell); else each row as a record of "key value" lines, as psql's expanded display does
+MIN_COLUMN = 24
+
+
+def _cell(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else ("" if value is None else str(value))
+
+
 def print_rows(rows: list[dict]) -> None:
+    """Rows as a table that fits the terminal, a long path folded onto the next line, never cut
+    to "/lib/li…"; rows too wide for that as records, one "key value" line per column."""
     import click
     from rich.console import Console
     from rich.table import Table
@@ -158,12 +169,26 @@ def print_rows(rows: list[dict]) -> None:
     if not rows:
         click.echo("(no rows)")
         return
-    table = Table(*rows[0].keys())
-    for row in rows:
-        table.add_row(
-            *(", ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else str(v)) for v in row.values())
-        )
-    Console(markup=False, highlight=False).print(table)
+    console = Console(markup=False, highlight=False)
+    cells = [[_cell(v) for v in row.values()] for row in rows]
+    keys = list(rows[0])
+    widest = [max(len(keys[i]), *(len(c[i]) for c in cells)) for i in range(len(keys))]
+    if sum(min(w, MIN_COLUMN) + 3 for w in widest) + 1 <= console.width:
+        table = Table()
+        for key in keys:
+            table.add_column(key, overflow="fold")
+        for row in cells:
+            table.add_row(*row)
+        console.print(table)
+        return
+    for number, row in enumerate(cells, 1):
+        console.print(f"-[ row {number} ]" + "-" * max(0, min(console.width, 40) - len(f"-[ row {number} ]")))
+        record = Table.grid(padding=(0, 2))
+        record.add_column(no_wrap=True)
+        record.add_column(overflow="fold")
+        for key, value in zip(keys, row, strict=True):
+            record.add_row(key, value)
+        console.print(record)
 
 
 def print_found(unpacked: object, target: str, kept: object) -> None:

@@ -9,17 +9,18 @@ import click
 
 from ..loader.errors import LinkgraphError
 from .graph_commands import _text_output as text_output
-from .options import fail, pick_firmware, quiet_option, store_options
+from .near_choices import NearChoice
+from .options import DEFAULT_DB, fail, pick_firmware, quiet_option, store_options
 
 
 @click.command()
 @click.argument("old")
 @click.argument("new")
-@store_options(None)
+@store_options(DEFAULT_DB)
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "html"]),
+    type=NearChoice(["text", "json", "html"]),
     default="text",
     show_default=True,
     help="text: tables; json: schema linkgraph-diff/1 (docs/diff.md, docs/diff.schema.json); html: one "

@@ -15,10 +15,12 @@ import click
 
 from ..loader.errors import LinkgraphError
 from .console import print_rows
-from .options import FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
+from .near_choices import NearChoice, list_paths_command, require_module
+from .options import DEFAULT_DB, FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
 
 
 def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    from ..loader.near_names import close_names, did_you_mean
     from ..loader.report.report_sections import SECTIONS
 
     if value is None:
@@ -26,16 +28,17 @@ def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -
     wanted = tuple(part.strip() for part in value.split(",") if part.strip())
     unknown = [part for part in wanted if part not in SECTIONS]
     if unknown or not wanted:
-        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}: choose from {','.join(SECTIONS)}")
+        near = did_you_mean(close_names(unknown[0], SECTIONS)) if unknown else ""
+        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}: choose from {','.join(SECTIONS)}{near}")
     return wanted
 
 
 @click.command()
-@store_options(None)
+@store_options(DEFAULT_DB)
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["json", "jsonl", "html", "pdf", "cyclonedx-json", "spdx-json", "spdx3-json"]),
+    type=NearChoice(["json", "jsonl", "html", "pdf", "cyclonedx-json", "spdx-json", "spdx3-json"]),
     default="json",
     show_default=True,
     help="json: the whole analysis (schema linkgraph-report/1, docs/report.md); jsonl: the same as one "
@@ -198,9 +201,24 @@ COVERED_QUERIES = FINDING_QUERIES | {"licence-summary", "licences"}
 PAGING_PARAMS = ("offset", "limit")
 
 
+# the parameters that name a module by its path; "to" and "library" do only when they start with a
+# "/" (else a soname, a file name or a hash)
+PATH_PARAMS = ("path", "program", "from", "paths")
+MAYBE_PATH_PARAMS = ("to", "library")
+
+
+def _module_paths(values: dict) -> Iterator[tuple[str, str]]:
+    for key, value in values.items():
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str):
+                continue
+            if key in PATH_PARAMS or (key in MAYBE_PATH_PARAMS and item.startswith("/")):
+                yield key, item
+
+
 @click.command()
 @click.argument("name", required=False)
-@store_options(None)
+@store_options(DEFAULT_DB)
 @click.option(
     "--param",
     "-p",
@@ -260,6 +278,10 @@ def query(
             if "firmware" in named.parameters and "firmware" not in values:
                 values["firmware"] = pick_firmware(store, firmware)
             rows = store.run_query(load_query(name, store.engine), values)
+            if not rows and "firmware" in values:  # no rows: was it because a path names nothing?
+                listing = list_paths_command(where, firmware)
+                for key, path in _module_paths(values):
+                    require_module(store, values["firmware"], path, listing, f"--param {key}={path}: ")
             coverage = licence_coverage(store, values["firmware"]) if name in COVERED_QUERIES else None
     except LinkgraphError as exc:
         fail(str(exc))

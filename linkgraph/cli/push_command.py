@@ -5,11 +5,13 @@ from __future__ import annotations
 import click
 
 from ..loader.errors import LinkgraphError
-from .options import fail, pick_firmware, quiet_option
+from .options import DEFAULT_DB, fail, pick_firmware, quiet_option
 
 
 @click.command()
-@click.option("--db", "db", required=True, metavar="PATH", help="The embedded database to copy from.")
+@click.option(
+    "--db", "db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The embedded database to copy from."
+)
 @click.option(
     "--neo4j",
     "neo4j",

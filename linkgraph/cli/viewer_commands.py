@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from ..loader.errors import LinkgraphError
-from .options import FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
+from .near_choices import NearChoice, list_paths_command, require_module
+from .options import DEFAULT_DB, FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
 
 SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
 
@@ -30,7 +31,7 @@ def _format_for(output: str, fmt: str | None) -> str:
 
 @click.command()
 @click.argument("file")
-@store_options(None)
+@store_options(DEFAULT_DB)
 @click.option("--firmware", help=FIRMWARE_HELP)
 @quiet_option
 @click.option(
@@ -43,12 +44,12 @@ def _format_for(output: str, fmt: str | None) -> str:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["svg", "pdf", "png", "dot"]),
+    type=NearChoice(["svg", "pdf", "png", "dot"]),
     help="svg, pdf, png, or dot (the Graphviz source) [default: from OUT's suffix; svg for -].",
 )
 @click.option(
     "--page",
-    type=click.Choice(["a4", "letter"]),
+    type=NearChoice(["a4", "letter"]),
     default="a4",
     show_default=True,
     help="PDF page size (one page, landscape when the drawing is wide).",
@@ -114,6 +115,7 @@ def diagram(
         with open_(True) as store:
             firmware_id = pick_firmware(store, firmware)
             row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
+            require_module(store, firmware_id, file, list_paths_command(where, firmware))
             graph = diagram_graph(dependency_graph(store, firmware_id, file), direct, expand)
         title = TitleBlock.today(row, graph, file)
         if fmt == "dot":
@@ -145,7 +147,7 @@ def _is_loopback(host: str) -> bool:
 
 
 @click.command()
-@store_options(None)
+@store_options(DEFAULT_DB)
 @click.option(
     "--host",
     default="127.0.0.1",

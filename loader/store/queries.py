@@ -60,7 +60,10 @@ def load_query(name: str, engine: str | None = None) -> NamedQuery:
         entry = base / filename
         if entry.is_file():
             return _parse(name, entry.read_text(encoding="utf-8"))
-    raise QueryError(f"no query named {name!r}; `linkgraph query --list` shows them")
+    from ..near_names import close_names, did_you_mean
+
+    near = did_you_mean(close_names(name, (q.name for q in list_queries())))
+    raise QueryError(f"no query named {name!r}{near} (`linkgraph query --list` shows them all)")
 
 
 def list_queries(include_internal: bool = False) -> list[NamedQuery]:
