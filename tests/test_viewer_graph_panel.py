@@ -26,8 +26,9 @@ def test_every_edge_panel_has_no_null(article_server: ViewerServer, pages: Pages
         if chosen != edge:  # a line drawn on top of this one: choose it from "Other edges through this point"
             page.click(f"{SIDE} button.also-edge[data-edge='{edge}']")
         assert page.get_attribute(SIDE, "data-edge") == edge
+        whole = page.inner_text(SIDE)  # the edge, the key, the title block, the licences
+        assert "null" not in whole and "undefined" not in whole, (edge, whole)
         text = page.inner_text(f"{SIDE} .edge-detail")
-        assert "null" not in text and "undefined" not in text, (edge, text)
         assert src in text and dst in text and status in text, (edge, text)
         for name in symbols:
             assert name in text, (edge, name)
