@@ -6,6 +6,7 @@ temporary LadybugDB (or uses --db); with --neo4j it also starts a Neo4j 5.26 for
 stores answer every call identically. Each call goes through the viewer's app (Flask's test
 client), --runs times after a warm-up; the median is printed. The calls: a common symbol (``malloc``,
 its first page and the page from row 500), ``SSL_read``, the names starting with ``SSL_``, the
+suggestions for ``SSL_READ`` (any case) and ``SSL_raed`` (a typo), the
 modules matching ``lib``, and why libssl and libc are loaded in curl.
 
 Usage: python bench/search_speed.py [--db PATH] [--neo4j] [--runs N]
@@ -31,6 +32,8 @@ CALLS = [
     "symbol?name=malloc&offset=500",
     "symbol?name=SSL_read",
     "symbol?name=SSL_",
+    "symbol?name=SSL_READ",  # nothing of that case: the names containing it in any case are suggested
+    "symbol?name=SSL_raed",  # a typo: the close names are suggested
     "search?q=lib",
     "why?program=/usr/bin/curl&library=libssl.so.3",
     "why?program=/usr/bin/curl&library=libc.so.6",
@@ -81,8 +84,10 @@ def main() -> int:
                 server.stop()
     for store, calls in results.items():
         print(f"{store}:")
-        for call, (ms, size, _answer) in calls.items():
-            print(f"  {call:50} {ms:8.1f} ms  {size / 1024:7.1f} KiB")
+        for call, (ms, size, answer) in calls.items():
+            offered = answer.get("suggestions") if isinstance(answer, dict) else None
+            note = f"  suggests {', '.join(offered[:3])}{' …' if len(offered) > 3 else ''}" if offered else ""
+            print(f"  {call:50} {ms:8.1f} ms  {size / 1024:7.1f} KiB{note}")
     if len(results) == 2:
         ours, theirs = results.values()
         differ = [c for c in CALLS if ours[c][2] != theirs[c][2]]

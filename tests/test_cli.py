@@ -47,6 +47,7 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
     page = ["--param", "offset=0", "--param", "limit=5"]
     params["search-modules"] = ["--param", "text=lib", *page]
     params["symbol-names"] = ["--param", "text=mal", *page]
+    params["symbol-names-any-case"] = ["--param", "start=M", "--param", "text=AL", *page]
     params["symbol-bindings"] = ["--param", "symbol=malloc", *page]
     for name in ("symbol-providers", "symbol-duplicates"):
         params[name] = ["--param", "symbol=malloc"]

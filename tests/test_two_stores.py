@@ -40,6 +40,16 @@ QUERY_PARAMS = {
     "symbol-bindings": ["--param", "symbol=__cxa_finalize", "--param", "offset=1", "--param", "limit=3"],
     "symbol-duplicates": ["--param", "symbol=dup_fn"],
     "symbol-names": ["--param", "text=_", "--param", "offset=2", "--param", "limit=5"],
+    "symbol-names-any-case": [
+        "--param",
+        "start=U",
+        "--param",
+        "text=TIL_",
+        "--param",
+        "offset=0",
+        "--param",
+        "limit=5",
+    ],
     "link-map-edges": ["--param", "program=/bin/busybox"],
     "link-map-bindings": ["--param", "program=/bin/busybox", "--param", "library=/lib/libapcfg.so"],
 }

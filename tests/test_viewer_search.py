@@ -5,9 +5,12 @@ test_viewer_search_stores.py checks the same calls on both stores against the re
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import linkgraph
 from support.article import APCFG, APLOG, BUSYBOX, LIB_DUPA, LIB_DUPB, NVRAM, TRAP_DUP, UTIL
 
 
@@ -98,6 +101,27 @@ def test_symbol_names_starting_with_the_text(client: Any, fw: str) -> None:
     assert found["names"] == {"items": ["util_bar", "util_foo"], "more": False}
     assert found["providers"] == [] and found["bindings"]["items"] == []
     assert _get(client, fw, "symbol", name="UTIL_")["names"]["items"] == []  # symbol names keep their case
+    assert found["suggestions"] == []  # a beginning that finds names needs none
+
+
+def test_a_name_nothing_matches_suggests_names(article_db: Path, client: Any, fw: str) -> None:
+    """Nothing binds NVRAM_GET and no name starts with it: the names containing it in any case are
+    offered (every name of the firmware, as the exact-case query ``symbol-names`` lists them, filtered
+    here); a typo offers the close name; a name far from all offers nothing."""
+    page = ["--param", "text=", "--param", "offset=0", "--param", "limit=500"]
+    proc = linkgraph("query", "symbol-names", "--db", str(article_db), "--json", *page)
+    assert proc.returncode == 0, proc.stderr
+    every = {"items": [r["name"] for r in json.loads(proc.stdout)]}
+    assert 20 < len(every["items"]) < 500
+    found = _get(client, fw, "symbol", name="NVRAM_GET")
+    assert found["providers"] == [] and found["names"]["items"] == []
+    assert found["suggestions"] == [n for n in every["items"] if "nvram_get" in n.lower()] == ["nvram_get"]
+    assert _get(client, fw, "symbol", name="UTIL_")["suggestions"] == ["util_bar", "util_foo"]
+    assert _get(client, fw, "symbol", name="nvram_gte")["suggestions"] == ["nvram_get"]
+    # the close names are among those of the same first two characters: "vr" begins none
+    assert _get(client, fw, "symbol", name="vram_gte")["suggestions"] == []
+    assert _get(client, fw, "symbol", name="qqzz_nothing_like_it")["suggestions"] == []
+    assert _get(client, fw, "symbol", name="nvram_get")["suggestions"] == []  # found: none offered
 
 
 @pytest.mark.parametrize(

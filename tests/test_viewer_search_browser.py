@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import linkgraph
+from support.article import LIB_DUPA, LIB_DUPB
 from support.browser import (
     APCFG,
     APLOG,
@@ -98,6 +99,36 @@ def test_symbol_search_and_why(store: str, request: pytest.FixtureRequest, pages
     screenshot(page, f"search-util_bar-{store}")
     for w in (watch, watch2, watch3):
         w.assert_clean()
+
+
+def test_duplicates_are_links_in_load_order_and_a_miss_suggests(article_server: ViewerServer, pages: Pages) -> None:
+    """dup_fn: the providers of one link map are a list of links in load order (the API's), no raw URL
+    or stray comma; NVRAM_GET finds nothing and offers nvram_get, a click away."""
+    fw = article_server.firmware_id(ARTICLE_NAME)
+    api = article_server.json(f"/api/firmware/{fw}/symbol?name=dup_fn")
+    assert [d["providers"] for d in api["duplicates"]] == [[LIB_DUPA, LIB_DUPB]]
+    page, watch = pages.open(article_server, f"/fw/{fw}/")
+    _search(page, "dup_fn")
+    dup = page.locator(".search-duplicates")
+    assert _rows(page, ".search-duplicates ol.duplicate-providers > li", "provider") == [(LIB_DUPA,), (LIB_DUPB,)]
+    assert _rows(page, ".search-duplicates ol.duplicate-providers > li > a.file-link", "path") == [
+        (LIB_DUPA,),
+        (LIB_DUPB,),
+    ]
+    text = dup.inner_text()
+    assert "http" not in text and "," not in text and "/fw/" not in text, text
+    assert dup.locator("a").evaluate_all("links => links.map(a => a.textContent)") == [LIB_DUPA, LIB_DUPB]
+    screenshot(page, "search-dup_fn-duplicates")
+
+    _search(page, "NVRAM_GET")
+    assert "No reference" in page.inner_text(".search-symbol")
+    assert _rows(page, ".search-suggestions button", "name") == [("nvram_get",)]
+    screenshot(page, "search-NVRAM_GET-suggests")
+    page.click(".search-suggestions button[data-name='nvram_get']")
+    page.wait_for_selector(".search-symbol[data-symbol='nvram_get']")
+    page.wait_for_selector(RESULTS)
+    assert _rows(page, ".search-providers tbody tr", "provider") == [(NVRAM,)]
+    watch.assert_clean()
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The viewer's search box (docs/viewer.md "Search"): modules by path, soname or symlink, and a
 symbol's providers and binders, from the named queries ``search-modules``, ``symbol-providers``,
-``symbol-bindings``, ``symbol-duplicates`` and ``symbol-names``.
+``symbol-bindings``, ``symbol-duplicates``, ``symbol-names`` and ``symbol-names-any-case``.
 
 Long answers come a page at a time (``Page``): the query is asked for one row more than the page
 holds, so ``more`` says whether another page follows without counting them all (a common symbol
@@ -8,6 +8,7 @@ such as ``malloc`` stays fast)."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,9 @@ MAX_LIMIT = 500
 PROGRAMS_SHOWN = 12
 # the symbol names starting with the text asked for, offered when it is not a whole name
 NAMES_SHOWN = 20
+# a name nothing matches: the close names (difflib) among the first CANDIDATES that share its first
+# PREFIX characters in any case (a typo there goes unsuggested; the store is not read whole)
+CLOSE_SHOWN, CANDIDATES, PREFIX = 5, 500, 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,20 +65,39 @@ def _binding(row: Row) -> Row:
     }
 
 
+def suggestions(store: Queryable, firmware_id: str, text: str) -> list[str]:
+    """Names to offer when *text* names no symbol and begins none: the names containing it in any case
+    (``NVRAM_GET`` finds ``nvram_get``), else the closest names of the same beginning (a typo)."""
+
+    def names(start: str, part: str, limit: int) -> list[str]:
+        params = {"firmware": firmware_id, "start": start, "text": part}
+        return [r["name"] for r in paged(store, "symbol-names-any-case", params, Page(0, limit))["items"]]
+
+    found = names("", text, NAMES_SHOWN)
+    if found or len(text) <= PREFIX:
+        return found
+    # (LadybugDB's CONTAINS '' is false: the beginning is the text too)
+    lowered = {n.lower(): n for n in names(text[:PREFIX], text[:PREFIX], CANDIDATES)}
+    return [lowered[n] for n in difflib.get_close_matches(text.lower(), list(lowered), CLOSE_SHOWN)]
+
+
 def symbol_search(store: Queryable, firmware_id: str, symbol: str, page: Page) -> Row:
     """The symbol names that start with *symbol* (the first ``NAMES_SHOWN``), who provides *symbol*
     (each provider a reference binds it to, with its version and how many references bind there),
     where several objects of one link map define it (the first in load order wins), and a page of
     who binds it: the referencing module, the provider, the status of the edge between them and the
-    programs whose link maps hold the binding."""
+    programs whose link maps hold the binding; when no reference binds it and no name starts with it,
+    the ``suggestions``."""
     params = {"firmware": firmware_id, "symbol": symbol}
     bindings = paged(store, "symbol-bindings", params, page)
     bindings["items"] = [_binding(r) for r in bindings["items"]]
     names = paged(store, "symbol-names", {"firmware": firmware_id, "text": symbol}, Page(0, NAMES_SHOWN))
+    providers = store.query("symbol-providers", params)
     return {
         "symbol": symbol,
         "names": {"items": [r["name"] for r in names["items"]], "more": names["more"]},
-        "providers": store.query("symbol-providers", params),
+        "suggestions": [] if providers or names["items"] else suggestions(store, firmware_id, symbol),
+        "providers": providers,
         "duplicates": [
             {
                 **d,

@@ -2,9 +2,9 @@
 // block: those are HTML beside it), cleaned by DOMPurify (svg-clean.js), panned and zoomed with
 // svg-pan-zoom (diagram-pan.js). It opens at the natural size, centred on the file's node. A click
 // selects a module or an edge (the side panel says what it is; Back undoes it: each selection is a
-// history entry, ?select=ID), a double-click opens a module or unfolds a plugin family. "Direct only"
-// keeps the file's own edges.
-import {apiUrl, clear, el, errorBox, getJson, legend, plural} from "./common.js";
+// history entry, ?select=ID), a double-click (or Enter on the selected one, after a click as after Tab)
+// opens a module or unfolds a plugin family. "Direct only" keeps the file's own edges.
+import {apiUrl, append, clear, el, errorBox, getJson, legend, plural} from "./common.js";
 import {nearestEdges} from "./diagram-hit.js";
 import {PanZoom} from "./diagram-pan.js";
 import {alsoHere, edgeDetail, licenceKey, licenceList, missingDetail, nodeDetail, titleBlock} from "./diagram-side.js";
@@ -163,7 +163,7 @@ export class DiagramView {
       this.clickable(group, `dependency ${edge.status} ${edge.soname || ""}`, (ev) => {
         const found = ev && ev.type === "click" ? nearestEdges(ev, group) : [group.id];
         this.select(found[0]);
-        if (found.length > 1) this.detail.append(...alsoHere(found.slice(1), this.edges, this.nodes, (id) => this.select(id)));
+        if (found.length > 1) append(this.detail, alsoHere(found.slice(1), this.edges, this.nodes, (id) => this.select(id)));
       });
     }
     for (const group of svg.querySelectorAll("g.node")) {
@@ -196,6 +196,8 @@ export class DiagramView {
     group.addEventListener("click", (ev) => {
       ev.stopPropagation();
       action(ev);
+      // svg-pan-zoom's pointer handling keeps the click from focusing: focus what it selected, so Enter opens it
+      if (this.selected) this.selected.focus({preventScroll: true});
     });
     if (open) group.addEventListener("dblclick", (ev) => {
       ev.stopPropagation();
@@ -237,13 +239,13 @@ export class DiagramView {
     const edge = this.edges.get(group.id);
     const node = this.nodes.get(group.id);
     if (edge) {
-      clear(this.detail).append(...edgeDetail(edge, this.nodes));
+      append(clear(this.detail), edgeDetail(edge, this.nodes));  // absent parts (null) are left out
       this.side.dataset.edge = edge.id;
     } else if (node && node.missing) {
-      clear(this.detail).append(...missingDetail(node));
+      append(clear(this.detail), missingDetail(node));
       this.side.dataset.node = node.id;
     } else if (node) {
-      clear(this.detail).append(...nodeDetail(node, () => this.open(node)));
+      append(clear(this.detail), nodeDetail(node, () => this.open(node)));
       this.side.dataset.node = node.id;
     }
   }

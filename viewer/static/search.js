@@ -74,25 +74,42 @@ function programsCell(b) {
   return list;
 }
 
+/** A line of symbol names, each a button that searches for it. */
+function nameLine(className, lead, names, more) {
+  const line = el("p", {className}, lead);
+  names.forEach((name, i) => {
+    const button = el("button", {type: "button", className: "link-button", dataset: {name}}, name);
+    button.addEventListener("click", () => {
+      input.value = name;
+      search(name);
+    });
+    append(line, i ? " · " : "", button);
+  });
+  return append(line, more ? " …" : "");
+}
+
+/** The link maps where several objects define the symbol: each its providers in load order (the first wins). */
+function duplicatesList(duplicates) {
+  const ul = el("ul", {className: "plain search-duplicates"});
+  for (const d of duplicates) {
+    const order = el("ol", {className: "duplicate-providers"},
+      ...d.providers.map((p, i) => el("li", {dataset: {provider: p}}, fileLink(p),
+        i === 0 ? el("span", {className: "muted"}, " (wins)") : null)));
+    ul.appendChild(el("li", {}, order, el("span", {className: "muted"},
+      `load order in ${plural(d.program_count, "link map")}`)));
+  }
+  return ul;
+}
+
 function symbolSection(data) {
   const box = el("section", {className: "search-symbol", dataset: {symbol: data.symbol}},
     el("h2", {}, "Symbol ", code(data.symbol)));
   const others = data.names.items.filter((n) => n !== data.symbol);
-  if (others.length) {
-    const line = el("p", {className: "search-names"}, "Symbols starting with it: ");
-    others.forEach((name, i) => {
-      const button = el("button", {type: "button", className: "link-button", dataset: {name}}, name);
-      button.addEventListener("click", () => {
-        input.value = name;
-        search(name);
-      });
-      append(line, i ? " · " : "", button);
-    });
-    append(line, data.names.more ? " …" : "");
-    box.appendChild(line);
-  }
+  if (others.length) box.appendChild(nameLine("search-names", "Symbols starting with it: ", others, data.names.more));
   if (!data.providers.length) {
     box.appendChild(el("p", {className: "muted none"}, "No reference in this firmware binds a symbol of this name."));
+    const offered = data.suggestions || [];
+    if (offered.length) box.appendChild(nameLine("search-suggestions", "Did you mean: ", offered, false));
     return box;
   }
   box.appendChild(el("h3", {}, `Provided by (${data.providers.length})`));
@@ -104,12 +121,7 @@ function symbolSection(data) {
   box.appendChild(providers);
   if (data.duplicates.length) {
     box.appendChild(el("h3", {}, "Defined by several objects of one link map"));
-    const ul = el("ul", {className: "plain search-duplicates"});
-    for (const d of data.duplicates) {
-      ul.appendChild(el("li", {}, d.providers.map((p, i) => [i ? " · " : "", fileLink(p)]),
-        el("span", {className: "muted"}, ` (the first wins, in ${plural(d.program_count, "link map")})`)));
-    }
-    box.appendChild(ul);
+    box.appendChild(duplicatesList(data.duplicates));
   }
   const page = data.bindings;
   box.appendChild(el("h3", {}, "Bound by ", el("span", {className: "count muted"},
@@ -137,7 +149,8 @@ function render(body, [text, modules, symbol]) {
     modules.firmware.name || modules.firmware.id));
   // a symbol answer first when there is one: a name like "malloc" is rarely also a path
   const sections = [moduleSection(text, modules.modules), symbolSection(symbol)];
-  if (symbol.providers.length || (symbol.names.items.length && !modules.modules.items.length)) sections.reverse();
+  const offered = symbol.names.items.length || (symbol.suggestions || []).length;
+  if (symbol.providers.length || (offered && !modules.modules.items.length)) sections.reverse();
   body.append(...sections);
 }
 
