@@ -415,20 +415,15 @@ def article_server(
     """The article root scanned (with the licence overrides) into LadybugDB, served."""
     work = tmp_path_factory.mktemp("article-serve")
     db = work / "graph.lbdb"
-    proc = linkgraph(
-        "scan",
-        str(article_root),
-        "--db",
-        str(db),
-        "--name",
-        ARTICLE_NAME,
-        "--licences",
-        str(article_overrides),
-        "--quiet",
-    )
-    assert proc.returncode == 0, proc.stderr
+    scan_into(db, article_root, ARTICLE_NAME, article_overrides)
     with ViewerServer(["--db", str(db)], work) as server:
         yield server
+
+
+def scan_into(db: Path, root: Path, name: str, overrides: Path) -> None:
+    """``linkgraph scan ROOT --db DB --name NAME --licences OVERRIDES``, which must succeed."""
+    proc = linkgraph("scan", str(root), "--db", str(db), "--name", name, "--licences", str(overrides), "--quiet")
+    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.fixture(scope="session")

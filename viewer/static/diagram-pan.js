@@ -23,7 +23,16 @@ export class PanZoom {
       fit: false, center: false, minZoom: 1e-3, maxZoom: 1e3,
       onZoom: () => onChange(), onPan: () => onChange(),
     });
-    this.base = this.pz.getSizes().realZoom / this.pz.getZoom();  // px per pt at svg-pan-zoom's zoom 1
+    this.base = 0;  // px per pt at svg-pan-zoom's zoom 1, once the box has a size (sized())
+    this.sized();
+  }
+
+  /** Whether the box has a size (a pane squeezed to nothing has none: no zoom, no centring until it has). */
+  sized() {
+    const {width, height, realZoom} = this.pz.getSizes();
+    if (!width || !height) return false;
+    if (!this.base) this.base = realZoom / this.pz.getZoom();
+    return this.base > 0;
   }
 
   /** The zoom as a fraction of the natural size. */
@@ -33,6 +42,7 @@ export class PanZoom {
 
   /** Zoom to ``z`` of the natural size about the point (x, y) of the box (its centre by default). */
   zoomTo(z, at = null) {
+    if (!this.sized()) return;
     const zoom = Math.min(MAX, Math.max(MIN, z));
     const sizes = this.pz.getSizes();
     const point = at || {x: sizes.width / 2, y: sizes.height / 2};
@@ -49,6 +59,7 @@ export class PanZoom {
 
   /** The whole drawing in the box, as large as fits (at most the natural size), centred. */
   fit() {
+    if (!this.sized()) return;
     this.pz.fit();
     this.pz.center();
     if (this.zoom() > 1) this.zoomTo(1);
@@ -57,6 +68,7 @@ export class PanZoom {
   /** Zoom ``z`` of the natural size with ``element`` (of the drawing) in the middle of the box across;
    * down, in the middle too unless that leaves more than a margin of empty room above the drawing. */
   show(z, element) {
+    if (!this.sized()) return;
     const scale = Math.min(MAX, Math.max(MIN, z)) * PT;
     this.pz.zoom(scale / this.base);
     // in the drawing's own coordinates (svg-pan-zoom moves it on the next frame: no screen rectangles)

@@ -115,7 +115,7 @@ export class DiagramView {
         this.exportLink("diagram.png", {}, "PNG (2×)", "png")));
     this.box = el("div", {className: "diagram", role: "figure", "aria-label": "dependency graph"});
     this.detail = el("div", {className: "edge-detail"});
-    this.side = el("aside", {className: "edge-box", "aria-live": "polite"}, this.detail,
+    this.side = el("aside", {className: "edge-box", "aria-live": "polite", "aria-label": "selection", tabindex: "0"}, this.detail,
       el("section", {className: "diagram-key"}, el("h3", {}, "Key"), legend(), licenceKey()),
       titleBlock(this.path), licenceList(g.nodes));
     this.box.appendChild(svg);
@@ -192,7 +192,9 @@ export class DiagramView {
   clickable(group, label, action, open = null) {
     group.setAttribute("tabindex", "0");
     group.setAttribute("role", "button");
-    group.setAttribute("aria-label", label);
+    // the name starts with the words drawn (a label's text, a symbol count), as the eye reads them
+    const drawn = [...group.querySelectorAll("text")].map((t) => t.textContent.trim()).filter((t) => t).join(" ");
+    group.setAttribute("aria-label", drawn ? `${drawn}: ${label}` : label);
     group.addEventListener("click", (ev) => {
       ev.stopPropagation();
       action(ev);

@@ -50,8 +50,13 @@ export class FindingGroups {
     for (const [key, members] of groups) {
       const count = el("span", {className: "count group-count"});
       const content = el("div", {className: "group-body"});
+      // a summary is a button: the links of its head go below it, the summary keeps their words
+      const nodes = head(key, members);
+      const links = nodes.filter((n) => n instanceof HTMLAnchorElement);
+      const words = nodes.map((n) => (links.includes(n) ? el("code", {className: "group-name"}, n.textContent) : n));
       const details = el("details", {className: "finding-group", dataset: {group: key}},
-        el("summary", {}, ...head(key, members), " ", count), content);
+        el("summary", {}, ...words, " ", count),
+        links.length ? el("p", {className: "group-links"}, "Open: ", ...links) : null, content);
       const group = {key, details, count, content, members, texts: members.map(rowText), built: null};
       details.addEventListener("toggle", () => this.build(group));
       this.groups.push(group);

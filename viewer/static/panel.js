@@ -116,6 +116,7 @@ export class FilePanel {
       button.addEventListener("click", () => {
         if (this.tab !== t.key) this.selectTab(t.key);
       });
+      button.addEventListener("keydown", (ev) => this.tabKey(ev, t.key));
       tabs.appendChild(button);
       this.tabButtons.set(t.key, button);
       const body = el("div", {role: "tabpanel", id: `tabpanel-${t.key}`, "aria-labelledby": `tab-${t.key}`,
@@ -129,6 +130,18 @@ export class FilePanel {
     this.tabPanels.get("analysis").appendChild(this.analysis());
     this.container.dataset.state = "ready";
     this.selectTab(this.tab, false);
+  }
+
+  /** The WAI-ARIA tabs pattern: Left/Right (round), Home and End move to a tab and choose it. */
+  tabKey(ev, key) {
+    const keys = TABS.map((t) => t.key);
+    const at = keys.indexOf(key);
+    const to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: keys.length - 1}[ev.key];
+    if (to === undefined || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    ev.preventDefault();
+    const next = keys[(to + keys.length) % keys.length];
+    if (next !== this.tab) this.selectTab(next);
+    this.tabButtons.get(next).focus();
   }
 
   /** Show a tab; notify: the user chose it (a new history entry), not the URL. */

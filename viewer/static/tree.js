@@ -1,5 +1,6 @@
 // The file tree of a firmware: folders, files (kind marked), symlinks with their target, and the
-// missing sonames as ghost entries; a filter box and a filter by status.
+// missing sonames as ghost entries; a filter box and a filter by status. The WAI-ARIA tree pattern: one
+// tab stop (the chosen entry, else the first), arrow keys move, open and close, Home and End, Enter opens.
 import {KIND_LABEL, basename, clear, el, fileHref, plural} from "./common.js";
 
 const FLAG_MARK = {hidden: "H", declared_unused: "U", missing: "M", unresolved: "?"};
@@ -37,6 +38,63 @@ export class FileTree {
       timer = setTimeout(() => this.applyFilter(), 120);
     });
     statusBox.addEventListener("change", () => this.applyFilter());
+    this.stop = null;  // the one item Tab reaches
+    container.setAttribute("aria-label", "files");
+    container.addEventListener("keydown", (ev) => this.onKey(ev));
+    container.addEventListener("focusin", (ev) => {  // a click focuses the link: its item is the tab stop
+      const li = ev.target.closest("li[role=treeitem]");
+      if (li) this.tabStop(li);
+    });
+  }
+
+  /** Make ``li`` the tree's one tab stop. */
+  tabStop(li) {
+    if (this.stop === li) return;
+    if (this.stop) this.stop.tabIndex = -1;
+    this.stop = li;
+    li.tabIndex = 0;
+  }
+
+  /** The items a person sees now, top to bottom (not filtered away, not inside a closed folder). */
+  shownItems() {
+    return [...this.container.querySelectorAll("li[role=treeitem]")].filter((li) => li.offsetParent !== null);
+  }
+
+  onKey(ev) {
+    const li = ev.target.closest("li[role=treeitem]");
+    if (!li || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const details = li.querySelector(":scope > details");
+    const shown = this.shownItems();
+    const at = shown.indexOf(li);
+    let to = null;
+    if (ev.key === "ArrowDown") to = shown[at + 1];
+    else if (ev.key === "ArrowUp") to = shown[at - 1];
+    else if (ev.key === "Home") to = shown[0];
+    else if (ev.key === "End") to = shown[shown.length - 1];
+    else if (ev.key === "ArrowRight" && details) {
+      if (details.open) to = shown[at + 1];
+      else details.open = true;
+    } else if (ev.key === "ArrowLeft") {
+      if (details && details.open) details.open = false;
+      else to = li.parentElement.closest("li[role=treeitem]");
+    } else if (ev.key === "Enter" || ev.key === " ") {
+      if (details) details.open = !details.open;
+      else li.querySelector(":scope > a").click();
+    } else return;
+    ev.preventDefault();
+    if (to) {
+      this.tabStop(to);
+      to.focus();
+    }
+  }
+
+  /** A folder's item: its details (named from its content, as the WAI-ARIA example), aria-expanded kept with it. */
+  folderItem(className, details, summary, level) {
+    summary.tabIndex = -1;
+    const li = el("li", {className, role: "treeitem", "aria-level": level,
+      "aria-expanded": String(details.open), tabindex: -1}, details);
+    details.addEventListener("toggle", () => li.setAttribute("aria-expanded", String(details.open)));
+    return li;
   }
 
   load(data, firmwareName) {
@@ -55,20 +113,22 @@ export class FileTree {
     ul.appendChild(this.renderDir(top, null, true));
     if (data.missing && data.missing.length) ul.appendChild(this.renderMissing(data.missing));
     this.container.appendChild(ul);
+    this.tabStop(ul.querySelector("li[role=treeitem]"));
     this.total = data.entries.length;
     this.applyFilter();
   }
 
-  renderDir(dir, parent, isTop = false) {
-    const li = el("li", {className: "dir", role: "treeitem"});
+  renderDir(dir, parent, isTop = false, level = 1) {
     const details = el("details", {});
     details.open = true;
     const label = isTop ? dir.name : `${dir.name}/`;
-    details.appendChild(el("summary", {className: isTop ? "top" : null, title: dir.path}, label));
+    const summary = el("summary", {className: isTop ? "top" : null, title: dir.path}, label);
+    details.appendChild(summary);
+    const li = this.folderItem("dir", details, summary, level);
     const ul = el("ul", {role: "group"});
-    const record = {li, details, parent};
+    const record = {li, details, parent, level};
     this.dirItems.push(record);
-    for (const name of [...dir.dirs.keys()].sort()) ul.appendChild(this.renderDir(dir.dirs.get(name), record));
+    for (const name of [...dir.dirs.keys()].sort()) ul.appendChild(this.renderDir(dir.dirs.get(name), record, false, level + 1));
     dir.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     for (const entry of dir.files) ul.appendChild(this.renderFile(entry, record));
     details.appendChild(ul);
@@ -78,7 +138,7 @@ export class FileTree {
 
   renderFile(entry, parent) {
     const kind = entry.kind || "other-elf";
-    const link = el("a", {href: fileHref(entry.path), className: "entry", dataset: {path: entry.path}},
+    const link = el("a", {href: fileHref(entry.path), className: "entry", tabindex: -1, dataset: {path: entry.path}},
       el("span", {className: `kind kind-${kind}`, title: kind}, KIND_LABEL[kind] || kind),
       el("span", {className: "name"}, basename(entry.path)));
     if (kind === "symlink" && entry.target) {
@@ -101,7 +161,8 @@ export class FileTree {
       ev.preventDefault();
       this.onSelect({path: entry.path});
     });
-    const li = el("li", {className: `file kind-${kind}`, role: "treeitem"}, link);
+    const li = el("li", {className: `file kind-${kind}`, role: "treeitem", tabindex: -1, "aria-level": parent.level + 1,
+      "aria-selected": "false", dataset: {path: entry.path}}, link);
     const text = [entry.path, entry.soname || "", entry.target || ""].join("\n").toLowerCase();
     const item = {li, link, entry, text, parent};
     this.items.push(item);
@@ -110,16 +171,16 @@ export class FileTree {
   }
 
   renderMissing(missing) {
-    const li = el("li", {className: "dir ghosts", role: "treeitem"});
     const details = el("details", {});
     details.open = true;
-    details.appendChild(el("summary", {title: "declared in DT_NEEDED, not in the image"},
-      `missing libraries (${missing.length})`));
-    const record = {li, details, parent: null};
+    const summary = el("summary", {title: "declared in DT_NEEDED, not in the image"}, `missing libraries (${missing.length})`);
+    details.appendChild(summary);
+    const li = this.folderItem("dir ghosts", details, summary, 1);
+    const record = {li, details, parent: null, level: 1};
     this.dirItems.push(record);
     const ul = el("ul", {role: "group"});
     for (const m of missing) {
-      const link = el("a", {href: "#", className: "entry ghost", dataset: {missing: m.soname}},
+      const link = el("a", {href: "#", className: "entry ghost", tabindex: -1, dataset: {missing: m.soname}},
         el("span", {className: "kind kind-missing"}, "missing"),
         el("span", {className: "name"}, m.soname));
       link.title = `not in the image; needed by ${plural(m.needed_by.length, "file")}`;
@@ -127,7 +188,8 @@ export class FileTree {
         ev.preventDefault();
         this.onSelect({missing: m.soname, needed_by: m.needed_by});
       });
-      const item = {li: el("li", {className: "file ghost", role: "treeitem"}, link), link,
+      const item = {li: el("li", {className: "file ghost", role: "treeitem", tabindex: -1, "aria-level": 2,
+        "aria-selected": "false", dataset: {missing: m.soname}}, link), link,
         entry: {path: null, kind: "missing", soname: m.soname, flags: {missing: 1}},
         text: [m.soname, ...m.needed_by].join("\n").toLowerCase(), parent: record, ghost: m};
       this.items.push(item);
@@ -168,12 +230,15 @@ export class FileTree {
     if (this.selected) {
       this.selected.link.classList.remove("selected");
       this.selected.link.removeAttribute("aria-current");
+      this.selected.li.setAttribute("aria-selected", "false");
     }
     const item = typeof target === "string" ? this.byPath.get(target) : this.byMissing.get(target && target.missing);
     this.selected = item || null;
     if (!item) return;
     item.link.classList.add("selected");
     item.link.setAttribute("aria-current", "true");
+    item.li.setAttribute("aria-selected", "true");
+    this.tabStop(item.li);
     for (let d = item.parent; d; d = d.parent) d.details.open = true;
     if (!item.li.hidden) item.link.scrollIntoView({block: "nearest"});
   }

@@ -260,6 +260,7 @@ export function fitView() {
   if (x1 === Infinity) return;
   if (cy.nodes(".group").nonempty()) y1 -= 2 * TITLE_FONT_PX;  // the group titles above the boxes
   const margin = 30;
+  if (cy.width() <= 2 * margin || cy.height() <= 2 * margin) return;  // a pane squeezed to nothing: no zoom to fit
   let zoom = Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), 1.6);
   let centre = {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
   if (state.focus >= 0 && zoom < READABLE_ZOOM) {
