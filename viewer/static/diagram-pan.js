@@ -10,39 +10,48 @@ const STEP = 1.25;
 const MARGIN = 16;  // px of room above the drawing when it opens
 
 export class PanZoom {
-  /** svg: a Graphviz <svg> already in the page, inside a box of fixed size; onChange(): after every move. */
+  /** svg: a Graphviz <svg> already in the page, inside a box of fixed size; onChange(): after every move.
+   * A box of no size (its tab hidden, a pane squeezed to nothing) has no zoom to work out: svg-pan-zoom
+   * starts once the box has a size, and the placement asked for before (show, fit) is done then. */
   constructor(svg, onChange) {
     this.svg = svg;
+    this.onChange = onChange;
     // svg-pan-zoom would add overflow to the style attribute, which the page's policy forbids: say it first
     svg.style.overflow = "hidden";
     svg.removeAttribute("width");
     svg.removeAttribute("height");
-    this.pz = window.svgPanZoom(svg, {
+    this.pz = null;
+    this.pending = null;  // the placement to do once started
+    this.watch = new ResizeObserver(() => this.start());
+    this.watch.observe(svg);
+    this.start();
+  }
+
+  start() {
+    const box = this.svg.getBoundingClientRect();
+    if (this.pz || !box.width || !box.height) return;
+    this.watch.disconnect();
+    this.pz = window.svgPanZoom(this.svg, {
       panEnabled: true, zoomEnabled: true, controlIconsEnabled: false, dblClickZoomEnabled: false,
       mouseWheelZoomEnabled: true, preventMouseEventsDefault: true, zoomScaleSensitivity: 0.2,
       fit: false, center: false, minZoom: 1e-3, maxZoom: 1e3,
-      onZoom: () => onChange(), onPan: () => onChange(),
+      onZoom: () => this.onChange(), onPan: () => this.onChange(),
     });
-    this.base = 0;  // px per pt at svg-pan-zoom's zoom 1, once the box has a size (sized())
-    this.sized();
+    this.base = this.pz.getSizes().realZoom / this.pz.getZoom();  // px per pt at svg-pan-zoom's zoom 1
+    const pending = this.pending;
+    this.pending = null;
+    if (pending) pending();
+    this.onChange();
   }
 
-  /** Whether the box has a size (a pane squeezed to nothing has none: no zoom, no centring until it has). */
-  sized() {
-    const {width, height, realZoom} = this.pz.getSizes();
-    if (!width || !height) return false;
-    if (!this.base) this.base = realZoom / this.pz.getZoom();
-    return this.base > 0;
-  }
-
-  /** The zoom as a fraction of the natural size. */
+  /** The zoom as a fraction of the natural size (1 until started). */
   zoom() {
-    return this.pz.getSizes().realZoom / PT;
+    return this.pz ? this.pz.getSizes().realZoom / PT : 1;
   }
 
   /** Zoom to ``z`` of the natural size about the point (x, y) of the box (its centre by default). */
   zoomTo(z, at = null) {
-    if (!this.sized()) return;
+    if (!this.pz) return;
     const zoom = Math.min(MAX, Math.max(MIN, z));
     const sizes = this.pz.getSizes();
     const point = at || {x: sizes.width / 2, y: sizes.height / 2};
@@ -59,7 +68,10 @@ export class PanZoom {
 
   /** The whole drawing in the box, as large as fits (at most the natural size), centred. */
   fit() {
-    if (!this.sized()) return;
+    if (!this.pz) {
+      this.pending = () => this.fit();
+      return;
+    }
     this.pz.fit();
     this.pz.center();
     if (this.zoom() > 1) this.zoomTo(1);
@@ -68,7 +80,10 @@ export class PanZoom {
   /** Zoom ``z`` of the natural size with ``element`` (of the drawing) in the middle of the box across;
    * down, in the middle too unless that leaves more than a margin of empty room above the drawing. */
   show(z, element) {
-    if (!this.sized()) return;
+    if (!this.pz) {
+      this.pending = () => this.show(z, element);
+      return;
+    }
     const scale = Math.min(MAX, Math.max(MIN, z)) * PT;
     this.pz.zoom(scale / this.base);
     // in the drawing's own coordinates (svg-pan-zoom moves it on the next frame: no screen rectangles)
@@ -83,14 +98,15 @@ export class PanZoom {
 
   /** Pan by (dx, dy) screen pixels. */
   panBy(dx, dy) {
-    this.pz.panBy({x: dx, y: dy});
+    if (this.pz) this.pz.panBy({x: dx, y: dy});
   }
 
   resize() {
-    this.pz.resize();
+    if (this.pz) this.pz.resize();
   }
 
   destroy() {
-    this.pz.destroy();
+    this.watch.disconnect();
+    if (this.pz) this.pz.destroy();
   }
 }
