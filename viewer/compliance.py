@@ -6,7 +6,8 @@ the symbols as evidence and the licence facts (source, certainty, package) of ev
 
 * The findings keep one letter everywhere (the report, the viewer's Licences page, docs/licences.md)
   and come in its order; the summary has none. (a) is grouped by the module that uses GPL code (its
-  paths together), (b) and (c) by the declaring module, (d) by LGPL library, (e) is one row per
+  paths together; each link of its paths is listed once with its symbols, and the paths name their
+  links), (b) and (c) by the declaring module, (d) by LGPL library, (e) is one row per
   kernel module and provider. (a)-(c) get a diagram each: the finding's path, not the whole link
   map (``finding_diagram``), shown at its natural size (11 pt labels, nothing below 9 pt); the key
   (edge statuses, licence classes) is drawn once.
@@ -71,11 +72,13 @@ def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list
     out = []
     for module, group in _group(rows, "module").items():
         edges = {(h["from"], h["to"]): h for r in group for h in r["hops"]}
+        number = {key: index for index, key in enumerate(edges, start=1)}  # each link once, paths name them
         paths = [
             {
                 **r,
                 "programs": cut(r["programs"], PROGRAM_LIMIT),
                 "hops": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in r["hops"]],
+                "chain": [number[h["from"], h["to"]] for h in r["hops"]],
             }
             for r in group
         ]
@@ -84,6 +87,7 @@ def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list
                 "module": module,
                 "licence": group[0]["licence"],
                 "paths": paths,
+                "links": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in edges.values()],
                 "diagram": diagram(store, fw, module, list(edges.values()), image),
                 "modules": list(dict.fromkeys([module, *(p for e in edges for p in e)])),
             }
