@@ -10,8 +10,9 @@ modules of the link map are not drawn.
 Every diagram is shown at Graphviz's own size, so its smallest text (9 pt) prints at 9 pt: never
 scaled down. One that is wider than the page's text column (``COLUMN_PT``, A4 portrait) is printed
 on a landscape page of its own (``wide``); one wider than that is drawn again with its wide rows
-staggered (Graphviz's ``unflatten``), and if it is still wider than ``WIDE_COLUMN_PT`` it is printed
-at the width of that page (``shrunk``: the one case where its text is smaller).
+staggered (Graphviz's ``unflatten``) and from left to right, and the drawing that keeps most of its
+size is printed; if even that one does not fit the landscape page it is printed as large as fits
+(``shrunk``: the one case where its text is smaller than 9 pt).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 MM_PT = 72 / 25.4
 COLUMN_PT = 182 * MM_PT  # A4 portrait inside the report's margins (14 mm each side)
 WIDE_COLUMN_PT = 269 * MM_PT  # A4 landscape inside the same margins
+WIDE_HEIGHT_PT = 176 * MM_PT - 60  # A4 landscape inside the margins, less the caption
 UNFLATTEN = ["-l", "4", "-f", "-c", "4"]  # stagger leaves over 4 ranks, fan out long rows
 
 
@@ -96,19 +98,34 @@ def _data_url(data: bytes, image: str) -> str:
     return f"data:{IMAGE_TYPES[image]};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+def _size(data: bytes, image: str) -> tuple[float, float]:
+    if image == "png":
+        return natural_width(data, image), int.from_bytes(data[20:24], "big") * 72 / 96
+    found = re.search(rb'<svg[^>]*?\sheight="([0-9.]+)pt"', data[:4000])
+    return natural_width(data, image), float(found.group(1)) if found else 0.0
+
+
+def _scale(size: tuple[float, float]) -> float:
+    """How much of its size a drawing keeps on the report's landscape page (1: all of it)."""
+    return min(1.0, WIDE_COLUMN_PT / max(size[0], 1.0), WIDE_HEIGHT_PT / max(size[1], 1.0))
+
+
 def diagram(store: Queryable, firmware_id: str, root: str, edges: list[Row], image: str) -> Row:
     """A finding's diagram as a ``data:`` URL (``image``: svg or png), the width (pt) to show it at, how
     it is placed (``column``, ``wide`` or ``shrunk``), and how many modules it leaves out."""
     graph, omitted = finding_graph(store, firmware_id, root, edges)
     source = to_dot(graph, None, {(e["from"], e["to"]) for e in edges}, legend=False)
     data = render(source, image)
-    if natural_width(data, image) > WIDE_COLUMN_PT:
-        data = min((data, render(_staggered(source), image)), key=lambda d: natural_width(d, image))
-    width = natural_width(data, image)
-    place = "column" if width <= COLUMN_PT else "wide" if width <= WIDE_COLUMN_PT else "shrunk"
+    size = _size(data, image)
+    if size[0] > WIDE_COLUMN_PT:  # the first lines are ours (to_dot's header): no firmware text in them
+        tried = [render(_staggered(source), image), render(source.replace("rankdir=TB", "rankdir=LR", 1), image)]
+        data = max([data, *tried], key=lambda d: _scale(_size(d, image)))
+        size = _size(data, image)
+    scale = _scale(size)
+    place = "column" if size[0] <= COLUMN_PT and size[1] <= WIDE_HEIGHT_PT else "wide" if scale >= 1 else "shrunk"
     return {
         "src": _data_url(data, image),
-        "width": round(min(width, WIDE_COLUMN_PT), 1),
+        "width": round(size[0] * scale, 1),
         "place": place,
         "nodes": len(graph["nodes"]),
         "omitted": omitted,
