@@ -250,12 +250,22 @@ def highlighted(src: str) -> set[str]:
 def test_html_report_holds_every_finding_with_diagram_evidence_and_sources(article: dict[str, Path]) -> None:
     html = html_of(article["proprietary"])
     page = parse(html)
-    # the findings in the order of their letters, each letter once as a section; the summary has none
-    ids = ["summary", "gpl-used-by", "gpl-uses", "declared-only", "lgpl-used", "kernel-gpl-only", "appendix"]
+    # the summary first, the findings in the order of their letters, each letter once as a section; (d) in the
+    # appendix after the inventory
+    ids = [
+        "summary",
+        "gpl-used-by",
+        "gpl-uses",
+        "declared-only",
+        "kernel-gpl-only",
+        "inventory",
+        "lgpl-used",
+        "appendix",
+    ]
     at = [html.index(f'<section id="{i}"') for i in ids]
     assert at == sorted(at), ids
-    heads = re.findall(r"<h2>\(([a-e])\)", html)
-    assert heads == ["a", "b", "c", "d", "e"], heads
+    heads = re.findall(r"<h2>(?:Appendix A: )?\(([a-e])\)", html)
+    assert heads == ["a", "b", "c", "e", "d"], heads  # (d) is the first appendix
     assert "<h2>Summary</h2>" in html and "(e) Summary" not in html
     text = " ".join(" ".join(page.text).split())
     for words in (
@@ -327,26 +337,28 @@ def test_long_symbol_lists_are_cut(article: dict[str, Path]) -> None:
 
 
 def test_diagrams_draw_the_finding_path(article: dict[str, Path]) -> None:
+    from linkgraph.loader.report.analysis import dependency_graph
     from linkgraph.loader.store import open_store
-    from linkgraph.viewer import compliance
+    from linkgraph.viewer.compliance import compliance_data
+    from linkgraph.viewer.finding_diagram import finding_graph
 
     hop = {"from": APCFG, "to": APLOG, "status": "hidden", "symbols": ["aplog_write"]}
     with open_store(db=str(article["proprietary"]), read_only=True) as store:
         fw = store.query("firmware")[0]["id"]
-        graph, omitted = compliance.finding_graph(store, fw, NVRAM, [hop])  # libnvram's graph lacks the hop
+        graph, omitted = finding_graph(store, fw, NVRAM, [hop])  # libnvram's graph lacks the hop
         paths = {n["id"]: n["path"] for n in graph["nodes"]}
         assert set(paths.values()) == {NVRAM, APCFG, APLOG}  # the path, not libnvram's link map
-        whole = compliance.dependency_graph(store, fw, NVRAM)
+        whole = dependency_graph(store, fw, NVRAM)
         assert omitted == len(whole["nodes"]) - 1
         added = [e for e in graph["edges"] if (paths[e["from"]], paths[e["to"]]) == (APCFG, APLOG)]
         assert [(e["status"], e["symbols"], e["count"]) for e in added] == [("hidden", ["aplog_write"], 1)]
         assert len({n["id"] for n in graph["nodes"]}) == len(graph["nodes"])
         assert len({e["id"] for e in graph["edges"]}) == len(graph["edges"])
         edges = [{"from": BUSYBOX, "to": UTIL, "status": "used", "symbols": ["util_foo"]}]
-        graph, omitted = compliance.finding_graph(store, fw, BUSYBOX, edges)
+        graph, omitted = finding_graph(store, fw, BUSYBOX, edges)
         assert {n["path"] for n in graph["nodes"]} == {BUSYBOX, UTIL} and omitted == 7  # 9 in busybox's link map
         assert [e["status"] for e in graph["edges"]] == ["used"]
-        data = compliance.compliance_data(store, fw, image="png", today="2030-01-02")
+        data = compliance_data(store, fw, image="png", today="2030-01-02")
     assert data["date"] == "2030-01-02"
     diagrams = [g["diagram"] for key in ("gpl_uses", "gpl_used_by", "declared_only") for g in data[key]]
     assert len(diagrams) == 3
@@ -429,8 +441,8 @@ def test_pdf_report_renders(article: dict[str, Path], tmp_path: Path) -> None:
     text = pdf_text(pdf)
     for words in ("busybox", "util_foo", "apcfg_get", "nvram_get", EXPLANATION, "Licence compliance report"):
         assert words in text, words
-    # the diagrams are drawn in the PDF: their legend is text only they hold
-    assert text.count("used (N symbols)") == 3
+    # the diagrams are drawn in the PDF: the key, drawn once, is text only it holds; each diagram's module is drawn
+    assert text.count("used (N symbols)") == 1 and text.count("Key to the diagrams") == 1
     subprocess.run(
         ["pdftoppm", "-png", "-r", "60", str(pdf), str(artifacts_dir() / "compliance-report-pdf")],
         check=True,

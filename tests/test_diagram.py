@@ -19,7 +19,17 @@ import pytest
 from conftest import linkgraph
 from linkgraph.loader.errors import DiagramError
 from linkgraph.viewer.diagram import render, to_dot
-from linkgraph.viewer.diagram_export import PageSize, page_layout
+from linkgraph.viewer.diagram_export import (
+    MARGIN_MM,
+    MAX_ENLARGE,
+    MIN_SCALE,
+    MIN_TEXT_PT,
+    MM_PT,
+    SMALLEST_FONT_PT,
+    PageSize,
+    page_layout,
+    svg_size,
+)
 from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, shorten
 from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES, TitleBlock
 from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
@@ -653,13 +663,16 @@ def png_size(png: bytes) -> tuple[int, int]:
 def test_cli_pdf_is_one_standard_page_and_png_twice_the_resolution(article_db: Path, tmp_path: Path) -> None:
     a4 = tmp_path / "a4.pdf"
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(a4))
-    # busybox's drawing is wider than tall: A4 landscape (842 x 595 pt), one page
-    assert [p.split(" pts")[0] for p in pdf_pages(a4.read_bytes(), tmp_path)] == ["841.89 x 595.276"]
+    linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(tmp_path / "drawn.svg"))
+    svg_of_busybox = (tmp_path / "drawn.svg").read_bytes()
+    # busybox's drawing is wider than tall: A4 landscape (842 x 595 pt), on as few pages as keep its text >= 8 pt
+    sizes = [p.split(" pts")[0] for p in pdf_pages(a4.read_bytes(), tmp_path)]
+    assert set(sizes) == {"841.89 x 595.276"} and len(sizes) == page_layout(svg_size(svg_of_busybox), PageSize.A4).pages
     text = subprocess.run(["pdftotext", str(a4), "-"], check=True, capture_output=True, text=True).stdout
     assert "libgcc_s.so.1" in text and "busybox" in text and "declared-unused" in text  # text, not pictures
     letter = tmp_path / "letter.pdf"
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(letter), "--page", "letter")
-    assert [p.split(" pts")[0] for p in pdf_pages(letter.read_bytes(), tmp_path)] == ["792 x 612"]
+    assert {p.split(" pts")[0] for p in pdf_pages(letter.read_bytes(), tmp_path)} == {"792 x 612"}
 
     svg = tmp_path / "b.svg"
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(svg))
@@ -675,10 +688,23 @@ def test_cli_pdf_is_one_standard_page_and_png_twice_the_resolution(article_db: P
 
 
 def test_page_layout_turns_wide_drawings_to_landscape() -> None:
-    assert page_layout((1200, 500), PageSize.A4)[0] is True
-    assert page_layout((300, 900), PageSize.A4)[0] is False
-    landscape, scale = page_layout((100, 50), PageSize.LETTER)
-    assert landscape and scale == 1.5  # a small drawing is enlarged a little, not blown up
+    assert page_layout((1200, 500), PageSize.A4).landscape is True
+    assert page_layout((300, 900), PageSize.A4).landscape is False
+    small = page_layout((100, 50), PageSize.LETTER)
+    assert small.landscape and small.pages == 1 and small.scale == MAX_ENLARGE  # enlarged to fill, not without end
+
+
+def test_page_layout_splits_rather_than_shrinking_text_below_8_pt() -> None:
+    # minidlna's drawing on the D-Link root: 3219 x 1028 pt; on one A4 page its 9 pt text would print at 2.2 pt
+    sheets = page_layout((3219, 1028), PageSize.A4)
+    assert sheets.pages > 1 and sheets.scale * SMALLEST_FONT_PT >= MIN_TEXT_PT
+    # the fewest pages: one fewer column or row would need a smaller scale than 8 pt text allows
+    short, long = PageSize.A4.portrait_pt
+    room = (long, short) if sheets.landscape else (short, long)
+    room_w = room[0] - 2 * MARGIN_MM * MM_PT
+    assert (sheets.columns - 1) * room_w / 3219 < MIN_SCALE
+    just_fits = page_layout((700, 480), PageSize.A4)
+    assert just_fits.pages == 1 and just_fits.scale >= MIN_SCALE
 
 
 def test_viewer_diagram_options(client: Any, tmp_path: Path) -> None:
@@ -688,7 +714,7 @@ def test_viewer_diagram_options(client: Any, tmp_path: Path) -> None:
     assert "n0" in ids and "legend" not in ids  # the viewer shows legend and title block as HTML
     assert "legend" in by_id(ET.fromstring(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}").data))
     letter = client.get(f"/api/firmware/{fw}/diagram.pdf", query_string={"path": BUSYBOX, "page": "letter"})
-    assert [p.split(" pts")[0] for p in pdf_pages(letter.data, tmp_path)] == ["792 x 612"]
+    assert {p.split(" pts")[0] for p in pdf_pages(letter.data, tmp_path)} == {"792 x 612"}
     assert client.get(f"/api/firmware/{fw}/diagram.pdf?path={BUSYBOX}&page=a3").status_code == 400
     assert client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}&dpi=99999").status_code == 400
     small = png_size(client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}&dpi=96").data)

@@ -6,14 +6,11 @@ the symbols as evidence and the licence facts (source, certainty, package) of ev
 
 * The findings keep one letter everywhere (the report, the viewer's Licences page, docs/licences.md)
   and come in its order; the summary has none. (a) is grouped by the module that uses GPL code (its
-  paths together), (b) and (c) by the declaring module, (d) by LGPL library, (e) is one row per
+  paths together; each link of its paths is listed once with its symbols, and the paths name their
+  links), (b) and (c) by the declaring module, (d) by LGPL library, (e) is one row per
   kernel module and provider. (a)-(c) get a diagram each: the finding's path, not the whole link
-  map: the module and the modules the finding's edges join (with licences on the nodes), the
-  finding's edges drawn thick and the module's other edges among those modules thin. An edge of the
-  finding that the module's graph does not reach (a hop of a path through another module's hidden
-  edge) is added; the text says how many modules of the link map are not drawn. The diagrams carry
-  the exports' foot block without a title block (edge statuses, licence classes) and are shown at
-  their natural size (11 pt labels).
+  map (``finding_diagram``), shown at its natural size (11 pt labels, nothing below 9 pt); the key
+  (edge statuses, licence classes) is drawn once.
 * Symbol lists are cut to ``SYMBOL_LIMIT`` ((d) gives each user's count only), program lists to
   ``PROGRAM_LIMIT``, with the number left out; the JSON report has them all.
 * Every string from the firmware goes through ``display_text`` (control and bidirectional characters
@@ -23,89 +20,29 @@ the symbols as evidence and the licence facts (source, certainty, package) of ev
 
 from __future__ import annotations
 
-import base64
 import json
-import re
 from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
 from .. import __version__
 from ..loader.model import Status
-from ..loader.report.analysis import Queryable, Row, dependency_graph, find_module, module_node
+from ..loader.report.analysis import Queryable, Row
 from ..loader.report.identities import CERTAINTIES
 from ..loader.report.licence_findings import FINDING_LETTERS, licence_findings
 from ..loader.report.licence_inventory import licence_inventory
-from .diagram import render, to_dot
 from .dot_text import display_text
 from .drawing_style import LICENCE_NAMES, LICENCE_STYLES
+from .finding_diagram import diagram, key_diagram
 
 SYMBOL_LIMIT = 30
 PROGRAM_LIMIT = 30
-DIAGRAM_SCALE = 1.0  # node labels of 11 pt print at 11 pt
-IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 
 
 def cut(items: Iterable[Any], limit: int) -> Row:
     """The first ``limit`` items, and how many more there are."""
     items = list(items or [])
     return {"shown": items[:limit], "more": max(0, len(items) - limit), "total": len(items)}
-
-
-def finding_graph(store: Queryable, firmware_id: str, root: str, edges: list[Row]) -> tuple[Row, int]:
-    """The finding's path: the dependency graph of ``root`` holding every edge in ``edges`` ({from, to,
-    status, symbols}), cut to ``root`` and the modules those edges join; and how many modules were
-    left out."""
-    graph = dependency_graph(store, firmware_id, root)
-    by_path = {n["path"]: n for n in graph["nodes"] if n["path"]}
-    path_of = {n["id"]: n["path"] for n in graph["nodes"]}
-    drawn = {(path_of.get(e["from"]), path_of.get(e["to"])) for e in graph["edges"]}
-    for wanted in edges:
-        for path in (wanted["from"], wanted["to"]):
-            if path not in by_path:
-                by_path[path] = module_node(find_module(store, firmware_id, path), f"n{len(graph['nodes'])}")
-                graph["nodes"].append(by_path[path])
-        if (wanted["from"], wanted["to"]) not in drawn:
-            symbols = sorted(wanted.get("symbols") or [])
-            graph["edges"].append(
-                {
-                    "id": f"e{len(graph['edges'])}",
-                    "from": by_path[wanted["from"]]["id"],
-                    "to": by_path[wanted["to"]]["id"],
-                    "status": wanted["status"],
-                    "soname": None,
-                    "symbols": symbols,
-                    "count": len(symbols),
-                }
-            )
-            drawn.add((wanted["from"], wanted["to"]))
-    keep = {by_path[root]["id"]} | {by_path[p]["id"] for e in edges for p in (e["from"], e["to"])}
-    omitted = len(graph["nodes"]) - len(keep)
-    graph["nodes"] = [n for n in graph["nodes"] if n["id"] in keep]
-    graph["edges"] = [e for e in graph["edges"] if e["from"] in keep and e["to"] in keep]
-    return graph, omitted
-
-
-def diagram(store: Queryable, firmware_id: str, root: str, edges: list[Row], image: str) -> Row:
-    """A finding's diagram as a ``data:`` URL (``image``: svg or png), and how many modules it leaves out."""
-    graph, omitted = finding_graph(store, firmware_id, root, edges)
-    data = render(to_dot(graph, None, {(e["from"], e["to"]) for e in edges}), image)
-    return {
-        "src": f"data:{IMAGE_TYPES[image]};base64,{base64.b64encode(data).decode('ascii')}",
-        "width": _shown_width(data, image),
-        "nodes": len(graph["nodes"]),
-        "omitted": omitted,
-    }
-
-
-def _shown_width(data: bytes, image: str) -> int:
-    """The width (in pt) to show a diagram at: ``DIAGRAM_SCALE`` of Graphviz's own (the page may cut it)."""
-    if image == "png":  # Graphviz draws PNG at 96 dpi
-        width = int.from_bytes(data[16:20], "big") * 72 / 96 if data[12:16] == b"IHDR" else 0
-    else:
-        found = re.search(rb'<svg[^>]*?\swidth="([0-9.]+)pt"', data[:4000])
-        width = float(found.group(1)) if found else 0
-    return max(1, round(width * DIAGRAM_SCALE)) if width else 0
 
 
 def _group(rows: list[Row], key: str) -> dict[str, list[Row]]:
@@ -135,11 +72,13 @@ def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list
     out = []
     for module, group in _group(rows, "module").items():
         edges = {(h["from"], h["to"]): h for r in group for h in r["hops"]}
+        number = {key: index for index, key in enumerate(edges, start=1)}  # each link once, paths name them
         paths = [
             {
                 **r,
                 "programs": cut(r["programs"], PROGRAM_LIMIT),
                 "hops": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in r["hops"]],
+                "chain": [number[h["from"], h["to"]] for h in r["hops"]],
             }
             for r in group
         ]
@@ -148,6 +87,7 @@ def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list
                 "module": module,
                 "licence": group[0]["licence"],
                 "paths": paths,
+                "links": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in edges.values()],
                 "diagram": diagram(store, fw, module, list(edges.values()), image),
                 "modules": list(dict.fromkeys([module, *(p for e in edges for p in e)])),
             }
@@ -237,7 +177,7 @@ def shown(value: Any) -> Any:
     if isinstance(value, str):
         return display_text(value)
     if isinstance(value, dict):
-        return {k: v if k == "diagram" else shown(v) for k, v in value.items()}
+        return {k: v if k in ("diagram", "key") else shown(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [shown(v) for v in value]
     return value
@@ -256,6 +196,7 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         "inventory": licence_inventory(store, firmware_id, licences),
         "licence_names": LICENCE_NAMES,
         "licence_styles": LICENCE_STYLES,
+        "key": key_diagram(image),
         "limits": {"symbols": SYMBOL_LIMIT, "programs": PROGRAM_LIMIT},
         "gpl_uses": _gpl_uses(store, firmware_id, found["gpl_uses"], image),
         "gpl_used_by": _gpl_used_by(store, firmware_id, found["gpl_used_by"], image),
