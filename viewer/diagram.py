@@ -216,8 +216,10 @@ def to_dot(
 def render(dot_source: str, fmt: str, dpi: int | None = None, engine: tuple[str, ...] = LAYERED) -> bytes:
     """``dot_source`` rendered by Graphviz as ``svg``, ``pdf`` or ``png`` (``dpi``: a PNG's resolution,
     Graphviz's default 96 when None; ``engine``: Graphviz's layered layout, or ``PLACED`` for modules
-    placed by ``to_dot(positions=…)``), or as Graphviz's ``plain`` text (sizes and places)."""
-    if fmt not in (*FORMATS, "plain"):
+    placed by ``to_dot(positions=…)``), or as Graphviz's ``plain`` text (sizes and places); ``plain+svg``
+    gives both from one layout, one after the other (the text ends with a line ``stop``)."""
+    formats = fmt.split("+")
+    if not set(formats) <= {*FORMATS, "plain"}:
         raise DiagramError(f"no diagram format {fmt!r}: choose one of {', '.join(FORMATS)}")
     dot = shutil.which(engine[0])
     if dot is None:
@@ -227,7 +229,7 @@ def render(dot_source: str, fmt: str, dpi: int | None = None, engine: tuple[str,
         )
     try:
         proc = subprocess.run(
-            [dot, *engine[1:], f"-T{fmt}", *([f"-Gdpi={int(dpi)}"] if dpi and fmt == "png" else [])],
+            [dot, *engine[1:], *(f"-T{f}" for f in formats), *([f"-Gdpi={int(dpi)}"] if dpi and fmt == "png" else [])],
             input=dot_source.encode("utf-8", "backslashreplace"),
             capture_output=True,
             timeout=RENDER_TIMEOUT,

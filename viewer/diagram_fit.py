@@ -162,10 +162,11 @@ def screen_layout(graph: dict[str, Any], pane: tuple[float, float] | None) -> tu
     source = to_dot(graph, legend=False)
     if pane is None:
         return render(source, "svg"), None
-    size, boxes = parse_plain(render(source, "plain").decode("utf-8", "replace"))
+    plain, stop, layered = render(source, "plain+svg", engine=LAYERED).partition(b"\nstop\n")
+    size, boxes = parse_plain(plain.decode("utf-8", "replace"))
     chosen = choose(Layout(LayoutKind.LAYERED, 0, *size), boxes, pane)
     if chosen.kind is LayoutKind.LAYERED:
-        return render(source, "svg", engine=LAYERED), chosen
+        return (layered if stop else render(source, "svg")), chosen
     placed = to_dot(graph, legend=False, positions=chosen.positions)
     return render(placed, "svg", engine=PLACED), chosen
 
