@@ -99,13 +99,14 @@ def test_edge_midpoints_hit_their_edge_at_every_zoom(article_server: ViewerServe
         for edge in edges:
             bring_to_middle(page, edge)
             m = page.evaluate(MIDPOINT, edge)
-            lines = set(page.evaluate(LINES_AT, [m["x"], m["y"]]))
-            page.mouse.click(m["x"], m["y"])
+            point = [round(m["x"]), round(m["y"])]  # a mouse event's clientX and clientY are whole pixels
+            lines = set(page.evaluate(LINES_AT, point))
+            page.mouse.click(*point)
             clicks += 1
             chosen = page.get_attribute("#tabpanel-graph .edge-box", "data-edge")
-            if chosen != edge:  # only where another edge's line runs through the point: this one offered
+            if chosen != edge:  # only where another edge's line passes within 2 px: this one offered beside it
                 offered = page.eval_on_selector_all("#tabpanel-graph .also-edge", "bs => bs.map(b => b.dataset.edge)")
-                assert chosen in lines and edge in offered, (level, zoom, edge, chosen, lines, offered)
+                assert edge in offered and lines <= {chosen, *offered}, (level, zoom, edge, chosen, lines, offered)
             hits += chosen == edge or edge in offered
             # 6 px across the line, still the edge's click target
             length = (m["dx"] ** 2 + m["dy"] ** 2) ** 0.5 or 1

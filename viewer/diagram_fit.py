@@ -27,7 +27,7 @@ from .diagram import LAYERED, PLACED, render, to_dot
 
 PX_PER_PT = 96 / 72  # CSS px per pt of the drawing at its natural size
 NODE_GAP = 18.0  # pt between two modules of a row
-ROW_GAP = 34.0  # pt between two rows: room for the edges and their counts
+ROW_GAP = 28.0  # pt between two rows: room for the edges and their counts
 PAD = 8.0  # pt Graphviz leaves around a drawing, and some room for edges routed round the outside
 READABLE_SCALE = 0.75  # the smallest text (10 pt: licences, symbol counts) 10 px on screen
 GAIN = 1.2  # how much larger a grid must show the drawing than the layered one to be chosen

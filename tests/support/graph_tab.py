@@ -100,13 +100,16 @@ def bring_to_middle(page: Any, edge: str) -> None:
     raise AssertionError(f"could not bring {edge} to the middle of the view")
 
 
-# the opening view as measured in the page: the pane's inside, every module's box, every text's size on
-# screen (its computed font size times the drawing's current scale), and what the page says of it
+# the opening view as measured in the page: the pane's inside (as far as the window shows it), every
+# module's box, every text's size on screen (its computed font size times the drawing's current scale),
+# and what the page says of it
 VIEW = """() => {
     const box = document.querySelector('#tabpanel-graph .diagram');
     const b = box.getBoundingClientRect();
     const left = b.left + box.clientLeft, top = b.top + box.clientTop;
-    const pane = {left, top, right: left + box.clientWidth, bottom: top + box.clientHeight};
+    // the part of the pane inside the window
+    const pane = {left: Math.max(left, 0), top: Math.max(top, 0), right: Math.min(left + box.clientWidth, innerWidth),
+                  bottom: Math.min(top + box.clientHeight, innerHeight)};
     const nodes = [...document.querySelectorAll('#tabpanel-graph g.node')].map(g => {
         const r = g.getBoundingClientRect();
         return {id: g.id, left: r.left, top: r.top, right: r.right, bottom: r.bottom};

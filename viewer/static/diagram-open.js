@@ -1,21 +1,19 @@
-// How the Graph tab's drawing opens (docs/viewer.md "The Graph tab"): the server lays the drawing out
-// for the pane (diagram_fit: it gets the pane's size, and says in X-Diagram-Layout which layout it
-// chose); the tab opens it whole when then every text of it is at least READABLE px on screen, else at
-// the zoom where the smallest text is READABLE px, at the file's node, and says so.
-import {el} from "./common.js";
+// How the Graph tab's drawing opens (docs/viewer.md "The Graph tab"): its pane ends inside the window;
+// the server lays the drawing out for the pane (diagram_fit: it gets the pane's size, and says in
+// X-Diagram-Layout which layout it chose); the tab opens it whole when then every text of it is at
+// least READABLE px on screen, else at the zoom where the smallest text is READABLE px, at the file's
+// node, and says so.
 
 export const READABLE = 10;  // px: the smallest text on screen when the drawing opens
 const PT = 96 / 72;  // px per pt at the natural size
+const MIN_PANE = 320;  // px: the drawing's box is never made lower than this to end inside the window
+const BELOW = 8;  // px left below the box
 
-/** The size (CSS px) the drawing's box will have in ``host``: measured on an empty copy of the row. */
-export function paneOf(host) {
-  const box = el("div", {className: "diagram"});
-  const probe = el("div", {className: "diagram-row diagram-probe", "aria-hidden": "true"}, box,
-    el("aside", {className: "edge-box"}));
-  host.appendChild(probe);
-  const size = {width: box.clientWidth, height: box.clientHeight};
-  probe.remove();
-  return size.width > 0 && size.height > 0 ? size : null;
+/** The drawing's box made to end inside the window (at least MIN_PANE px high), and its size in CSS px. */
+export function fitPane(box) {
+  const visible = Math.floor(innerHeight - box.getBoundingClientRect().top - BELOW);
+  if (visible >= MIN_PANE && visible < box.clientHeight) box.style.height = `${visible}px`;
+  return box.clientWidth > 0 && box.clientHeight > 0 ? {width: box.clientWidth, height: box.clientHeight} : null;
 }
 
 /** The smallest text of the drawing, in its own units (pt at the natural size). */

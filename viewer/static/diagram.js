@@ -7,7 +7,7 @@
 // opens a module or unfolds a plugin family. "Direct only" keeps the file's own edges.
 import {apiUrl, append, clear, el, errorBox, getJson, legend, plural} from "./common.js";
 import {nearestEdges} from "./diagram-hit.js";
-import {layoutNote, openingZoom, paneOf} from "./diagram-open.js";
+import {fitPane, layoutNote, openingZoom} from "./diagram-open.js";
 import {PanZoom} from "./diagram-pan.js";
 import {alsoHere, edgeDetail, licenceKey, licenceList, missingDetail, nodeDetail, titleBlock} from "./diagram-side.js";
 import {LICENCE_STYLE, licenceClass} from "./licence.js";
@@ -65,12 +65,14 @@ export class DiagramView {
     clear(this.host).appendChild(el("p", {className: "muted"}, "Drawing the dependency graph…"));
     this.host.dataset.state = "loading";
     let svg;
-    const pane = paneOf(this.host);
-    const size = pane ? {width: Math.round(pane.width), height: Math.round(pane.height)} : {};
     try {
-      const svgResponse = fetch(this.route("diagram.svg", {view: "screen", ...size}));
       this.graph = await getJson(this.route("diagram.json"));
-      const response = await svgResponse;
+      this.nodes = new Map(this.graph.nodes.map((n) => [n.id, n]));
+      this.edges = new Map(this.graph.edges.map((e) => [e.id, e]));
+      this.render();  // the bar, the pane and the side panel: the drawing is laid out for the pane
+      const pane = fitPane(this.box);
+      const size = pane ? {width: Math.round(pane.width), height: Math.round(pane.height)} : {};
+      const response = await fetch(this.route("diagram.svg", {view: "screen", ...size}));
       const text = await response.text();
       if (!response.ok) {
         let message = `${response.status} ${response.statusText}`;
@@ -88,16 +90,14 @@ export class DiagramView {
       this.host.dataset.state = "error";
       return;
     }
-    this.nodes = new Map(this.graph.nodes.map((n) => [n.id, n]));
-    this.edges = new Map(this.graph.edges.map((e) => [e.id, e]));
-    this.render(svg);
+    this.show(svg);
   }
 
-  render(svg) {
+  render() {
     const g = this.graph;
     clear(this.host);
     const button = (label, title, action) => el("button", {type: "button", className: "small", title,
-      on: {click: action}}, label);
+      on: {click: () => this.pan && action()}}, label);  // no drawing yet: nothing to move
     this.zoomLabel = el("span", {className: "zoom-label muted", "aria-live": "polite"});
     const direct = el("input", {type: "checkbox", className: "direct-only", on: {change: () => {
       this.direct = direct.checked;
@@ -124,13 +124,23 @@ export class DiagramView {
     this.side = el("aside", {className: "edge-box", "aria-live": "polite"}, this.detail,
       el("section", {className: "diagram-key"}, el("h3", {}, "Key"), legend(), licenceKey()),
       titleBlock(this.path), licenceList(g.nodes));
-    this.box.appendChild(svg);
+    this.box.appendChild(el("p", {className: "muted"}, "Drawing the dependency graph…"));
     this.note = el("p", {className: "layout-note muted"});
     this.host.append(bar, this.note, el("div", {className: "diagram-row"}, this.box, this.side));
+  }
+
+  show(svg) {
+    clear(this.box).appendChild(svg);
     this.svg = svg;
     this.wire(svg);
     this.pan = new PanZoom(svg, () => this.showZoom());
     this.home();
+    const height = this.box.clientHeight;
+    fitPane(this.box);  // the note may have pushed the pane down
+    if (this.box.clientHeight !== height) {
+      this.pan.resize();
+      this.home();
+    }
     if (this.initial) this.setUrl({select: this.initial}, false);
     this.initial = null;
     this.followUrl();
