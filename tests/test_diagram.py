@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import linkgraph
 from linkgraph.loader.errors import DiagramError
-from linkgraph.viewer.diagram import render, to_dot
+from linkgraph.viewer.diagram import LICENCE_WIDTH, render, to_dot
 from linkgraph.viewer.diagram_export import (
     MARGIN_MM,
     MAX_ENLARGE,
@@ -330,8 +330,10 @@ def test_long_unknown_and_hostile_licences() -> None:
     graph["nodes"][2].update(licence=HOSTILE[0], licence_class="<script>")
     graph["nodes"][3].update(licence_class="unknown")  # no licence key at all: still a licence node
     ids = by_id(svg_of(graph))
-    assert texts(ids["n1"])[1] == shorten(graph["nodes"][1]["licence"]) and len(texts(ids["n1"])[1]) == LABEL_LIMIT
-    assert texts(ids["n2"])[1] == HOSTILE[0] and "licence-unknown" in classes(ids["n2"])
+    lines = texts(ids["n1"])[1:]  # the licence, cut in the middle and wrapped at spaces
+    assert " ".join(lines) == shorten(graph["nodes"][1]["licence"]) and len(" ".join(lines)) == LABEL_LIMIT
+    assert len(lines) > 1 and all(len(line) <= LICENCE_WIDTH or " " not in line for line in lines), lines
+    assert " ".join(texts(ids["n2"])[1:]) == HOSTILE[0] and "licence-unknown" in classes(ids["n2"])
     assert texts(ids["n3"])[1] == "licence unknown"
     assert b"<img" not in render(to_dot(graph), "svg")
 

@@ -1,20 +1,21 @@
 """The per-file dependency diagram as Graphviz DOT, and its rendering to SVG, PDF or PNG.
 
-``to_dot(graph, title)`` turns the graph JSON of docs/viewer.md into DOT in the drawing conventions
-of the viewer: used = solid black with the symbol count, declared-unused = dashed blue, hidden =
-solid red with the symbol count, missing = dotted grey to a grey dashed "missing" node. Executables
-are boxes, libraries ellipses, kernel modules hexagons, other ELF files notes; the file asked for
-(``n0``) is drawn bold. A module node that carries licence keys (``licence``, ``licence_class``: the
-graph JSON of docs/viewer.md) shows its licence on a second line ("GPL-2.0-only", or "licence unknown")
-and is outlined and filled in the colours of its licence class (``LICENCE_STYLES``: gpl, lgpl,
-permissive, incompatible, unknown; class ``licence-CLASS`` on its ``<g>``); graphs without licence keys
-are drawn as before. ``highlight`` (edge ids, or ``(from, to)`` pairs of node ids or paths) draws some
-edges thicker (class ``highlight``), so that a finding's path stands out. Below the graph, as on a
-drawing, sits one compact foot block (node ``id="legend"``, ``diagram_legend``): the edge statuses,
-the licence classes when any node has a licence, and the title block when given; ``legend=False``
-leaves it out (the viewer shows it as HTML beside the drawing). A folded plugin family
-(``graph_view``, kind ``group``) is a folder shape whose tooltip lists its members.
-``render(dot, fmt, dpi)`` runs Graphviz's ``dot``.
+``to_dot(graph, title)`` turns the graph JSON of docs/viewer.md into DOT in the drawing conventions of
+the viewer: used = solid black with the symbol count, declared-unused = dashed blue, hidden = solid red
+with the symbol count, missing = dotted grey to a grey dashed "missing" node. Executables are boxes,
+libraries ellipses, kernel modules hexagons, other ELF files notes; the file asked for (``n0``) is
+drawn bold. A module node that carries licence keys (``licence``, ``licence_class``: the graph JSON of
+docs/viewer.md) shows its licence below its name ("GPL-2.0-only", or "licence unknown", in lines no
+wider than the name or ``LICENCE_WIDTH`` characters) and is outlined and filled in the colours of its
+licence class (``LICENCE_STYLES``: gpl, lgpl, permissive, incompatible, unknown; class
+``licence-CLASS`` on its ``<g>``); graphs without licence keys are drawn as before. ``highlight`` (edge
+ids, or ``(from, to)`` pairs of node ids or paths) draws some edges thicker (class ``highlight``), so
+that a finding's path stands out. Below the graph, as on a drawing, sits one compact foot block (node
+``id="legend"``, ``diagram_legend``): the edge statuses, the licence classes when any node has a
+licence, and the title block when given; ``legend=False`` leaves it out (the viewer shows it as HTML
+beside the drawing). A folded plugin family (``graph_view``, kind ``group``) is a folder shape whose
+tooltip lists its members. ``render(dot, fmt, dpi)`` runs Graphviz's ``dot`` (``engine=PLACED``: the
+modules where ``to_dot(positions=…)`` put them, the edges routed by ``neato -n2``).
 
 In the SVG every element a browser looks for has a stable id and class: Graphviz (2.43 and later)
 writes the DOT ``id`` and ``class`` attributes onto the ``<g>`` element and prefixes its own
@@ -53,8 +54,27 @@ from .graph_view import GROUP_KIND
 TOOLTIP_SYMBOLS = 20
 RENDER_TIMEOUT = 120
 FORMATS = ("svg", "pdf", "png")
+LAYERED = ("dot",)
+PLACED = ("neato", "-n2")  # the modules where to_dot(positions=…) put them, the edges routed
+
+LICENCE_POINTS = 10  # the licence line's size (the module's name: 11)
+LICENCE_WIDTH = 20  # characters a licence line may hold when the module's name is shorter
 
 _IDENTIFIER_DIGITS = 9
+
+
+def wrapped(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word alone); text
+    with runs of spaces or spaces at its ends stays one line (Graphviz would change those spaces)."""
+    if "  " in text or text != text.strip(" "):
+        return [text]
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def _identifier(raw: Any, prefix: str, index: int) -> str:
@@ -82,7 +102,7 @@ def licence_of(node: dict[str, Any]) -> tuple[str, str] | None:
     return (klass if klass in LICENCE_STYLES else "unknown"), display_text(node.get("licence") or UNKNOWN_LICENCE)
 
 
-def _node_statement(node: dict[str, Any], name: str) -> str:
+def _node_statement(node: dict[str, Any], name: str, at: tuple[float, float] | None = None) -> str:
     missing = bool(node.get("missing"))
     kind = "missing" if missing else node["kind"] if node.get("kind") in KINDS else "other-elf"
     root = name == "n0"
@@ -105,9 +125,12 @@ def _node_statement(node: dict[str, Any], name: str) -> str:
     if licence is not None:
         klass, shown = licence
         tip.append(f"licence {shown} ({LICENCE_NAMES[klass]})")
-        text += f'<br/><font point-size="9">{html_text(shorten(shown))}</font>'
+        lines = wrapped(shorten(shown), max(LICENCE_WIDTH, len(label_text(node.get("label") or ""))))
+        text += f'<br/><font point-size="{LICENCE_POINTS}">{"<br/>".join(html_text(t) for t in lines)}</font>'
         classes.append(f"licence-{klass}")
         looks.update(style="filled", **LICENCE_STYLES[klass])
+    if at is not None:  # placed (diagram_fit): x,y in points, fixed
+        looks["pos"] = f"{at[0]:.2f},{at[1]:.2f}!"
     return (
         f"  {name} "
         + attrs(id=name, **{"class": " ".join(classes)}, tooltip="\n".join(tip), label=Html(text), **looks)
@@ -149,10 +172,13 @@ def to_dot(
     title: TitleBlock | None = None,
     highlight: set[Any] | None = None,
     legend: bool = True,
+    positions: dict[str, tuple[float, float]] | None = None,
 ) -> str:
     """The DOT source of the per-file diagram of ``graph`` (the graph JSON of docs/viewer.md); the edges
     ``highlight`` names (ids, or (from, to) pairs of node ids or paths) are drawn thicker; ``legend``
-    False leaves out the foot block (legend and title block: the viewer shows them beside the drawing)."""
+    False leaves out the foot block (legend and title block: the viewer shows them beside the drawing).
+    ``positions`` (DOT node name -> x, y in points: ``diagram_fit``) places the modules, for
+    ``render(…, engine=PLACED)``, which routes the edges around them."""
     names: dict[str, str] = {}  # graph JSON id -> DOT node name
     shown: dict[str, str] = {}  # DOT node name -> what tooltips call it
     paths: dict[str, Any] = {}  # graph JSON id -> path (a missing soname: its label)
@@ -164,7 +190,7 @@ def to_dot(
         paths[str(node.get("id"))] = node.get("path") or node.get("label")
         shown[name] = display_text(node.get("path") or node.get("label") or node.get("soname"))
         licences = licences or licence_of(node) is not None
-        body.append(_node_statement(node, name))
+        body.append(_node_statement(node, name, (positions or {}).get(name)))
     for index, edge in enumerate(graph.get("edges") or []):
         tail, head = names.get(str(edge.get("from"))), names.get(str(edge.get("to")))
         if tail and head:
@@ -175,7 +201,7 @@ def to_dot(
     header = [
         "digraph linkgraph {",
         '  graph [id="diagram" class="linkgraph" rankdir=TB newrank=true nodesep=0.35 ranksep=0.55 '
-        'fontname="Helvetica" fontsize=11];',
+        'fontname="Helvetica" fontsize=11' + (" splines=true" if positions else "") + "];",
         '  node [fontname="Helvetica" fontsize=11 height=0.35 margin="0.12,0.04"];',
         '  edge [fontname="Helvetica" fontsize=10 arrowsize=0.7];',
     ]
@@ -187,12 +213,15 @@ def to_dot(
     return "\n".join([*header, *foot, *body, "}"]) + "\n"
 
 
-def render(dot_source: str, fmt: str, dpi: int | None = None) -> bytes:
+def render(dot_source: str, fmt: str, dpi: int | None = None, engine: tuple[str, ...] = LAYERED) -> bytes:
     """``dot_source`` rendered by Graphviz as ``svg``, ``pdf`` or ``png`` (``dpi``: a PNG's resolution,
-    Graphviz's default 96 when None)."""
-    if fmt not in FORMATS:
+    Graphviz's default 96 when None; ``engine``: Graphviz's layered layout, or ``PLACED`` for modules
+    placed by ``to_dot(positions=…)``), or as Graphviz's ``plain`` text (sizes and places); ``plain+svg``
+    gives both from one layout, one after the other (the text ends with a line ``stop``)."""
+    formats = fmt.split("+")
+    if not set(formats) <= {*FORMATS, "plain"}:
         raise DiagramError(f"no diagram format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    dot = shutil.which("dot")
+    dot = shutil.which(engine[0])
     if dot is None:
         raise DiagramError(
             "Graphviz is not installed (no `dot` program): install graphviz "
@@ -200,7 +229,7 @@ def render(dot_source: str, fmt: str, dpi: int | None = None) -> bytes:
         )
     try:
         proc = subprocess.run(
-            [dot, f"-T{fmt}", *([f"-Gdpi={int(dpi)}"] if dpi and fmt == "png" else [])],
+            [dot, *engine[1:], *(f"-T{f}" for f in formats), *([f"-Gdpi={int(dpi)}"] if dpi and fmt == "png" else [])],
             input=dot_source.encode("utf-8", "backslashreplace"),
             capture_output=True,
             timeout=RENDER_TIMEOUT,

@@ -17,8 +17,8 @@ from ..loader.model import Status
 from ..loader.report import analysis
 from ..loader.report.kernel_view import module_kernel_links
 from .api import required_arg
-from .diagram import render, to_dot
 from .diagram_export import DEFAULT_DPI, PageSize, check_dpi, export
+from .diagram_fit import pane_size, screen_layout
 from .dot_text import display_text
 from .drawing_style import TitleBlock
 from .graph_view import diagram_graph
@@ -111,7 +111,9 @@ def diagram_json(firmware_id: str) -> Response:
 @bp.get("/<firmware_id>/diagram.<any(svg, pdf, png):fmt>")
 def diagram(firmware_id: str, fmt: str) -> Response:
     """The per-file diagram: with its legend and title block (``view=screen``: the SVG without them,
-    as the viewer shows it), PDF on ``page=a4`` (default) or ``letter``, PNG at ``dpi`` (default 192)."""
+    as the viewer shows it, laid out for a pane of ``width`` x ``height`` CSS px when given, the layout
+    chosen in the header ``X-Diagram-Layout``: diagram_fit),
+    PDF on ``page=a4`` (default) or ``letter``, PNG at ``dpi`` (default 192)."""
     firmware, graph, path = _view_graph(firmware_id)
     title = TitleBlock.today(firmware, graph, path)
     page = request.args.get("page", PageSize.A4.value)
@@ -121,14 +123,17 @@ def diagram(firmware_id: str, fmt: str) -> Response:
         dpi = check_dpi(request.args.get("dpi", DEFAULT_DPI))
     except DiagramError as exc:
         abort(400, str(exc))
+    layout = None
     try:
         if fmt == "svg" and request.args.get("view") == "screen":
-            image = render(to_dot(graph, legend=False), "svg")
+            image, layout = screen_layout(graph, pane_size(request.args))
         else:
             image = export(graph, title, fmt, PageSize(page), dpi)
     except LinkgraphError as exc:
         abort(500, str(exc))
     response = Response(image, mimetype=MIMETYPES[fmt])
+    if layout is not None:
+        response.headers["X-Diagram-Layout"] = layout.describe()
     disposition = "inline" if fmt == "svg" else "attachment"
     response.headers["Content-Disposition"] = f'{disposition}; filename="{download_name(title.path, "." + fmt)}"'
     if fmt == "svg":

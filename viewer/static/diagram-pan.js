@@ -66,6 +66,12 @@ export class PanZoom {
 
   zoomOut() { this.zoomBy(1 / STEP); }
 
+  /** The zoom (fraction of the natural size, at most 1) at which the whole drawing fits the box. */
+  fitZoom() {
+    const {width, height, viewBox} = this.pz.getSizes();
+    return Math.min(1, width / viewBox.width / PT, height / viewBox.height / PT);
+  }
+
   /** The whole drawing in the box, as large as fits (at most the natural size), centred. */
   fit() {
     if (!this.pz) {

@@ -1,11 +1,13 @@
 // The Graph tab: the server's Graphviz drawing of a file's dependency graph (without legend or title
-// block: those are HTML beside it), cleaned by DOMPurify (svg-clean.js), panned and zoomed with
-// svg-pan-zoom (diagram-pan.js). It opens at the natural size, centred on the file's node. A click
+// block: those are HTML beside it), laid out by the server for the pane's size, cleaned by DOMPurify
+// (svg-clean.js), panned and zoomed with svg-pan-zoom (diagram-pan.js). It opens whole if every text
+// is then readable, else readable at the file's node, and says which (diagram-open.js). A click
 // selects a module or an edge (the side panel says what it is; Back undoes it: each selection is a
 // history entry, ?select=ID), a double-click (or Enter on the selected one, after a click as after Tab)
 // opens a module or unfolds a plugin family. "Direct only" keeps the file's own edges.
 import {apiUrl, append, clear, el, errorBox, getJson, legend, plural} from "./common.js";
 import {nearestEdges} from "./diagram-hit.js";
+import {fitPane, layoutNote, openingZoom} from "./diagram-open.js";
 import {PanZoom} from "./diagram-pan.js";
 import {alsoHere, edgeDetail, licenceKey, licenceList, missingDetail, nodeDetail, titleBlock} from "./diagram-side.js";
 import {LICENCE_STYLE, licenceClass} from "./licence.js";
@@ -64,9 +66,13 @@ export class DiagramView {
     this.host.dataset.state = "loading";
     let svg;
     try {
-      const svgResponse = fetch(this.route("diagram.svg", {view: "screen"}));
       this.graph = await getJson(this.route("diagram.json"));
-      const response = await svgResponse;
+      this.nodes = new Map(this.graph.nodes.map((n) => [n.id, n]));
+      this.edges = new Map(this.graph.edges.map((e) => [e.id, e]));
+      this.render();  // the bar, the pane and the side panel: the drawing is laid out for the pane
+      const pane = fitPane(this.box);
+      const size = pane ? {width: Math.round(pane.width), height: Math.round(pane.height)} : {};
+      const response = await fetch(this.route("diagram.svg", {view: "screen", ...size}));
       const text = await response.text();
       if (!response.ok) {
         let message = `${response.status} ${response.statusText}`;
@@ -78,21 +84,20 @@ export class DiagramView {
         throw new Error(`diagram: ${message}`);
       }
       svg = sanitizeSvg(text);
+      this.layout = response.headers.get("X-Diagram-Layout");
     } catch (err) {
       clear(this.host).appendChild(errorBox(err.message));
       this.host.dataset.state = "error";
       return;
     }
-    this.nodes = new Map(this.graph.nodes.map((n) => [n.id, n]));
-    this.edges = new Map(this.graph.edges.map((e) => [e.id, e]));
-    this.render(svg);
+    this.show(svg);
   }
 
-  render(svg) {
+  render() {
     const g = this.graph;
     clear(this.host);
     const button = (label, title, action) => el("button", {type: "button", className: "small", title,
-      on: {click: action}}, label);
+      on: {click: () => this.pan && action()}}, label);  // no drawing yet: nothing to move
     this.zoomLabel = el("span", {className: "zoom-label muted", "aria-live": "polite"});
     const direct = el("input", {type: "checkbox", className: "direct-only", on: {change: () => {
       this.direct = direct.checked;
@@ -107,7 +112,8 @@ export class DiagramView {
       el("span", {className: "zoom-controls"},
         button("Fit", "the whole graph in the panel", () => this.pan.fit()),
         button("−", "zoom out", () => this.pan.zoomOut()), button("+", "zoom in", () => this.pan.zoomIn()),
-        button("100%", "natural size, centred on this file", () => this.home()), this.zoomLabel),
+        button("100%", "natural size, centred on this file", () => this.natural()),
+        button("Reset", "the opening view", () => this.home()), this.zoomLabel),
       el("span", {className: "exports"}, "Export: ",
         this.exportLink("diagram.svg", {}, "SVG", "svg"), " · ",
         this.exportLink("diagram.pdf", {}, "PDF (A4)", "pdf"), " · ",
@@ -118,12 +124,23 @@ export class DiagramView {
     this.side = el("aside", {className: "edge-box", "aria-live": "polite", "aria-label": "selection", tabindex: "0"}, this.detail,
       el("section", {className: "diagram-key"}, el("h3", {}, "Key"), legend(), licenceKey()),
       titleBlock(this.path), licenceList(g.nodes));
-    this.box.appendChild(svg);
-    this.host.append(bar, el("div", {className: "diagram-row"}, this.box, this.side));
+    this.box.appendChild(el("p", {className: "muted"}, "Drawing the dependency graph…"));
+    this.note = el("p", {className: "layout-note muted"});
+    this.host.append(bar, this.note, el("div", {className: "diagram-row"}, this.box, this.side));
+  }
+
+  show(svg) {
+    clear(this.box).appendChild(svg);
     this.svg = svg;
     this.wire(svg);
     this.pan = new PanZoom(svg, () => this.showZoom());
     this.home();
+    const height = this.box.clientHeight;
+    fitPane(this.box);  // the note may have pushed the pane down
+    if (this.box.clientHeight !== height) {
+      this.pan.resize();
+      this.home();
+    }
     if (this.initial) this.setUrl({select: this.initial}, false);
     this.initial = null;
     this.followUrl();
@@ -134,8 +151,21 @@ export class DiagramView {
     return el("a", {href: this.route(what, extra), className: `export export-diagram-${name}`, download: ""}, label);
   }
 
-  /** Natural size, centred on the file's node. */
+  /** The opening view: the whole drawing if its text is then readable, else readable at the file. */
   home() {
+    const opening = openingZoom(this.pan, this.svg);
+    const root = this.svg.querySelector("g#n0");
+    if (opening.mode === "whole" || !root) this.pan.fit();
+    else this.pan.show(opening.zoom, root);
+    const name = (this.path || "").split("/").pop();
+    this.note.textContent = layoutNote(this.layout, opening, name);
+    this.note.dataset.mode = opening.mode;
+    this.note.dataset.layout = this.layout || "";
+    this.showZoom();
+  }
+
+  /** Natural size, centred on the file's node. */
+  natural() {
     const root = this.svg.querySelector("g#n0");
     if (root) this.pan.show(1, root);
     else this.pan.fit();
