@@ -667,9 +667,11 @@ def test_cli_pdf_is_one_standard_page_and_png_twice_the_resolution(article_db: P
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(a4))
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(tmp_path / "drawn.svg"))
     svg_of_busybox = (tmp_path / "drawn.svg").read_bytes()
-    # busybox's drawing is wider than tall: A4 landscape (842 x 595 pt), on as few pages as keep its text >= 8 pt
+    # A4 in the orientation that shows busybox's drawing larger, on as few pages as keep its text >= 8 pt
+    sheets = page_layout(svg_size(svg_of_busybox), PageSize.A4)
     sizes = [p.split(" pts")[0] for p in pdf_pages(a4.read_bytes(), tmp_path)]
-    assert set(sizes) == {"841.89 x 595.276"} and len(sizes) == page_layout(svg_size(svg_of_busybox), PageSize.A4).pages
+    assert set(sizes) == {"841.89 x 595.276" if sheets.landscape else "595.276 x 841.89"}
+    assert len(sizes) == sheets.pages
     text = subprocess.run(["pdftotext", str(a4), "-"], check=True, capture_output=True, text=True).stdout
     assert "libgcc_s.so.1" in text and "busybox" in text and "declared-unused" in text  # text, not pictures
     letter = tmp_path / "letter.pdf"
@@ -716,7 +718,9 @@ def test_viewer_diagram_options(client: Any, tmp_path: Path) -> None:
     assert "n0" in ids and "legend" not in ids  # the viewer shows legend and title block as HTML
     assert "legend" in by_id(ET.fromstring(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}").data))
     letter = client.get(f"/api/firmware/{fw}/diagram.pdf", query_string={"path": BUSYBOX, "page": "letter"})
-    assert {p.split(" pts")[0] for p in pdf_pages(letter.data, tmp_path)} == {"792 x 612"}
+    drawn = svg_size(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}").data)
+    landscape = page_layout(drawn, PageSize.LETTER).landscape
+    assert {p.split(" pts")[0] for p in pdf_pages(letter.data, tmp_path)} == {"792 x 612" if landscape else "612 x 792"}
     assert client.get(f"/api/firmware/{fw}/diagram.pdf?path={BUSYBOX}&page=a3").status_code == 400
     assert client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}&dpi=99999").status_code == 400
     small = png_size(client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}&dpi=96").data)
