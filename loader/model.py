@@ -1,8 +1,7 @@
 """Shared types of the pipeline: ELF facts, link maps, bindings (problems: ``problems``).
 
-Every stage reads and writes these plain dataclasses; nothing else is shared between stages.
-Paths are always the canonical path inside the root as the device sees it (absolute,
-symlinks resolved within the root).
+Every stage reads and writes these plain dataclasses; nothing else is shared between stages. Paths are always
+the canonical path inside the root as the device sees it (absolute, symlinks resolved within the root).
 """
 
 from __future__ import annotations
@@ -151,12 +150,7 @@ class ElfFacts:
     prelink: PrelinkInfo | None = None  # DT_GNU_PRELINKED / DT_GNU_LIBLIST objects only
     sha1: str = ""  # read with the sha256 (elf.facts.Digests)
     modinfo: dict[str, str] = field(default_factory=dict)
-    # hardening inputs (elf.hardening): PT_GNU_STACK's p_flags (None: no PT_GNU_STACK), a PT_GNU_RELRO,
-    # a DT_BIND_NOW tag, a DT_TEXTREL tag (the DF_ flags are in dt_flags / dt_flags_1)
-    gnu_stack: int | None = None
-    gnu_relro: bool = False
-    bind_now_tag: bool = False
-    textrel_tag: bool = False
+    marks: dict[int, int] = field(default_factory=dict)  # PT_GNU_STACK: p_flags, PT_GNU_RELRO, DT_BIND_NOW, DT_TEXTREL
     # (code, message) where the file-level view (p_filesz, p_offset, section headers) disagrees with the loaded one
     anomalies: list[tuple[ProblemCode, str]] = field(default_factory=list)
 

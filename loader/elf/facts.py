@@ -140,8 +140,8 @@ def _program_headers(
     The kernel reads PT_INTERP from the file (``load_elf_binary``: ``p_offset``, ``p_filesz``);
     the loaders find the dynamic array at PT_DYNAMIC's ``p_vaddr`` in the mapped image, so its
     file offset and size are only compared (``elf_anomalies.check_dynamic``), never trusted.
-    PT_GNU_STACK's flags (the last one: the kernel and glibc keep the last) and whether there is a
-    PT_GNU_RELRO go to ``facts`` (``elf.hardening``).
+    PT_GNU_STACK's and PT_GNU_RELRO's flags go to ``facts.marks`` (``elf.hardening``; the last
+    PT_GNU_STACK, as the kernel and glibc keep the last).
     """
     fmt, base = _PHDR[is64]
     if phnum and phentsize < base:
@@ -156,9 +156,8 @@ def _program_headers(
             p_type, pflags, offset, vaddr, _paddr, filesz, memsz, _align = rec
         else:
             p_type, offset, vaddr, _paddr, filesz, memsz, pflags, _align = rec
-        if p_type == PT_GNU_STACK:
-            facts.gnu_stack = pflags
-        facts.gnu_relro = facts.gnu_relro or p_type == PT_GNU_RELRO
+        if p_type in (PT_GNU_STACK, PT_GNU_RELRO):
+            facts.marks[p_type] = pflags
         if p_type not in (PT_LOAD, PT_DYNAMIC, PT_INTERP):
             continue
         if p_type != PT_DYNAMIC and offset + filesz > len(data):
@@ -209,7 +208,7 @@ def _read_dynamic(img: Image, dynamic: tuple[int, int, int], machine: int, facts
         facts.runpath = [p for p in facts.runpath_raw.split(":") if p]
     facts.dt_flags = tags.get(t.DT_FLAGS, 0)
     facts.dt_flags_1 = tags.get(t.DT_FLAGS_1, 0)
-    facts.bind_now_tag, facts.textrel_tag = t.DT_BIND_NOW in tags, t.DT_TEXTREL in tags
+    facts.marks.update((tag, tags[tag]) for tag in (t.DT_BIND_NOW, t.DT_TEXTREL) if tag in tags)
     facts.symbolic = t.DT_SYMBOLIC in tags or bool(facts.dt_flags & DF_SYMBOLIC)
     facts.has_versym = t.DT_VERSYM in tags
     if t.DT_SYMTAB in tags:

@@ -35,6 +35,8 @@ import re
 from dataclasses import dataclass
 
 from ..model import ElfFacts, Kind
+from .facts import PT_GNU_RELRO, PT_GNU_STACK
+from .tables import DT_BIND_NOW, DT_TEXTREL
 
 PF_X = 0x1
 DF_TEXTREL, DF_BIND_NOW = 0x4, 0x8
@@ -73,21 +75,22 @@ def hardening(facts: ElfFacts) -> Hardening | None:
     """The hardening facts of a module, None for a kernel module or a relocatable file."""
     if facts.kind is Kind.KERNEL_MODULE or facts.elf_type == "ET_REL":
         return None
-    bind_now = facts.bind_now_tag or bool(facts.dt_flags & DF_BIND_NOW) or bool(facts.dt_flags_1 & DF_1_NOW)
-    relro = Relro.NONE if not facts.gnu_relro else Relro.FULL if bind_now else Relro.PARTIAL
-    nx = facts.machine in NX_WITHOUT_MARKING if facts.gnu_stack is None else not facts.gnu_stack & PF_X
+    marks, stack = facts.marks, facts.marks.get(PT_GNU_STACK)
+    bind_now = DT_BIND_NOW in marks or bool(facts.dt_flags & DF_BIND_NOW) or bool(facts.dt_flags_1 & DF_1_NOW)
+    relro = Relro.NONE if PT_GNU_RELRO not in marks else Relro.FULL if bind_now else Relro.PARTIAL
+    nx = facts.machine in NX_WITHOUT_MARKING if stack is None else not stack & PF_X
     undefined = {s.name for s in facts.symbols if not s.defined}
     fortified = tuple(sorted(m.group(1) for name in undefined if (m := _FORTIFIED.fullmatch(name))))
     return Hardening(
         pie=facts.elf_type == "ET_DYN" and (facts.interpreter is not None or bool(facts.dt_flags_1 & DF_1_PIE)),
         nx=nx,
-        stack_marking=facts.gnu_stack is not None,
+        stack_marking=stack is not None,
         relro=relro,
         bind_now=bind_now,
         stack_protector=bool(undefined & STACK_PROTECTOR),
         fortify=bool(fortified),
         fortified=fortified,
-        textrel=facts.textrel_tag or bool(facts.dt_flags & DF_TEXTREL),
+        textrel=DT_TEXTREL in marks or bool(facts.dt_flags & DF_TEXTREL),
         rpath=facts.rpath_raw,
         runpath=facts.runpath_raw,
     )

@@ -11,7 +11,9 @@ name holds ``_chk`` (``__stack_chk_fail``, ``__stack_chk_guard``, the ``__NAME_c
 from __future__ import annotations
 
 import collections
+import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -76,19 +78,72 @@ def scanelf(files: Iterable[Path]) -> dict[Path, Verdict]:
     return out
 
 
-def hardening_check(files: Iterable[Path]) -> dict[Path, dict[str, str]]:
-    """``hardening-check``'s answer per file: its line per check (``Stack protected``: ``yes``...)."""
-    argv = ["hardening-check", *map(str, files)]
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+def hardening_check(files: Iterable[Path], no_disassembly: Path | None = None) -> dict[Path, dict[str, str]]:
+    """``hardening-check -v``'s answer per file: its line per check (``Stack protected``: ``yes``...)
+    and, under ``protected``, the NAMEs of the ``__NAME_chk`` functions it found, joined by spaces.
+
+    ``no_disassembly``: a folder in which to put an ``objdump`` that prints nothing, first in PATH.
+    hardening-check disassembles every file for its stack-clash and control-flow checks only
+    (which linkgraph does not make): minutes for a hundred big programs; nothing else changes."""
+    env = dict(os.environ)
+    if no_disassembly is not None:
+        stub = no_disassembly / "objdump"
+        stub.write_text("#!/bin/sh\nexit 0\n")
+        stub.chmod(0o755)
+        env["PATH"] = f"{no_disassembly}:{env.get('PATH', '')}"
+    todo = list(files)
     out: dict[Path, dict[str, str]] = {}
-    current: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
-        if not line.startswith(" "):
-            current = out.setdefault(Path(line.rstrip(":")), {})
-        else:
-            name, _, answer = line.strip().partition(": ")
-            current[name] = answer
+    for start in range(0, len(todo), BATCH):
+        argv = ["hardening-check", "-v", *map(str, todo[start : start + BATCH])]
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=env, errors="surrogateescape")
+        current: dict[str, str] = {}
+        for line in proc.stdout.splitlines():
+            if line.startswith("\tprotected: "):
+                current["protected"] = (current.get("protected", "") + " " + line.split(": ", 1)[1]).strip()
+            elif line.startswith("/"):
+                current = out.setdefault(Path(line.rstrip(":")), {"protected": ""})
+            elif line.startswith(" "):
+                name, _, answer = line.strip().partition(": ")
+                current[name] = answer
     return out
+
+
+def checked_names() -> frozenset[str]:
+    """The NAMEs whose ``__NAME_chk`` hardening-check counts: its own list (``%libc``), read from it."""
+    script = Path(shutil.which("hardening-check") or "hardening-check").read_text()
+    block = script.split("my %libc = (", 1)[1].split(");", 1)[0]
+    return frozenset(re.findall(r"'(\w+)'\s*=>", block))
+
+
+def compare_hardening_check(
+    ours: dict[str, Any], answers: dict[str, str], names: frozenset[str], path: str, result: Agreement
+) -> None:
+    """PIE, stack protector, FORTIFY and RELRO (from its read-only relocations and immediate binding)
+    against hardening-check's answers; a difference is explained or listed as unexplained.
+
+    Explained: FORTIFY where every ``__NAME_chk`` linkgraph found is missing from hardening-check's
+    list of NAMEs (``checked_names``); a static PIE (``DF_1_PIE``, no ``PT_INTERP``) whose linker
+    wrote no ``PT_PHDR``, by which alone hardening-check tells a PIE from a library."""
+    ro, now = answers["Read-only relocations"].startswith("yes"), answers["Immediate binding"].startswith("yes")
+    judged = {
+        "pie": answers["Position Independent Executable"].startswith("yes"),
+        "stack_protector": answers["Stack protected"].startswith("yes"),
+        "fortify": answers["Fortify Source functions"].startswith("yes"),
+        "relro": "none" if not ro else "full" if now else "partial",
+    }
+    for fact, value in judged.items():
+        result.judged[fact] += 1
+        if ours[fact] == value:
+            result.agree[fact] += 1
+        elif fact == "fortify" and ours[fact] and not set(ours["fortified"]) & names:
+            result.explained.setdefault(fact, []).append(f"{path}: {ours['fortified']} not in its list")
+        elif fact == "pie" and ours[fact] and ours["static_pie"]:
+            result.explained.setdefault(fact, []).append(f"{path}: static PIE (DF_1_PIE), no PT_PHDR")
+        else:
+            result.unexplained.append(f"{path}: {fact} linkgraph {ours[fact]!r}, hardening-check {value!r}")
+    protected = set(answers["protected"].split())
+    if protected - set(ours["fortified"]):
+        result.unexplained.append(f"{path}: hardening-check finds {sorted(protected)}, linkgraph {ours['fortified']}")
 
 
 @dataclass
