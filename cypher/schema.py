@@ -68,6 +68,18 @@ ModuleRow = TypedDict(
         "component_purl": "str | None",
         "component_cpe": "str | None",
         "component_evidence": "str | None",
+        # hardening facts (loader.elf.hardening, docs/graph.md), None for a kernel module or a store written
+        # before they were kept: PIE, non-executable stack, RELRO (Relro), stack protector, FORTIFY (and the
+        # NAMEs of the __NAME_chk functions referenced), TEXTREL, DT_RPATH and DT_RUNPATH as they are
+        "pie": "bool | None",
+        "nx": "bool | None",
+        "relro": "str | None",
+        "stack_protector": "bool | None",
+        "fortify": "bool | None",
+        "fortified": "list[str] | None",
+        "textrel": "bool | None",
+        "rpath": "str | None",
+        "runpath": "str | None",
     },
 )
 

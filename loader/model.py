@@ -1,8 +1,7 @@
 """Shared types of the pipeline: ELF facts, link maps, bindings (problems: ``problems``).
 
-Every stage reads and writes these plain dataclasses; nothing else is shared between stages.
-Paths are always the canonical path inside the root as the device sees it (absolute,
-symlinks resolved within the root).
+Every stage reads and writes these plain dataclasses; nothing else is shared between stages. Paths are always
+the canonical path inside the root as the device sees it (absolute, symlinks resolved within the root).
 """
 
 from __future__ import annotations
@@ -151,6 +150,7 @@ class ElfFacts:
     prelink: PrelinkInfo | None = None  # DT_GNU_PRELINKED / DT_GNU_LIBLIST objects only
     sha1: str = ""  # read with the sha256 (elf.facts.Digests)
     modinfo: dict[str, str] = field(default_factory=dict)
+    marks: dict[int, int] = field(default_factory=dict)  # PT_GNU_STACK: p_flags, PT_GNU_RELRO, DT_BIND_NOW, DT_TEXTREL
     # (code, message) where the file-level view (p_filesz, p_offset, section headers) disagrees with the loaded one
     anomalies: list[tuple[ProblemCode, str]] = field(default_factory=list)
 

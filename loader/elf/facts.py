@@ -25,6 +25,7 @@ from .sections import SectionHeaders
 ELF_MAGIC = b"\x7fELF"
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
 PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+PT_GNU_STACK, PT_GNU_RELRO = 0x6474E551, 0x6474E552
 PN_XNUM = 0xFFFF
 DF_SYMBOLIC, DF_1_PIE = 0x2, 0x08000000
 
@@ -117,7 +118,7 @@ def _read(data: Buffer, path: str, digests: Digests | None) -> ElfFacts:
     sections = SectionHeaders(data, e, is64, shoff, *header[10:])  # e_shentsize, e_shnum, e_shstrndx
     if phnum == PN_XNUM:
         phnum = sections.first()[7]  # sh_info of section 0 holds the real count
-    loads, dynamic, interp = _program_headers(data, e, is64, phoff, phentsize, phnum)
+    loads, dynamic, interp = _program_headers(data, e, is64, phoff, phentsize, phnum, facts)
     if interp is not None:
         pos, size = interp
         end = data.find(b"\0", pos, pos + size)
@@ -132,13 +133,15 @@ def _read(data: Buffer, path: str, digests: Digests | None) -> ElfFacts:
 
 
 def _program_headers(
-    data: Buffer, e: str, is64: bool, phoff: int, phentsize: int, phnum: int
+    data: Buffer, e: str, is64: bool, phoff: int, phentsize: int, phnum: int, facts: ElfFacts
 ) -> tuple[list[tuple[int, int, int, int]], tuple[int, int, int] | None, tuple[int, int] | None]:
     """(PT_LOAD map, PT_DYNAMIC (offset, vaddr, filesz) or None, PT_INTERP (offset, size) or None).
 
     The kernel reads PT_INTERP from the file (``load_elf_binary``: ``p_offset``, ``p_filesz``);
     the loaders find the dynamic array at PT_DYNAMIC's ``p_vaddr`` in the mapped image, so its
     file offset and size are only compared (``elf_anomalies.check_dynamic``), never trusted.
+    PT_GNU_STACK's and PT_GNU_RELRO's flags go to ``facts.marks`` (``elf.hardening``; the last
+    PT_GNU_STACK, as the kernel and glibc keep the last).
     """
     fmt, base = _PHDR[is64]
     if phnum and phentsize < base:
@@ -150,9 +153,11 @@ def _program_headers(
     for i in range(phnum):
         rec = struct.unpack_from(e + fmt, data, phoff + i * phentsize)
         if is64:
-            p_type, _pflags, offset, vaddr, _paddr, filesz, memsz, _align = rec
+            p_type, pflags, offset, vaddr, _paddr, filesz, memsz, _align = rec
         else:
-            p_type, offset, vaddr, _paddr, filesz, memsz, _pflags, _align = rec
+            p_type, offset, vaddr, _paddr, filesz, memsz, pflags, _align = rec
+        if p_type in (PT_GNU_STACK, PT_GNU_RELRO):
+            facts.marks[p_type] = pflags
         if p_type not in (PT_LOAD, PT_DYNAMIC, PT_INTERP):
             continue
         if p_type != PT_DYNAMIC and offset + filesz > len(data):
@@ -203,6 +208,7 @@ def _read_dynamic(img: Image, dynamic: tuple[int, int, int], machine: int, facts
         facts.runpath = [p for p in facts.runpath_raw.split(":") if p]
     facts.dt_flags = tags.get(t.DT_FLAGS, 0)
     facts.dt_flags_1 = tags.get(t.DT_FLAGS_1, 0)
+    facts.marks.update((tag, tags[tag]) for tag in (t.DT_BIND_NOW, t.DT_TEXTREL) if tag in tags)
     facts.symbolic = t.DT_SYMBOLIC in tags or bool(facts.dt_flags & DF_SYMBOLIC)
     facts.has_versym = t.DT_VERSYM in tags
     if t.DT_SYMTAB in tags:

@@ -20,6 +20,7 @@ from typing import Any
 from ..dlopen.rows import decode_bindings
 from ..licences.facts import NO_FACT
 from ..store.base import GraphStore
+from .hardening import hardening_by_module
 from .identities import components, contained_by_module
 from .licence_coverage import licence_coverage
 from .licence_findings import licence_findings
@@ -69,8 +70,10 @@ def single(store: GraphStore, firmware: str, name: str) -> Entry | None:
 
 def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
     """Each module with its licence fact, its own identification (``identity``, None when nothing
-    identified it) and the components found inside it (``contains``, docs/identify.md)."""
+    identified it), the components found inside it (``contains``, docs/identify.md) and its hardening
+    facts (``hardening``, None for a kernel module, docs/graph.md)."""
     contains = contained_by_module(components(store, p["firmware"]))
+    hardening = hardening_by_module(store, p["firmware"])
     for path, kind, soname, machine, elf_class, endian, interp, needed, aliases, *licence in store.stream("modules", p):
         lic, lic_class, source, certainty, package, static, identity = licence
         yield {
@@ -91,6 +94,7 @@ def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
             "static": None if static is None else bool(static),
             "identity": json.loads(identity) if identity else None,
             "contains": contains.get(path, []),
+            "hardening": hardening.get(path),
         }
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from ..model import Kind
+from ..report.hardening import hardening_by_module, hardening_properties
 from ..report.identities import by_module, components
 from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
@@ -49,6 +50,7 @@ def write_cyclonedx(store: GraphStore, firmware: str, out: TextIO) -> None:
         kernel.setdefault(link["module"], []).append((link["target"], link["state"]))
     manager = firmware_manager(f.licence_source for f in module_files(store, firmware))
     identified = by_module(components(store, firmware))
+    hardening = hardening_by_module(store, firmware)
 
     out.write('{\n "bomFormat": "CycloneDX",\n "specVersion": "' + SPEC_VERSION + '",\n')
     out.write(' "serialNumber": ' + _dumps(_serial_number(header["sha256"])) + ',\n "version": 1,\n')
@@ -60,6 +62,7 @@ def write_cyclonedx(store: GraphStore, firmware: str, out: TextIO) -> None:
             file, manager, outgoing.get(file.path, []), incoming.get(file.path, []),
             dlopen.get(file.path, []), kernel.get(file.path, []), identified.get(file.path),
         )  # fmt: skip
+        entry["properties"] = entry.get("properties", []) + hardening_properties(hardening.get(file.path))
         out.write(("\n  " if first else ",\n  ") + _dumps(entry))
         first = False
         if file.kind == Kind.EXECUTABLE:
