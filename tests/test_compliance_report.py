@@ -300,8 +300,14 @@ def test_html_report_holds_every_finding_with_diagram_evidence_and_sources(artic
         "no licence fact found",
     ):
         assert words in b1, words
-    for words in ("aplog_write", "hidden", f"Held in the link map of: {BUSYBOX}", "does not declare libaplog.so"):
+    for words in (f"To {APLOG}", "by link L1", f"Held in the link map of: {BUSYBOX}"):
         assert words in a1, words
+    # the links of (a)'s paths, each once for the whole report, with their symbols
+    links = " ".join(
+        " ".join(parse(html[html.index('<section id="a-links">') : html.index('id="gpl-uses"')]).text).split()
+    )
+    for words in (f"L1 {APCFG} → {APLOG}", "hidden", "aplog_write", "does not declare libaplog.so"):
+        assert words in links, words
     assert "Still used by" in c1 and APCFG in c1 and "nvram_get" in c1
     assert not [t for t, _ in page.tags if t not in TEMPLATE_TAGS]
 

@@ -19,7 +19,10 @@ import pytest
 from conftest import linkgraph
 from linkgraph.loader.errors import DiagramError
 from linkgraph.viewer.diagram import LICENCE_WIDTH, render, to_dot
-from linkgraph.viewer.diagram_export import (
+from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, shorten
+from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES, TitleBlock
+from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
+from linkgraph.viewer.print_sheets import (
     MARGIN_MM,
     MAX_ENLARGE,
     MIN_SCALE,
@@ -30,9 +33,6 @@ from linkgraph.viewer.diagram_export import (
     page_layout,
     svg_size,
 )
-from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, shorten
-from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES, TitleBlock
-from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
 from support.article import APCFG, APLOG, BUSYBOX, NVRAM, UTIL
 from support.graphs import edge
 

@@ -6,6 +6,9 @@
 * A diagram that fits one page at that size fills it (the share of the printable area its drawing
   covers is printed, and one of its sides spans the page); one that does not is split over several
   pages, and every label of the drawing is on one of them.
+* A finding's diagram too large for a landscape page at 8 pt, however Graphviz draws it (a program
+  using 60 GPL libraries, built here), is printed in parts on pages of its own, each captioned with
+  its place, and every GPL library of the finding's paths (the named query's rows) is on them.
 * The report opens with the licence classes and the findings with their paths (the named queries'
   rows, page 1-2), keeps the licence-class table on one page, and has the (d) rows only in the
   appendix.
@@ -15,13 +18,15 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from conftest import linkgraph
-from linkgraph.viewer.diagram_export import MARGIN_MM, MIN_TEXT_PT
+from linkgraph.viewer.print_sheets import MARGIN_MM, MIN_TEXT_PT
 from support import pdf_measure as pm
+from support.fixture_root import install_host_loader
 from support.strace_oracle import extracted_image
 from support.vendor_roots import extracted_root
 
@@ -29,6 +34,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 A4 = {(595.28, 841.89), (841.89, 595.28)}
 # (root, program): a drawing too wide for one page, and small ones
 DIAGRAMS = [("dlink", "/usr/bin/minidlna"), ("dlink", "/usr/sbin/email"), ("freifunk", "/bin/busybox")]
+WIDE_LIBRARIES = 60
 CLASS_NAMES = ["GPL", "LGPL / linking exception", "permissive", "incompatible", "unknown"]
 
 
@@ -41,6 +47,38 @@ def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         dbs[name] = base / f"{name}.lbdb"
         linkgraph("scan", str(root), "--db", str(dbs[name]), "--quiet")
     return dbs
+
+
+@pytest.fixture(scope="module")
+def wide_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A proprietary program using ``WIDE_LIBRARIES`` GPL libraries, one symbol each: finding (a) with
+    that many paths, scanned with those licences."""
+    base = tmp_path_factory.mktemp("wide")
+    build, root = base / "build", base / "root"
+    for folder in (build, root / "lib", root / "usr" / "bin"):
+        folder.mkdir(parents=True)
+    libraries = [f"libgplcomponent{i:02d}.so" for i in range(WIDE_LIBRARIES)]
+    licences = ["/usr/bin/vendord: LicenseRef-Proprietary"]
+    for i, library in enumerate(libraries):
+        (build / f"l{i}.c").write_text(f"int component{i}_run(void) {{ return {i}; }}\n")
+        gcc = ["gcc", "-shared", "-fPIC", "-o", str(root / "lib" / library), str(build / f"l{i}.c")]
+        subprocess.run([*gcc, f"-Wl,-soname,{library}"], check=True, timeout=120)
+        licences.append(f"/lib/{library}: GPL-2.0-only")
+    calls = " + ".join(f"component{i}_run()" for i in range(WIDE_LIBRARIES))
+    declarations = "".join(f"int component{i}_run(void);\n" for i in range(WIDE_LIBRARIES))
+    (build / "main.c").write_text(f"{declarations}int main(void) {{ return {calls}; }}\n")
+    program = root / "usr" / "bin" / "vendord"
+    links = [f"-l:{library}" for library in libraries]
+    subprocess.run(
+        ["gcc", "-o", str(program), str(build / "main.c"), f"-L{root / 'lib'}", *links], check=True, timeout=120
+    )
+    install_host_loader(root, program)
+    (base / "licences.yaml").write_text("\n".join(licences) + "\n")
+    db = base / "wide.lbdb"
+    linkgraph(
+        "scan", str(root), "--db", str(db), "--quiet", "--licences", str(base / "licences.yaml"), "--name", "wide"
+    )
+    return db
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +171,30 @@ def test_report_pdf_leads_with_inventory_and_findings(
     # one statement of how many symbols are shown, the same in the appendix and the findings
     counts = {int(n) for n in re.findall(r"first (\d+) symbols", " ".join(pages.values()))}
     assert len(counts) == 1, counts
+
+
+def test_report_prints_a_diagram_too_large_for_a_page_in_parts(
+    wide_root: Path, eight_pt: tuple[float, set[str]], tmp_path: Path
+) -> None:
+    pdf = tmp_path / "report.pdf"
+    linkgraph("report", "--db", str(wide_root), "--format", "pdf", "-o", str(pdf))
+    words = assert_no_text_below_8_pt(pdf, eight_pt)
+    assert {(round(w, 2), round(h, 2)) for w, h in pm.page_sizes(pdf)} <= A4
+    pages: dict[int, list[str]] = {}
+    for word in words:
+        pages.setdefault(word.page, []).append(word.text)
+    caption = re.compile(r"the dependency graph of /usr/bin/vendord: page (\d+) of (\d+) \(row")
+    parts = {n: caption.search(" ".join(text)) for n, text in pages.items()}
+    sheets = {n: (int(m.group(1)), int(m.group(2))) for n, m in parts.items() if m}
+    assert sheets, "the diagram is not printed in parts"
+    total = {of for _, of in sheets.values()}
+    assert (
+        len(total) == 1 and total.pop() > 1 and sorted(k for k, _ in sheets.values()) == list(range(1, len(sheets) + 1))
+    )
+    assert sorted(sheets) == list(range(min(sheets), min(sheets) + len(sheets)))  # one page each, in a row
+    rows = json.loads(linkgraph("query", "licence-gpl-used-by", "--db", str(wide_root), "--json").stdout)
+    used = {Path(r["gpl_module"]).name for r in rows}
+    assert len(used) == WIDE_LIBRARIES and {r["module"] for r in rows} == {"/usr/bin/vendord"}
+    drawn = {word for n in sheets for word in pages[n]}
+    assert used <= drawn, sorted(used - drawn)
+    print(f"the diagram of 60 paths: {len(sheets)} pages of its own; the report {len(pages)} pages")

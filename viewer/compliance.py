@@ -6,11 +6,12 @@ the symbols as evidence and the licence facts (source, certainty, package) of ev
 
 * The findings keep one letter everywhere (the report, the viewer's Licences page, docs/licences.md)
   and come in its order; the summary has none. (a) is grouped by the module that uses GPL code (its
-  paths together; each link of its paths is listed once with its symbols, and the paths name their
-  links), (b) and (c) by the declaring module, (d) by LGPL library, (e) is one row per
-  kernel module and provider. (a)-(c) get a diagram each: the finding's path, not the whole link
-  map (``finding_diagram``), shown at its natural size (11 pt labels, nothing below 9 pt); the key
-  (edge statuses, licence classes) is drawn once.
+  paths together, naming the links they take by number); each link of all (a) paths is listed once
+  for the whole report with its symbols (``gpl_links``: the modules of a root share most links).
+  (b) and (c) are grouped by the declaring module, (d) by LGPL library, (e) is one row per kernel
+  module and provider. (a)-(c) get a diagram each: the finding's path, not the whole link map
+  (``finding_diagram``), shown at its natural size (11 pt labels, nothing below 9 pt) or, when it
+  is too large for that, never below 8 pt; the key (edge statuses, licence classes) is drawn once.
 * Symbol lists are cut to ``SYMBOL_LIMIT`` ((d) gives each user's count only), program lists to
   ``PROGRAM_LIMIT``, with the number left out; the JSON report has them all.
 * Every string from the firmware goes through ``display_text`` (control and bidirectional characters
@@ -68,17 +69,28 @@ def _gpl_uses(store: Queryable, fw: str, rows: list[Row], image: str) -> list[Ro
     return out
 
 
-def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list[Row]:
+def _gpl_links(rows: list[Row]) -> dict[tuple[str, str], Row]:
+    """Every link of (a)'s paths once, for the whole report, numbered from 1 in the order of the paths."""
+    links: dict[tuple[str, str], Row] = {}
+    for hop in (h for r in rows for h in r["hops"]):
+        key = (hop["from"], hop["to"])
+        if key not in links:
+            links[key] = {**hop, "number": len(links) + 1, "symbols": cut(hop["symbols"], SYMBOL_LIMIT)}
+    return links
+
+
+def _gpl_used_by(
+    store: Queryable, fw: str, rows: list[Row], links: dict[tuple[str, str], Row], image: str
+) -> list[Row]:
     out = []
     for module, group in _group(rows, "module").items():
         edges = {(h["from"], h["to"]): h for r in group for h in r["hops"]}
-        number = {key: index for index, key in enumerate(edges, start=1)}  # each link once, paths name them
         paths = [
             {
                 **r,
                 "programs": cut(r["programs"], PROGRAM_LIMIT),
                 "hops": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in r["hops"]],
-                "chain": [number[h["from"], h["to"]] for h in r["hops"]],
+                "chain": [links[h["from"], h["to"]]["number"] for h in r["hops"]],
             }
             for r in group
         ]
@@ -87,7 +99,6 @@ def _gpl_used_by(store: Queryable, fw: str, rows: list[Row], image: str) -> list
                 "module": module,
                 "licence": group[0]["licence"],
                 "paths": paths,
-                "links": [{**h, "symbols": cut(h["symbols"], SYMBOL_LIMIT)} for h in edges.values()],
                 "diagram": diagram(store, fw, module, list(edges.values()), image),
                 "modules": list(dict.fromkeys([module, *(p for e in edges for p in e)])),
             }
@@ -187,6 +198,7 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
     """Everything the compliance report shows, for one firmware (see the module docstring)."""
     found = licence_findings(store, firmware_id)
     licences = store.query("licences", {"firmware": firmware_id})  # the inventory's and the appendix's
+    links = _gpl_links(found["gpl_used_by"])
     data = {
         "firmware": _firmware(store, firmware_id),
         "date": today or date.today().isoformat(),
@@ -199,7 +211,8 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         "key": key_diagram(image),
         "limits": {"symbols": SYMBOL_LIMIT, "programs": PROGRAM_LIMIT},
         "gpl_uses": _gpl_uses(store, firmware_id, found["gpl_uses"], image),
-        "gpl_used_by": _gpl_used_by(store, firmware_id, found["gpl_used_by"], image),
+        "gpl_used_by": _gpl_used_by(store, firmware_id, found["gpl_used_by"], links, image),
+        "gpl_links": list(links.values()),
         "declared_only": _declared_only(store, firmware_id, found["declared_only"], image),
         "lgpl_used": _lgpl_used(found["lgpl_used"]),
         "kernel_gpl_only": [  # (e) docs/kernel.md: what the kernel itself refuses such a module

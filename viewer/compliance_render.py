@@ -18,6 +18,7 @@ from ..loader.model import Status
 from ..loader.report.analysis import Queryable
 from .compliance import compliance_data
 from .drawing_style import LICENCE_STYLES
+from .print_sheets import named_pages_css
 from .vocabulary import status_css
 
 PDF_IMAGE = "svg"
@@ -42,6 +43,7 @@ def _environment() -> Any:
     env.filters["klass"] = lambda value: value if value in LICENCE_STYLES else "unknown"
     env.globals["statuses"] = [status.value for status in Status]
     env.globals["status_css"] = Markup(status_css())  # from drawing_style's colours, no firmware text
+    env.globals["sheet_css"] = Markup(named_pages_css())  # the pages of a split finding diagram: no firmware text
     # for the page footer inside <style>, where escaping does not apply: hex digits only
     env.filters["hex16"] = lambda value: re.sub(r"[^0-9a-f]", "", str(value).lower())[:16]
     return env

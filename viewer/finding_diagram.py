@@ -12,7 +12,9 @@ scaled down. One that is wider than the page's text column (``COLUMN_PT``, A4 po
 on a landscape page of its own (``wide``); one wider than that is drawn again with its wide rows
 staggered (Graphviz's ``unflatten``) and from left to right, and the drawing that keeps most of its
 size is printed; if even that one does not fit the landscape page it is printed as large as fits
-(``shrunk``: the one case where its text is smaller than 9 pt).
+(``shrunk``: its text is smaller than 9 pt, never than 8 pt), or, when that would set its text below
+8 pt, on pages of its own in parts, split as the diagram PDF splits a drawing (``split``,
+``print_sheets``); the HTML report shows the whole drawing.
 """
 
 from __future__ import annotations
@@ -22,9 +24,13 @@ import re
 import shutil
 import subprocess
 
+from markupsafe import Markup
+
 from ..loader.report.analysis import Queryable, Row, dependency_graph, find_module, module_node
 from .diagram import RENDER_TIMEOUT, render, to_dot
 from .diagram_legend import foot_block
+from .dot_text import display_text
+from .print_sheets import MIN_SCALE, PageSize, page_layout, sheets_html
 
 IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 MM_PT = 72 / 25.4
@@ -110,26 +116,41 @@ def _scale(size: tuple[float, float]) -> float:
     return min(1.0, WIDE_COLUMN_PT / max(size[0], 1.0), WIDE_HEIGHT_PT / max(size[1], 1.0))
 
 
+def _fit(data: bytes, image: str) -> tuple[bool, int, float]:
+    """How well a drawing prints in the report, larger is better: on one page with its text at 8 pt or
+    more, then on the fewest pages of its own, then at the larger scale."""
+    size = _size(data, image)
+    scale = _scale(size)
+    return scale >= MIN_SCALE, -page_layout(size, PageSize.A4).pages, scale
+
+
 def diagram(store: Queryable, firmware_id: str, root: str, edges: list[Row], image: str) -> Row:
     """A finding's diagram as a ``data:`` URL (``image``: svg or png), the width (pt) to show it at, how
-    it is placed (``column``, ``wide`` or ``shrunk``), and how many modules it leaves out."""
+    it is placed (``column``, ``wide``, ``shrunk`` or ``split``; a split one with the HTML of its pages,
+    ``sheets``), and how many modules it leaves out."""
     graph, omitted = finding_graph(store, firmware_id, root, edges)
     source = to_dot(graph, None, {(e["from"], e["to"]) for e in edges}, legend=False)
     data = render(source, image)
     size = _size(data, image)
     if size[0] > WIDE_COLUMN_PT:  # the first lines are ours (to_dot's header): no firmware text in them
         tried = [render(_staggered(source), image), render(source.replace("rankdir=TB", "rankdir=LR", 1), image)]
-        data = max([data, *tried], key=lambda d: _scale(_size(d, image)))
+        data = max([data, *tried], key=lambda d: _fit(d, image))
         size = _size(data, image)
     scale = _scale(size)
     place = "column" if size[0] <= COLUMN_PT and size[1] <= WIDE_HEIGHT_PT else "wide" if scale >= 1 else "shrunk"
-    return {
+    found = {
         "src": _data_url(data, image),
         "width": round(size[0] * scale, 1),
         "place": place,
         "nodes": len(graph["nodes"]),
         "omitted": omitted,
     }
+    if scale < MIN_SCALE:  # its text would print below 8 pt: on pages of its own, in parts
+        sheets = page_layout(size, PageSize.A4)
+        title = f"the dependency graph of {display_text(root)}"
+        parts = Markup(sheets_html(found["src"], title, sheets, size))  # escapes the title
+        found.update(place="split", width=round(size[0], 1), sheets=parts, pages=sheets.pages)
+    return found
 
 
 def key_diagram(image: str) -> Row:
