@@ -22,6 +22,7 @@ from linkgraph.viewer.diagram import LICENCE_WIDTH, render, to_dot
 from linkgraph.viewer.dot_text import LABEL_LIMIT, display_text, label_text, shorten
 from linkgraph.viewer.drawing_style import LICENCE_NAMES, LICENCE_STYLES, TitleBlock
 from linkgraph.viewer.exports import analysis_csv, download_name, spreadsheet_safe
+from linkgraph.viewer.print_cuts import drawing_boxes
 from linkgraph.viewer.print_sheets import (
     MARGIN_MM,
     MAX_ENLARGE,
@@ -668,7 +669,7 @@ def test_cli_pdf_is_one_standard_page_and_png_twice_the_resolution(article_db: P
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(tmp_path / "drawn.svg"))
     svg_of_busybox = (tmp_path / "drawn.svg").read_bytes()
     # A4 in the orientation that shows busybox's drawing larger, on as few pages as keep its text >= 8 pt
-    sheets = page_layout(svg_size(svg_of_busybox), PageSize.A4)
+    sheets = page_layout(svg_size(svg_of_busybox), PageSize.A4, drawing_boxes(svg_of_busybox))
     sizes = [p.split(" pts")[0] for p in pdf_pages(a4.read_bytes(), tmp_path)]
     assert set(sizes) == {"841.89 x 595.276" if sheets.landscape else "595.276 x 841.89"}
     assert len(sizes) == sheets.pages
@@ -676,7 +677,10 @@ def test_cli_pdf_is_one_standard_page_and_png_twice_the_resolution(article_db: P
     assert "libgcc_s.so.1" in text and "busybox" in text and "declared-unused" in text  # text, not pictures
     letter = tmp_path / "letter.pdf"
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(letter), "--page", "letter")
-    assert {p.split(" pts")[0] for p in pdf_pages(letter.read_bytes(), tmp_path)} == {"792 x 612"}
+    on_letter = page_layout(svg_size(svg_of_busybox), PageSize.LETTER, drawing_boxes(svg_of_busybox))
+    assert {p.split(" pts")[0] for p in pdf_pages(letter.read_bytes(), tmp_path)} == {
+        "792 x 612" if on_letter.landscape else "612 x 792"
+    }
 
     svg = tmp_path / "b.svg"
     linkgraph("diagram", BUSYBOX, "--db", str(article_db), "-o", str(svg))
@@ -718,8 +722,8 @@ def test_viewer_diagram_options(client: Any, tmp_path: Path) -> None:
     assert "n0" in ids and "legend" not in ids  # the viewer shows legend and title block as HTML
     assert "legend" in by_id(ET.fromstring(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}").data))
     letter = client.get(f"/api/firmware/{fw}/diagram.pdf", query_string={"path": BUSYBOX, "page": "letter"})
-    drawn = svg_size(client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}").data)
-    landscape = page_layout(drawn, PageSize.LETTER).landscape
+    drawn = client.get(f"/api/firmware/{fw}/diagram.svg?path={BUSYBOX}").data
+    landscape = page_layout(svg_size(drawn), PageSize.LETTER, drawing_boxes(drawn)).landscape
     assert {p.split(" pts")[0] for p in pdf_pages(letter.data, tmp_path)} == {"792 x 612" if landscape else "612 x 792"}
     assert client.get(f"/api/firmware/{fw}/diagram.pdf?path={BUSYBOX}&page=a3").status_code == 400
     assert client.get(f"/api/firmware/{fw}/diagram.png?path={BUSYBOX}&dpi=99999").status_code == 400

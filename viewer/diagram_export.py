@@ -20,6 +20,7 @@ from ..loader.errors import DiagramError
 from .compliance_render import pdf_from_html
 from .diagram import render, to_dot
 from .drawing_style import TitleBlock
+from .print_cuts import drawing_boxes
 from .print_sheets import MARGIN_MM, SHEET_CSS, PageSize, page_layout, sheets_html, svg_size
 
 DEFAULT_DPI = 192
@@ -30,7 +31,7 @@ def pdf_page(svg: bytes, page: PageSize, title: str) -> bytes:
     """The PDF of ``svg`` (a Graphviz SVG) on pages of size ``page``: one page showing it as large as fits,
     or several pages each showing one part of it when one page would set its text below ``MIN_TEXT_PT``."""
     width, height = svg_size(svg)
-    sheets = page_layout((width, height), page)
+    sheets = page_layout((width, height), page, drawing_boxes(svg))
     drawn = (width * sheets.scale, height * sheets.scale)
     source = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
     if sheets.pages == 1:

@@ -30,6 +30,7 @@ from ..loader.report.analysis import Queryable, Row, dependency_graph, find_modu
 from .diagram import RENDER_TIMEOUT, render, to_dot
 from .diagram_legend import foot_block
 from .dot_text import display_text
+from .print_cuts import drawing_boxes
 from .print_sheets import MIN_SCALE, PageSize, page_layout, sheets_html
 
 IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
@@ -146,7 +147,7 @@ def diagram(store: Queryable, firmware_id: str, root: str, edges: list[Row], ima
         "omitted": omitted,
     }
     if scale < MIN_SCALE:  # its text would print below 8 pt: on pages of its own, in parts
-        sheets = page_layout(size, PageSize.A4)
+        sheets = page_layout(size, PageSize.A4, drawing_boxes(data) if image == "svg" else ())
         title = f"the dependency graph of {display_text(root)}"
         parts = Markup(sheets_html(found["src"], title, sheets, size))  # escapes the title
         found.update(place="split", width=round(size[0], 1), sheets=parts, pages=sheets.pages)

@@ -6,8 +6,8 @@ No text of a printed drawing is smaller than ``MIN_TEXT_PT`` (8 pt: Graphviz's s
 scaled by at least ``MIN_SCALE``). A drawing that fits on one page that way fills it: landscape when
 that shows it larger (a drawing wider than tall), scaled to the margins (a small one enlarged at most
 ``MAX_ENLARGE`` times). A larger one is split over the fewest pages that keep its text at that size
-(``page_layout``: a grid of equal parts, each page captioned with its row and column, ``sheets_html``),
-in the orientation that needs fewer.
+(``page_layout``: a grid of parts cut between the modules, ``print_cuts``; each page captioned with
+its row and column, ``sheets_html``), in the orientation that needs fewer.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from .diagram_legend import FOOT_FONT
+from .print_cuts import Box, cuts
 
 MARGIN_MM = 10
 MAX_ENLARGE = 3.0  # a small drawing is enlarged to fill the page, up to three times
@@ -55,16 +57,32 @@ class PageSize(StrEnum):
 @dataclass(frozen=True)
 class Sheets:
     """How a drawing is printed: the orientation, its scale, and the pages it is split over (a grid
-    of ``columns`` by ``rows`` equal parts; 1 by 1 when it fits on one page)."""
+    of ``columns`` by ``rows`` parts, cut at ``x_cuts`` and ``y_cuts``, in pt of the drawing as
+    drawn; 1 by 1 when it fits on one page). ``blank``: the parts (row * columns + column) that hold
+    no module and no label, left out."""
 
     landscape: bool
     scale: float
-    columns: int = 1
-    rows: int = 1
+    x_cuts: tuple[float, ...] = ()
+    y_cuts: tuple[float, ...] = ()
+    blank: frozenset[int] = frozenset()
+
+    @property
+    def columns(self) -> int:
+        return len(self.x_cuts) + 1
+
+    @property
+    def rows(self) -> int:
+        return len(self.y_cuts) + 1
 
     @property
     def pages(self) -> int:
-        return self.columns * self.rows
+        return self.columns * self.rows - len(self.blank)
+
+    @property
+    def printed(self) -> list[int]:
+        """The parts printed, in reading order (row * columns + column)."""
+        return [i for i in range(self.columns * self.rows) if i not in self.blank]
 
 
 def svg_size(svg: bytes) -> tuple[float, float]:
@@ -73,7 +91,7 @@ def svg_size(svg: bytes) -> tuple[float, float]:
     return (float(found.group(1)), float(found.group(2))) if found else (0.0, 0.0)
 
 
-def _sheets(size: tuple[float, float], room: tuple[float, float], landscape: bool) -> Sheets:
+def _sheets(size: tuple[float, float], room: tuple[float, float], landscape: bool, boxes: Sequence[Box]) -> Sheets:
     width, height = max(size[0], 1.0), max(size[1], 1.0)
     fit = min(room[0] / width, (room[1] - SLACK_PT) / height)
     if fit >= MIN_SCALE:
@@ -81,36 +99,63 @@ def _sheets(size: tuple[float, float], room: tuple[float, float], landscape: boo
     room_h = room[1] - CAPTION_ROOM_PT - SLACK_PT
     columns = math.ceil(width * MIN_SCALE / room[0] - 1e-9)
     rows = math.ceil(height * MIN_SCALE / room_h - 1e-9)
-    return Sheets(landscape, min(columns * room[0] / width, rows * room_h / height), columns, rows)
+    most = min(columns * room[0] / width, rows * room_h / height)
+    options = [_split(size, (room[0], room_h), landscape, boxes, scale) for scale in {most, MIN_SCALE}]
+    return min(options, key=lambda s: (s.pages, -s.scale))
 
 
-def page_layout(size: tuple[float, float], page: PageSize) -> Sheets:
+def _split(
+    size: tuple[float, float], room: tuple[float, float], landscape: bool, boxes: Sequence[Box], scale: float
+) -> Sheets:
+    """``size`` at ``scale`` in parts of at most ``room`` each, cut between ``boxes`` (print_cuts), the
+    parts that hold none of them left out (when boxes are known)."""
+    x_cuts = cuts(size[0], room[0] / scale, [(b[0], b[2]) for b in boxes])
+    y_cuts = cuts(size[1], room[1] / scale, [(b[1], b[3]) for b in boxes])
+    xs, ys = (0.0, *x_cuts, size[0]), (0.0, *y_cuts, size[1])
+    blank = frozenset(
+        row * len(xs[1:]) + column
+        for row in range(len(ys) - 1)
+        for column in range(len(xs) - 1)
+        if boxes
+        and not any(
+            b[0] < xs[column + 1] and b[2] > xs[column] and b[1] < ys[row + 1] and b[3] > ys[row] for b in boxes
+        )
+    )
+    return Sheets(landscape, scale, tuple(x_cuts), tuple(y_cuts), blank)
+
+
+def page_layout(size: tuple[float, float], page: PageSize, boxes: Sequence[Box] = ()) -> Sheets:
     """How a drawing of ``size`` (pt) is printed on ``page``: on one page, in the orientation that shows it
     larger, when its smallest text stays at least ``MIN_TEXT_PT`` there; else split over the fewest
-    pages (then the larger scale) that keep every text at least that size."""
+    pages (then the larger scale) that keep every text at least that size, cut between ``boxes`` (the
+    drawing's modules and labels, ``print_cuts.drawing_boxes``)."""
     short, long = page.portrait_pt
     margin = 2 * MARGIN_MM * MM_PT
     options = [
-        _sheets(size, (long - margin, short - margin) if landscape else (short - margin, long - margin), landscape)
+        _sheets(
+            size, (long - margin, short - margin) if landscape else (short - margin, long - margin), landscape, boxes
+        )
         for landscape in (True, False)
     ]
     return min(options, key=lambda s: (s.pages, -s.scale))
 
 
-def _sheet_html(source: str, title: str, sheets: Sheets, drawn: tuple[float, float], index: int) -> str:
-    """One page of a drawing split over several: its caption and its part of the drawing."""
+def _sheet_html(source: str, title: str, sheets: Sheets, size: tuple[float, float], page: int, index: int) -> str:
+    """One page of a drawing split over several: its caption and its part (``index``) of the drawing."""
     row, column = divmod(index, sheets.columns)
-    part_w, part_h = drawn[0] / sheets.columns, drawn[1] / sheets.rows
+    xs, ys = (0.0, *sheets.x_cuts, size[0]), (0.0, *sheets.y_cuts, size[1])
+    left, top = xs[column] * sheets.scale, ys[row] * sheets.scale
+    part_w, part_h = (xs[column + 1] - xs[column]) * sheets.scale, (ys[row + 1] - ys[row]) * sheets.scale
     caption = (
-        f"{html.escape(title)}: page {index + 1} of {sheets.pages} "
+        f"{html.escape(title)}: page {page} of {sheets.pages} "
         f"(row {row + 1} of {sheets.rows}, column {column + 1} of {sheets.columns})"
     )
     orientation = "landscape" if sheets.landscape else "portrait"
     return (
         f'<section class="sheet {orientation}"><p class="caption">{caption}</p>'
         f'<div class="part" style="width: {part_w:.2f}pt; height: {part_h:.2f}pt">'
-        f'<img src="{source}" alt="" style="left: {-column * part_w:.2f}pt; top: {-row * part_h:.2f}pt; '
-        f'width: {drawn[0]:.2f}pt; height: {drawn[1]:.2f}pt">'
+        f'<img src="{source}" alt="" style="left: {-left:.2f}pt; top: {-top:.2f}pt; '
+        f'width: {size[0] * sheets.scale:.2f}pt; height: {size[1] * sheets.scale:.2f}pt">'
         "</div></section>"
     )
 
@@ -118,8 +163,7 @@ def _sheet_html(source: str, title: str, sheets: Sheets, drawn: tuple[float, flo
 def sheets_html(source: str, title: str, sheets: Sheets, size: tuple[float, float]) -> str:
     """The pages of a drawing of ``size`` (pt, the image at URL ``source``) split as ``sheets`` says, one
     ``section.sheet`` each (``SHEET_CSS``), captioned with ``title`` (escaped here) and their place."""
-    drawn = (size[0] * sheets.scale, size[1] * sheets.scale)
-    return "".join(_sheet_html(source, title, sheets, drawn, i) for i in range(sheets.pages))
+    return "".join(_sheet_html(source, title, sheets, size, n, i) for n, i in enumerate(sheets.printed, 1))
 
 
 def named_pages_css(page: PageSize = PageSize.A4) -> str:
