@@ -5,13 +5,14 @@
 // on a canvas, never markup. whole.js decides what is shown; this file shows it.
 import cytoscape from "./vendor/cytoscape-3.35.0.esm.min.js";
 import {EDGE_STYLE} from "./common.js";
-import {FONT_FAMILY, LABEL_FONT_PX, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
+import {groupElement, joinedElement} from "./whole-groups.js";
+import {FONT_FAMILY, GROUP_HEIGHT, LABEL_FONT_PX, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
 import {KIND_COLOR, nodeColour, state} from "./whole-state.js";
 
 const FEW = 150;           // this many modules shown or fewer: every label drawn, whatever the zoom
 const CROWD = 800;         // more edges shown than this: drawn fainter
 const MIN_LABEL_PX = 7;    // otherwise a label is drawn once its font is this many screen pixels
-const READABLE_ZOOM = 1;   // a focus opens at least at this zoom (11 px labels)
+export const READABLE_PX = 10;  // a focus and the groups open with labels no smaller than this
 
 function edgeStyles() {
   return Object.entries(EDGE_STYLE).map(([status, s]) => ({
@@ -39,6 +40,10 @@ const STYLE = [
     "font-size": TITLE_FONT_PX, "text-max-width": "data(tw)", "text-wrap": "ellipsis", "font-weight": "bold", color: "#263238", "min-zoomed-font-size": 4,
     events: "no"}},
   {selector: "node.all-labels", style: {"min-zoomed-font-size": 0}},
+  {selector: "node.agg", style: {shape: "round-rectangle", width: "data(w)", height: GROUP_HEIGHT, label: "data(label)",
+    "font-size": TITLE_FONT_PX, "font-weight": "bold", "font-family": FONT_FAMILY, color: "#263238",
+    "text-valign": "center", "text-halign": "center", "background-color": "#eceff1", "border-width": 1.5,
+    "border-color": "#546e7a", "min-zoomed-font-size": 0, "z-index-compare": "manual", "z-index": 2}},
   {selector: "node.match", style: {"underlay-color": "#ffd54f", "underlay-opacity": 1, "underlay-padding": 4}},
   {selector: "node.selected", style: {"border-width": 3, "border-color": "#000000"}},
   {selector: "node.focus", style: {"border-width": 3, "font-weight": "bold"}},
@@ -48,6 +53,7 @@ const STYLE = [
   ...edgeStyles(),
   {selector: "edge.routed", style: {"curve-style": "segments", "edge-distances": "node-position",
     "segment-weights": "data(sw)", "segment-distances": "data(sd)"}},
+  {selector: "edge.joined", style: {width: "data(width)", "curve-style": "bezier", opacity: 0.7}},
   {selector: "edge.selected", style: {width: 4, opacity: 1}},
   {selector: ".faded", style: {opacity: 0.12}},
   {selector: "edge.near", style: {opacity: 1, width: 2}},
@@ -63,12 +69,15 @@ export function createGraph(container, on) {
   handlers = on;
   cy = cytoscape({container, style: STYLE, autounselectify: true, autoungrabify: true, boxSelectionEnabled: false,
     minZoom: 0.02, maxZoom: 6});
-  cy.on("tap", "node", (ev) => { if (!ev.target.hasClass("group")) handlers.node(ev.target.scratch("i")); });
+  cy.on("tap", "node", (ev) => {
+    if (ev.target.hasClass("agg")) handlers.group(ev.target.data("name"));
+    else if (!ev.target.hasClass("group")) handlers.node(ev.target.scratch("i"));
+  });
   cy.on("tap", "edge", (ev) => handlers.edge(ev.target.scratch("k")));
   cy.on("tap", (ev) => { if (ev.target === cy) handlers.none(); });
-  cy.on("dbltap", "node", (ev) => { if (!ev.target.hasClass("group")) handlers.open(ev.target.scratch("i")); });
+  cy.on("dbltap", "node", (ev) => { if (ev.target.scratch("i") !== undefined) handlers.open(ev.target.scratch("i")); });
   cy.on("mouseover", "node", (ev) => {
-    if (ev.target.hasClass("group")) return;
+    if (ev.target.scratch("i") === undefined) return;
     container.title = state.nodes[ev.target.scratch("i")].key;  // the whole name, as text
     handlers.hover(ev.target.scratch("i"));
   });
@@ -124,7 +133,7 @@ function segments(from, to, bends) {
  * `groups` (Map group id -> label) adds the group boxes (at their `positions`), `parentOf(i)` says
  * which one holds module i.
  */
-export function show(indices, edgeIndices, positions, groups = null, parentOf = null) {
+export function show(indices, edgeIndices, positions, groups = null, parentOf = null, closed = null) {
   // the classes applyVisibility would give (shown or not, crowded, every label), given at once:
   // restyling thousands of new elements
   // a second time before their first drawing costs about as much as drawing them
@@ -144,6 +153,7 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
     el.position = p ? {x: p.x, y: p.y} : {x: 0, y: 0};
     els.push(el);
   }
+  for (const unit of closed?.units || []) els.push(groupElement(unit, positions.get(unit.id)));
   for (const k of edgeIndices) {
     const e = state.edges[k];
     const data = {id: e.id, source: state.nodes[e.from].id, target: state.nodes[e.to].id,
@@ -154,8 +164,9 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
     const classes = [data.sw ? "routed" : (crowd ? "crowd" : ""), state.edgeVisible[k] ? "" : "off"];
     els.push({group: "edges", data, classes: classes.filter((c) => c).join(" ")});
   }
+  for (const j of closed?.joined || []) els.push(joinedElement(j));
   const added = cy.add(els);
-  added.nodes().forEach((node) => { if (!node.hasClass("group")) node.scratch("i", state.index.get(node.id())); });
+  added.nodes().forEach((node) => { if (!node.hasClass("group") && !node.hasClass("agg")) node.scratch("i", state.index.get(node.id())); });
   boxes = new Map([...(groups || []).keys()].map((id) => [id, []]));
   if (parentOf) for (const i of indices) boxes.get(parentOf(i))?.push(cy.getElementById(state.nodes[i].id));
   for (const [id, members] of boxes) if (members.every((n) => n.hasClass("off"))) cy.getElementById(id).addClass("off");
@@ -244,9 +255,9 @@ export function applyMarks() {
   return {focus, near, nearEdges};
 }
 
-/** Fit the shown modules in the window (from their positions and widths: no label measuring);
- * a focus no smaller than READABLE_ZOOM, centred on its module. */
-export function fitView() {
+/** Fit the shown modules in the window (from their positions and widths: no label measuring); no
+ * smaller than `floor` (a zoom), centred on the drawing's middle then. */
+export function fitView(floor = 0) {
   let [x1, y1, x2, y2] = [Infinity, Infinity, -Infinity, -Infinity];
   cy.nodes().forEach((node) => {
     if (node.hasClass("group") || node.hasClass("off")) return;
@@ -260,13 +271,8 @@ export function fitView() {
   if (x1 === Infinity) return;
   if (cy.nodes(".group").nonempty()) y1 -= 2 * TITLE_FONT_PX;  // the group titles above the boxes
   const margin = 30;
-  let zoom = Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), 1.6);
-  let centre = {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
-  if (state.focus >= 0 && zoom < READABLE_ZOOM) {
-    zoom = READABLE_ZOOM;
-    const node = cy.getElementById(state.nodes[state.focus].id);
-    if (node.nonempty()) centre = node.position();
-  }
+  const zoom = Math.max(floor, Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), 1.6));
+  const centre = {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
   cy.viewport({zoom, pan: {x: cy.width() / 2 - centre.x * zoom, y: cy.height() / 2 - centre.y * zoom}});
 }
 

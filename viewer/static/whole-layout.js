@@ -12,6 +12,7 @@ const WORKER = document.querySelector("script[data-elk-worker]").dataset.elkWork
 export const NODE_HEIGHT = 18;
 export const LABEL_FONT_PX = 11;
 export const TITLE_FONT_PX = 13;
+export const GROUP_HEIGHT = 28;  // a closed group's box (its title in bold TITLE_FONT_PX)
 export const FONT_FAMILY = "system-ui, sans-serif";
 export const LAYERED_LIMIT = 300;  // more modules than this: packed in groups, not in layers (seconds)
 
@@ -30,7 +31,7 @@ export function nodeWidth(text) {
   return w;
 }
 
-function titleWidth(text) {
+export function titleWidth(text) {
   measure.font = `bold ${TITLE_FONT_PX}px ${FONT_FAMILY}`;
   const w = Math.ceil(measure.measureText(text).width) + 20;
   measure.font = `${LABEL_FONT_PX}px ${FONT_FAMILY}`;
@@ -48,7 +49,7 @@ export function warmUp() {
 }
 
 function leaf(n) {
-  return {id: n.id, width: nodeWidth(n.short), height: NODE_HEIGHT};
+  return {id: n.id, width: n.w || nodeWidth(n.short), height: n.h || NODE_HEIGHT};
 }
 
 /** Node centres (and widths) by id, and the bend points ELK routed each edge through, by edge id. */
@@ -76,12 +77,12 @@ export async function packedLayout(groups) {
 }
 
 /** Modules in layers from left to right along the edges (`edges`: [{id, from, to}] of node ids). */
-export async function layeredLayout(nodes, edges) {
+export async function layeredLayout(nodes, edges, between = 60) {
   const graph = {
     id: "root",
     layoutOptions: {
       "elk.algorithm": "layered", "elk.direction": "RIGHT", "elk.layered.thoroughness": "3",
-      "elk.spacing.nodeNode": "10", "elk.layered.spacing.nodeNodeBetweenLayers": "60",
+      "elk.spacing.nodeNode": "10", "elk.layered.spacing.nodeNodeBetweenLayers": String(between),
       "elk.separateConnectedComponents": "true", "elk.spacing.componentComponent": "30",
     },
     children: nodes.map(leaf),

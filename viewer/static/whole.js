@@ -6,11 +6,13 @@
 // state is in the URL (whole-url.js) and each change is a history entry.
 // This file loads the data, decides what is laid out and offers window.linkgraphWhole to tests
 // and benchmarks.
-import {apiUrl, errorBox, fileHref, getJson} from "./common.js";
+import {apiUrl, clear, el, errorBox, fileHref, getJson} from "./common.js";
 import {buildControls, syncControls} from "./whole-controls.js";
-import {applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
+import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
+import {aggregate, groupsOfShown} from "./whole-groups.js";
 import {setActions, showSelection} from "./whole-info.js";
-import {LAYERED_LIMIT, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
+import {LABEL_FONT_PX, LAYERED_LIMIT, TITLE_FONT_PX, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
+import {buildPathFinder, loadProcess} from "./whole-path.js";
 import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./whole-state.js";
 import {fromQuery, pushState} from "./whole-url.js";
 import {testingApi} from "./whole-testing.js";
@@ -25,7 +27,8 @@ const overviews = new Map();  // grouping -> its laid-out overview (coming back 
 
 function mode() {
   if (state.focus >= 0) return "focus";
-  return state.isolate ? "isolate" : "overview";
+  if (state.isolate) return "isolate";
+  return state.modules ? "overview" : "groups";
 }
 
 function shownIndices(flags) {
@@ -52,7 +55,29 @@ function grouping(indices) {
   return {groups, parent};
 }
 
+/** The groups, the open ones as their modules: in layers, or packed in boxes when too many. */
+async function layOutGroups() {
+  const closed = aggregate();
+  const units = closed.units.map((u) => (u.i === undefined ? u : state.nodes[u.i]));
+  const indices = closed.units.filter((u) => u.i !== undefined).map((u) => u.i);
+  let positions;
+  if (units.length <= LAYERED_LIMIT) {
+    const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
+    positions = await layeredLayout(units, [...closed.modules.map(ids), ...closed.joined], 30);
+  } else {
+    const boxes = new Map();
+    closed.units.forEach((u, n) => {
+      const name = u.i === undefined ? "closed groups" : u.group;
+      if (!boxes.has(name)) boxes.set(name, {label: name, members: []});
+      boxes.get(name).members.push(units[n]);
+    });
+    positions = await packedLayout(boxes);
+  }
+  return {indices, edges: closed.modules, positions, closed};
+}
+
 async function layOut(current) {
+  if (current === "groups") return layOutGroups();
   const all = current === "overview";
   const indices = all ? state.nodes.map((_, i) => i) : shownIndices(state.nodeVisible);
   const edges = all ? state.edges.map((_, k) => k) : shownIndices(state.edgeVisible);
@@ -69,10 +94,12 @@ async function layOut(current) {
 /** Work out what is shown, lay it out again when that changed the set to lay out, draw. */
 async function render({push = true, fit = false} = {}) {
   const begun = performance.now();
+  await loadProcess();
   computeVisible();
   if (push) pushState();
   const current = mode();
   const key = current === "overview" ? `overview:${state.group}`
+    : current === "groups" ? `groups:${state.group}:${[...state.expanded].join("\n")}:${shownIndices(state.nodeVisible).length}:${shownIndices(state.edgeVisible).join(",")}`
     : `${current}:${state.group}:${shownIndices(state.nodeVisible).join(",")}:${shownIndices(state.edgeVisible).join(",")}`;
   let again = fit;
   if (key !== layoutKey) {
@@ -89,7 +116,7 @@ async function render({push = true, fit = false} = {}) {
       if (current === "overview") overviews.set(key, laid);
       if (seq !== layoutSeq) return;  // a newer change is being laid out
       const laidOut = performance.now();
-      show(laid.indices, laid.edges, laid.positions, laid.boxes, laid.parentOf);
+      show(laid.indices, laid.edges, laid.positions, laid.boxes, laid.parentOf, laid.closed);
       layoutKey = key;
       api.lastLayoutMs = laidOut - started;
       api.lastShowMs = performance.now() - laidOut;
@@ -108,11 +135,46 @@ async function render({push = true, fit = false} = {}) {
   showSelection();
   syncControls();
   t.push(performance.now());
-  if (again) fitView();
+  groupList(current);
+  if (again) fitView(floor(current));
   t.push(performance.now());
   api.steps = t.slice(1).map((x, i) => Math.round(x - t[i]));
   api.renders += 1;
   api.lastRenderMs = performance.now() - begun;
+}
+
+/** The smallest zoom at which the view opens: labels of READABLE_PX at least in a focus, among the
+ * groups and among a few modules of open groups. */
+function floor(current) {
+  if (current === "focus") return READABLE_PX / LABEL_FONT_PX;
+  if (current !== "groups") return 0;
+  if (!state.expanded.size) return READABLE_PX / TITLE_FONT_PX;
+  const open = [...groupsOfShown()].filter(([name]) => state.expanded.has(name));
+  return open.reduce((n, [, members]) => n + members.length, 0) <= 150 ? READABLE_PX / LABEL_FONT_PX : 0;
+}
+
+/** The groups as a list of buttons (Enter or a click opens or closes one), beside the drawing. */
+function groupList(current) {
+  const box = document.getElementById("whole-group-list");
+  if (current !== "groups") {
+    clear(box);
+    return;
+  }
+  const list = el("ul", {className: "plain groups"});
+  for (const [name, members] of groupsOfShown()) {
+    const open = state.expanded.has(name);
+    list.appendChild(el("li", {}, el("button", {type: "button", className: "link-button group-toggle",
+      dataset: {group: name}, "aria-expanded": open ? "true" : "false", on: {click: () => toggleGroup(name)}},
+    `${open ? "Close" : "Open"} ${name} (${members.length})`)));
+  }
+  clear(box).appendChild(list);
+  document.getElementById("whole-modules").setAttribute("aria-pressed", state.modules ? "true" : "false");
+}
+
+function toggleGroup(name) {
+  if (state.expanded.has(name)) state.expanded.delete(name);
+  else state.expanded.add(name);
+  return render();
 }
 
 function changed() {
@@ -120,6 +182,12 @@ function changed() {
 }
 
 function selectNode(i) {
+  if (i >= 0 && mode() === "groups" && !state.expanded.has(groupOf(state.nodes[i]) ?? "all modules")) {
+    state.expanded.add(groupOf(state.nodes[i]) ?? "all modules");  // its group opens to show it
+    state.selectedNode = i;
+    state.selectedEdge = -1;
+    return render();
+  }
   state.selectedNode = i;
   state.selectedEdge = -1;
   marks = applyMarks();
@@ -172,6 +240,13 @@ Object.assign(api, {
     state.direction = direction;
     return focusOn(nodeIndex(key));
   },
+  /** Open or close a group of the opening picture (a promise, resolved once drawn). */
+  toggleGroup,
+  /** Show every module at once (true) or the groups (false). */
+  everyModule(on) {
+    state.modules = Boolean(on);
+    return render();
+  },
   isolate(on) {
     state.isolate = Boolean(on);
     return render();
@@ -208,7 +283,9 @@ async function main() {
   setActions({select: selectNode, selectEdge, focus: focusOn});
   buildControls({changed, select: selectNode, fit: fitView, marks: () => { marks = applyMarks(); }});
   const cy = createGraph(document.getElementById("whole-canvas"),
-    {node: selectNode, edge: selectEdge, none: () => selectNode(-1), open, hover});
+    {node: selectNode, edge: selectEdge, none: () => selectNode(-1), open, hover, group: toggleGroup});
+  document.getElementById("whole-modules").addEventListener("click", () => api.everyModule(!state.modules));
+  buildPathFinder();
   cy.on("render", () => {
     api.frames += 1;
     api.lastFrameMs = performance.now();
