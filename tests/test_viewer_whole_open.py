@@ -7,7 +7,12 @@
 * Focus on curl: its whole neighbourhood in view, labels legible.
 * The path finder: how curl reaches a library in its process, each step an edge of curl's link map
   (named query link-map-steps, through the API's /process) with its status, the chain joined and
-  shortest (a breadth-first search over those edges in the test).
+  shortest (a breadth-first search over those edges in the test); the drawing marks the boxes of
+  the groups its modules are in.
+* A group opens by a click on its box and by Enter on its button in the list: its modules (the
+  API's for that folder) are drawn, in view, labels at 10 px or more and none overlapping.
+* A click on an aggregated edge selects no single edge: the panel counts the API's edges between
+  those two folders and lists them; one of them opens its own panel.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any
 
 import pytest
 from support.browser import Pages, ViewerServer, artifacts_dir, screenshot, wait_until
-from support.whole_view import assert_labels_legible, keyed, settled
+from support.whole_view import assert_labels_legible, keyed, query, settled
 
 pytestmark = pytest.mark.slow
 
@@ -136,6 +141,101 @@ def test_path_finder_follows_curls_link_map(host_server: ViewerServer, pages: Pa
     # libc is reached through an intermediate library as well as directly: the direct edge is shortest
     answer = host_server.json(f"/api/firmware/{fw}/path?from={CURL}&to={libc}")
     assert [[(s["from"], s["to"]) for s in p] for p in answer["paths"]] == [[(CURL, libc)]]
+    # the drawing marks each module of the paths, or the box of its closed group
+    on_path = set(page.evaluate("linkgraphWhole.onPath()"))
+    whole = host_server.json(f"/api/firmware/{fw}/whole")
+    of = {(n["path"] or n["label"]): folder(n) for n in whole["nodes"]}
+    assert on_path == {f"group:{of[key]}" for chain in chains for step in chain for key in step[:2]}, on_path
     print(f"\npath finder: {CURL} reaches {goal} in {shortest} steps, {len(chains)} shortest path(s)")
     screenshot(page, "whole-path-finder")
+    watch.assert_clean()
+
+
+def members_of(whole: dict[str, Any]) -> dict[str, list[str]]:
+    """The API's modules (keys) by folder."""
+    out: dict[str, list[str]] = {}
+    for n in whole["nodes"]:
+        out.setdefault(folder(n), []).append(n["path"] or n["label"])
+    return {name: sorted(keys) for name, keys in out.items()}
+
+
+def assert_group_open(page: Any, name: str, members: list[str]) -> None:
+    """`name` is no longer a closed box: its members are drawn as modules, in view, labels legible."""
+    wait_until(page, "(name) => !linkgraphWhole.closedGroups().some((g) => g.name === name)", name)
+    settled(page)
+    drawn = set(page.evaluate("linkgraphWhole.visibleKeys()"))
+    assert set(members) <= drawn, sorted(set(members) - drawn)
+    view = page.evaluate("linkgraphWhole.view()")
+    for key in members:
+        p = page.evaluate("(key) => linkgraphWhole.nodePosition(key)", key)
+        assert p is not None and 0 <= p["x"] <= view["width"] and 0 <= p["y"] <= view["height"], (key, p, view)
+    assert_labels_legible(page)
+    toggle = page.locator(f"button.group-toggle[data-group={json.dumps(name)}]")
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert name in query(page)["expand"]
+
+
+def test_groups_open_by_click_and_by_enter(host_server: ViewerServer, pages: Pages) -> None:
+    fw = host_server.firmware_id("host-programs")
+    groups = members_of(host_server.json(f"/api/firmware/{fw}/whole"))
+    # two groups of a few modules each (whose labels fit the window at 10 px)
+    small = sorted((name for name, keys in groups.items() if 2 <= len(keys) <= 40), key=lambda n: -len(groups[n]))
+    assert len(small) >= 2, {name: len(keys) for name, keys in groups.items()}
+    page, watch = pages.open(host_server, f"/fw/{fw}/whole")
+    settled(page)
+    # a click on the group's box in the drawing
+    box = next(g["box"] for g in page.evaluate("linkgraphWhole.closedGroups()") if g["name"] == small[0])
+    canvas = page.locator("#whole-canvas").bounding_box()
+    page.mouse.click(canvas["x"] + (box["x1"] + box["x2"]) / 2, canvas["y"] + (box["y1"] + box["y2"]) / 2)
+    assert_group_open(page, small[0], groups[small[0]])
+    screenshot(page, "whole-open-group-click")
+    # Enter on its button in the list beside the drawing
+    page.locator(f"button.group-toggle[data-group={json.dumps(small[1])}]").focus()
+    page.keyboard.press("Enter")
+    assert_group_open(page, small[1], groups[small[1]])
+    assert set(groups[small[0]]) <= set(page.evaluate("linkgraphWhole.visibleKeys()"))  # the first stays open
+    screenshot(page, "whole-open-group-enter")
+    watch.assert_clean()
+
+
+def test_aggregated_edge_lists_its_edges(host_server: ViewerServer, pages: Pages) -> None:
+    """A click on an edge between two groups selects no single edge: the panel gives how many edges
+    it stands for (the API's edges between those folders) and lists them."""
+    fw = host_server.firmware_id("host-programs")
+    whole = host_server.json(f"/api/firmware/{fw}/whole")
+    _keys, edges = keyed(whole)
+    of = {(n["path"] or n["label"]): folder(n) for n in whole["nodes"]}
+    page, watch = pages.open(host_server, f"/fw/{fw}/whole")
+    settled(page)
+    view = page.evaluate("linkgraphWhole.view()")
+    boxes = [label["box"] for label in page.evaluate("linkgraphWhole.labels()")]
+
+    def clear_of_boxes(p: dict[str, float], gap: float = 6) -> bool:
+        inside = 0 <= p["x"] <= view["width"] and 0 <= p["y"] <= view["height"]
+        return inside and all(
+            p["x"] < b["x1"] - gap or p["x"] > b["x2"] + gap or p["y"] < b["y1"] - gap or p["y"] > b["y2"] + gap
+            for b in boxes
+        )
+
+    # the heaviest aggregated edge whose middle is clear of every box drawn
+    drawn = sorted(page.evaluate("linkgraphWhole.joinedMidpoints()"), key=lambda j: -j["count"])
+    heaviest = next(j for j in drawn if clear_of_boxes(j["mid"]))
+    canvas = page.locator("#whole-canvas").bounding_box()
+    page.mouse.click(canvas["x"] + heaviest["mid"]["x"], canvas["y"] + heaviest["mid"]["y"])
+    joined = wait_until(page, "() => document.querySelector('#whole-info').dataset.joined")
+    source, target = joined.split("\n")
+    between = sorted((f, t) for f, t, _ in edges if of[f] == source and of[t] == target)
+    assert between, joined
+    assert page.evaluate("linkgraphWhole.selectedEdge()") is None and page.evaluate("linkgraphWhole.selected()") is None
+    count = page.get_attribute("#whole-info .joined-count", "data-count")
+    assert count is not None and int(count) == len(between)
+    listed = page.evaluate("""[...document.querySelectorAll('#whole-info .joined-edges li')].map((li) =>
+        [li.dataset.from, li.dataset.to])""")
+    assert len(listed) == min(len(between), 200) and {tuple(p) for p in listed} <= set(between)
+    print(f"\naggregated edge {source} -> {target}: {len(between)} edges, {len(listed)} listed")
+    # one of them opens the panel of that edge
+    page.locator("#whole-info .joined-edges li button", has_text="details").first.click()
+    wait_until(page, "() => document.querySelector('#whole-info').dataset.edge !== undefined")
+    assert tuple(page.evaluate("linkgraphWhole.selectedEdge()")) == tuple(listed[0])
+    screenshot(page, "whole-joined-edge")
     watch.assert_clean()

@@ -59,6 +59,7 @@ def test_the_view_is_in_the_url_and_back_walks_through_it(
         "hide-status": ["declared-unused"],
         "focus": [APCFG],
         "hops": ["2"],
+        "modules": ["1"],
         "select": [APCFG],
     }, url.query
     other, watch2 = pages.open(article, f"{url.path}?{url.query}")

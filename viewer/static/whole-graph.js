@@ -57,6 +57,7 @@ const STYLE = [
   {selector: "edge.selected", style: {width: 4, opacity: 1}},
   {selector: ".faded", style: {opacity: 0.12}},
   {selector: "edge.near", style: {opacity: 1, width: 2}},
+  {selector: ".on-path", style: {"underlay-color": "#00897b", "underlay-opacity": 0.45, "underlay-padding": 5}},
   {selector: ".off", style: {display: "none"}},
 ];
 
@@ -64,7 +65,8 @@ let cy = null;
 let handlers = {};
 let boxes = new Map();  // a group box's id -> the module nodes ELK placed in it
 
-/** Create the graph in `container`; `on`: {node(i), edge(k), none(), open(i), hover(i)}. */
+/** Create the graph in `container`; `on`: {node(i), edge(k), joined(from, to, [k]) (an aggregated edge),
+ * none(), open(i), hover(i), group(name)}. */
 export function createGraph(container, on) {
   handlers = on;
   cy = cytoscape({container, style: STYLE, autounselectify: true, autoungrabify: true, boxSelectionEnabled: false,
@@ -73,7 +75,10 @@ export function createGraph(container, on) {
     if (ev.target.hasClass("agg")) handlers.group(ev.target.data("name"));
     else if (!ev.target.hasClass("group")) handlers.node(ev.target.scratch("i"));
   });
-  cy.on("tap", "edge", (ev) => handlers.edge(ev.target.scratch("k")));
+  cy.on("tap", "edge", (ev) => {
+    if (!ev.target.hasClass("joined")) handlers.edge(ev.target.scratch("k"));
+    else handlers.joined(unitName(ev.target.source()), unitName(ev.target.target()), ev.target.data("members"));
+  });
   cy.on("tap", (ev) => { if (ev.target === cy) handlers.none(); });
   cy.on("dbltap", "node", (ev) => { if (ev.target.scratch("i") !== undefined) handlers.open(ev.target.scratch("i")); });
   cy.on("mouseover", "node", (ev) => {
@@ -87,6 +92,11 @@ export function createGraph(container, on) {
   });
   container.addEventListener("keydown", keys);
   return cy;
+}
+
+/** What a node drawn stands for: a group's name or a module's key. */
+function unitName(node) {
+  return node.hasClass("agg") ? node.data("name") : state.nodes[node.scratch("i")].key;
 }
 
 /** Arrows pan, + and - zoom around the centre, 0 fits, Escape clears the selection. */
@@ -153,7 +163,7 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
     el.position = p ? {x: p.x, y: p.y} : {x: 0, y: 0};
     els.push(el);
   }
-  for (const unit of closed?.units || []) els.push(groupElement(unit, positions.get(unit.id)));
+  for (const unit of closed?.units || []) if (unit.i === undefined) els.push(groupElement(unit, positions.get(unit.id)));
   for (const k of edgeIndices) {
     const e = state.edges[k];
     const data = {id: e.id, source: state.nodes[e.from].id, target: state.nodes[e.to].id,
@@ -255,12 +265,12 @@ export function applyMarks() {
   return {focus, near, nearEdges};
 }
 
-/** Fit the shown modules in the window (from their positions and widths: no label measuring); no
- * smaller than `floor` (a zoom), centred on the drawing's middle then. */
-export function fitView(floor = 0) {
+/** Fit the shown modules (or those of ids `only`) in the window (from their positions and widths: no
+ * label measuring); no smaller than `floor` (a zoom), centred on their middle then. */
+export function fitView(floor = 0, only = null) {
   let [x1, y1, x2, y2] = [Infinity, Infinity, -Infinity, -Infinity];
   cy.nodes().forEach((node) => {
-    if (node.hasClass("group") || node.hasClass("off")) return;
+    if (node.hasClass("group") || node.hasClass("off") || (only && !only.has(node.id()))) return;
     const p = node.position();
     const w = node.data("w") / 2;
     x1 = Math.min(x1, p.x - w);

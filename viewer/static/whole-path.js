@@ -1,9 +1,10 @@
 // One program's process in the whole-firmware view: the edges of its link map (what a focus on
 // "what it depends on" follows, so that libc's edges into other programs stay out) and the path
 // finder, "how does A reach B" in the process of a program (GET /path, docs/viewer.md), each step
-// with its status.
+// with its status, the paths marked in the drawing.
 import {apiUrl, clear, el, errorBox, getJson, plural, statusTag} from "./common.js";
-import {edgeIndex, state} from "./whole-state.js";
+import {graph} from "./whole-graph.js";
+import {edgeIndex, groupOf, nodeIndex, state} from "./whole-state.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,6 +27,26 @@ function step(s) {
     statusTag(s.status), s.count ? ` ${plural(s.count, "symbol")}` : "");
 }
 
+/** Mark the paths' modules and edges in the drawing: a module of a closed group marks its group's box,
+ * an edge drawn between open modules marks itself (the marks go with the next layout). */
+function showOnDrawing(paths) {
+  const cy = graph();
+  cy.elements(".on-path").removeClass("on-path");
+  const marked = [];
+  for (const s of paths.flat()) {
+    const k = edgeIndex(s.from, s.to);
+    if (k >= 0) marked.push(cy.getElementById(state.edges[k].id));
+    for (const key of [s.from, s.to]) {
+      const i = nodeIndex(key);
+      if (i < 0) continue;
+      const node = cy.getElementById(state.nodes[i].id);
+      const name = groupOf(state.nodes[i]) ?? "all modules";
+      marked.push(node.nonempty() ? node : cy.nodes(".agg").filter((g) => g.data("name") === name));
+    }
+  }
+  for (const e of marked) e.addClass("on-path");
+}
+
 async function find() {
   const box = $("whole-path-result");
   const from = $("whole-path-from").value.trim();
@@ -40,6 +61,7 @@ async function find() {
     box.append(el("p", {}, `In the process of `, el("code", {}, answer.program), ` (${plural(answer.edges_in_link_map, "edge")}): `,
       answer.paths.length ? plural(answer.paths.length, "shortest path") : "no path"));
     for (const path of answer.paths) box.appendChild(el("ol", {className: "plain path-steps"}, ...path.map(step)));
+    showOnDrawing(answer.paths);
     if (answer.more) box.appendChild(el("p", {className: "muted"}, "… and more paths of this length"));
     box.dataset.state = "ready";
   } catch (err) {

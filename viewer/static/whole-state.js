@@ -123,7 +123,8 @@ export function computeVisible() {
   if (state.focus >= 0) {
     const near = neighbourhood(state.focus, state.hops, state.direction, edgeOk);
     for (let i = 0; i < nodes.length; i++) if (!near.has(i)) nodeOk[i] = 0;
-    for (let k = 0; k < edges.length; k++) if (edgeOk[k] && !(nodeOk[edges[k].from] && nodeOk[edges[k].to])) edgeOk[k] = 0;
+    // among them, only the edges of the program's link map when "what it depends on" follows it
+    for (let k = 0; k < edges.length; k++) if (edgeOk[k] && !(nodeOk[edges[k].from] && nodeOk[edges[k].to] && inProcess(k))) edgeOk[k] = 0;
   }
   if (state.onlyConnected) {
     const touched = new Uint8Array(nodes.length);

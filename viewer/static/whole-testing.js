@@ -74,6 +74,9 @@ export function testingApi() {
       const name = (n) => (n.hasClass("agg") ? `group:${n.data("name")}` : state.nodes[n.scratch("i")].key);
       return graph().edges(".joined").map((e) => [name(e.source()), name(e.target()), e.data("count")]).sort();
     },
+    /** The aggregated edges drawn: {from, to (group names or module keys), count, mid (its middle on screen)}. */
+    joinedMidpoints: () => graph().edges(".joined").map((e) => ({from: e.source().data("name") ?? state.nodes[e.source().scratch("i")].key,
+      to: e.target().data("name") ?? state.nodes[e.target().scratch("i")].key, count: e.data("count"), mid: e.renderedMidpoint()})),
     /** The box every shown module or group fills on screen (CSS px relative to the graph's box). */
     drawingBox: () => labelled().renderedBoundingBox({includeLabels: true}),
     /** The fill colour of a module's box (rgb()). */
@@ -96,6 +99,8 @@ export function testingApi() {
       });
       return out;
     },
+    /** What the path finder marks in the drawing: module keys and group names ("group:" name). */
+    onPath: () => graph().nodes(".on-path").map((n) => (n.hasClass("agg") ? `group:${n.data("name")}` : state.nodes[n.scratch("i")].key)).sort(),
     view: () => ({zoom: graph().zoom(), width: graph().width(), height: graph().height()}),
     selected: () => (state.selectedNode >= 0 ? state.nodes[state.selectedNode].key : null),
     selectedEdge: () => {

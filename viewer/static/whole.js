@@ -6,11 +6,11 @@
 // state is in the URL (whole-url.js) and each change is a history entry.
 // This file loads the data, decides what is laid out and offers window.linkgraphWhole to tests
 // and benchmarks.
-import {apiUrl, clear, el, errorBox, fileHref, getJson} from "./common.js";
+import {apiUrl, errorBox, fileHref, getJson} from "./common.js";
 import {buildControls, syncControls} from "./whole-controls.js";
 import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
-import {aggregate, groupsOfShown} from "./whole-groups.js";
-import {setActions, showSelection} from "./whole-info.js";
+import {aggregate, groupList, grouping, groupsOfShown} from "./whole-groups.js";
+import {setActions, showJoined, showSelection} from "./whole-info.js";
 import {LABEL_FONT_PX, LAYERED_LIMIT, TITLE_FONT_PX, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
 import {buildPathFinder, loadProcess} from "./whole-path.js";
 import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./whole-state.js";
@@ -23,6 +23,7 @@ window.linkgraphWhole = api;
 let layoutKey = null;
 let layoutSeq = 0;
 let marks = {focus: -1, near: new Set(), nearEdges: new Set()};
+let opened = null;  // the group just opened: the view fits its modules
 const overviews = new Map();  // grouping -> its laid-out overview (coming back to it costs no layout)
 
 function mode() {
@@ -35,24 +36,6 @@ function shownIndices(flags) {
   const out = [];
   for (let i = 0; i < flags.length; i++) if (flags[i]) out.push(i);
   return out;
-}
-
-/** Boxes per group of these modules: Map group id -> {label, members: [node]}. */
-function grouping(indices) {
-  const byName = new Map();
-  for (const i of indices) {
-    const name = groupOf(state.nodes[i]) ?? "";
-    if (!byName.has(name)) byName.set(name, []);
-    byName.get(name).push(i);
-  }
-  const groups = new Map();
-  const parent = new Map();
-  [...byName.keys()].sort().forEach((name, g) => {
-    const id = `g${g}`;
-    groups.set(id, {label: `${name} (${byName.get(name).length})`, members: byName.get(name).map((i) => state.nodes[i])});
-    for (const i of byName.get(name)) parent.set(i, id);
-  });
-  return {groups, parent};
 }
 
 /** The groups, the open ones as their modules: in layers, or packed in boxes when too many. */
@@ -91,8 +74,18 @@ async function layOut(current) {
   return {indices, edges, positions, boxes, parentOf: boxes ? (i) => parent.get(i) : null};
 }
 
-/** Work out what is shown, lay it out again when that changed the set to lay out, draw. */
-async function render({push = true, fit = false} = {}) {
+/** Work out what is shown, lay it out again when that changed the set to lay out, draw (busy from
+ * the start: the link map of a focus may be asked first). */
+async function render(options = {}) {
+  api.busy += 1;
+  try {
+    await draw(options);
+  } finally {
+    api.busy -= 1;
+  }
+}
+
+async function draw({push = true, fit = false}) {
   const begun = performance.now();
   await loadProcess();
   computeVisible();
@@ -104,7 +97,6 @@ async function render({push = true, fit = false} = {}) {
   let again = fit;
   if (key !== layoutKey) {
     const seq = ++layoutSeq;
-    api.busy += 1;
     loading.textContent = api.ready ? "Laying out…" : "Loading the graph…";
     loading.hidden = false;
     const started = performance.now();
@@ -123,7 +115,6 @@ async function render({push = true, fit = false} = {}) {
       api.layouts += 1;
       again = true;
     } finally {
-      api.busy -= 1;
       if (seq === layoutSeq && !loading.querySelector(".error")) loading.hidden = true;
     }
   }
@@ -135,8 +126,12 @@ async function render({push = true, fit = false} = {}) {
   showSelection();
   syncControls();
   t.push(performance.now());
-  groupList(current);
-  if (again) fitView(floor(current));
+  groupList(current === "groups", toggleGroup);
+  if (again) {
+    const only = current === "groups" && state.expanded.has(opened) ? openedIds(opened) : null;
+    fitView(floor(current, only), only);
+  }
+  opened = null;
   t.push(performance.now());
   api.steps = t.slice(1).map((x, i) => Math.round(x - t[i]));
   api.renders += 1;
@@ -145,45 +140,33 @@ async function render({push = true, fit = false} = {}) {
 
 /** The smallest zoom at which the view opens: labels of READABLE_PX at least in a focus, among the
  * groups and among a few modules of open groups. */
-function floor(current) {
+function floor(current, only) {
   if (current === "focus") return READABLE_PX / LABEL_FONT_PX;
   if (current !== "groups") return 0;
   if (!state.expanded.size) return READABLE_PX / TITLE_FONT_PX;
   const open = [...groupsOfShown()].filter(([name]) => state.expanded.has(name));
-  return open.reduce((n, [, members]) => n + members.length, 0) <= 150 ? READABLE_PX / LABEL_FONT_PX : 0;
+  const count = only ? only.size : open.reduce((n, [, members]) => n + members.length, 0);
+  return count <= 150 ? READABLE_PX / LABEL_FONT_PX : 0;
 }
 
-/** The groups as a list of buttons (Enter or a click opens or closes one), beside the drawing. */
-function groupList(current) {
-  const box = document.getElementById("whole-group-list");
-  if (current !== "groups") {
-    clear(box);
-    return;
-  }
-  const list = el("ul", {className: "plain groups"});
-  for (const [name, members] of groupsOfShown()) {
-    const open = state.expanded.has(name);
-    list.appendChild(el("li", {}, el("button", {type: "button", className: "link-button group-toggle",
-      dataset: {group: name}, "aria-expanded": open ? "true" : "false", on: {click: () => toggleGroup(name)}},
-    `${open ? "Close" : "Open"} ${name} (${members.length})`)));
-  }
-  clear(box).appendChild(list);
-  document.getElementById("whole-modules").setAttribute("aria-pressed", state.modules ? "true" : "false");
+/** The ids of the shown modules of group `name` (the view fits them when it opens). */
+function openedIds(name) {
+  return new Set((groupsOfShown().get(name) || []).map((i) => state.nodes[i].id));
 }
 
 function toggleGroup(name) {
   if (state.expanded.has(name)) state.expanded.delete(name);
-  else state.expanded.add(name);
-  return render();
-}
-
-function changed() {
+  else {
+    state.expanded.add(name);
+    opened = name;
+  }
   return render();
 }
 
 function selectNode(i) {
   if (i >= 0 && mode() === "groups" && !state.expanded.has(groupOf(state.nodes[i]) ?? "all modules")) {
-    state.expanded.add(groupOf(state.nodes[i]) ?? "all modules");  // its group opens to show it
+    opened = groupOf(state.nodes[i]) ?? "all modules";  // its group opens to show it
+    state.expanded.add(opened);
     state.selectedNode = i;
     state.selectedEdge = -1;
     return render();
@@ -202,6 +185,15 @@ function selectEdge(k) {
   marks = applyMarks();
   showSelection();
   pushState();
+}
+
+/** An aggregated edge clicked: no single edge is selected, the panel lists the ones it stands for. */
+function joined(from, to, members) {
+  state.selectedNode = -1;
+  state.selectedEdge = -1;
+  marks = applyMarks();
+  pushState();
+  showJoined(from, to, members);
 }
 
 function focusOn(i) {
@@ -281,9 +273,9 @@ async function main() {
   api.edges = state.edges.length;
   fromQuery();
   setActions({select: selectNode, selectEdge, focus: focusOn});
-  buildControls({changed, select: selectNode, fit: fitView, marks: () => { marks = applyMarks(); }});
+  buildControls({changed: () => render(), select: selectNode, fit: fitView, marks: () => { marks = applyMarks(); }});
   const cy = createGraph(document.getElementById("whole-canvas"),
-    {node: selectNode, edge: selectEdge, none: () => selectNode(-1), open, hover, group: toggleGroup});
+    {node: selectNode, edge: selectEdge, joined, none: () => selectNode(-1), open, hover, group: toggleGroup});
   document.getElementById("whole-modules").addEventListener("click", () => api.everyModule(!state.modules));
   buildPathFinder();
   cy.on("render", () => {
