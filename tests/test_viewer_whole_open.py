@@ -4,7 +4,9 @@
   CSS px (its font size times the zoom) and no two overlap; the groups drawn are the API's folders
   with their module counts, the aggregated edges count the API's edges between them; time to the
   first useful picture is printed and written to the artifacts folder (not asserted).
-* Focus on curl: its whole neighbourhood in view, labels legible.
+* Focus on curl: its whole neighbourhood in view, labels legible, the page saying nothing is out of
+  view; focus on what uses libc: too many for legible labels in the window, so the view is centred
+  on libc, which is in view, and the page says that part is out of view.
 * The path finder: how curl reaches a library in its process, each step an edge of curl's link map
   (named query link-map-steps, through the API's /process) with its status, the chain joined and
   shortest (a breadth-first search over those edges in the test); the drawing marks the boxes of
@@ -36,6 +38,10 @@ def folder(node: dict[str, Any]) -> str:
     return "missing libraries" if node["missing"] else ("the kernel" if node["kind"] == "kernel" else node["dir"])
 
 
+def in_view(box: dict[str, float], view: dict[str, float]) -> bool:
+    return box["x1"] >= 0 and box["y1"] >= 0 and box["x2"] <= view["width"] and box["y2"] <= view["height"]
+
+
 def opening(server: ViewerServer, pages: Pages, name: str, shot: str) -> tuple[Any, dict[str, Any], str]:
     fw = server.firmware_id(name)
     whole = server.json(f"/api/firmware/{fw}/whole")
@@ -46,8 +52,7 @@ def opening(server: ViewerServer, pages: Pages, name: str, shot: str) -> tuple[A
     labels = assert_labels_legible(page)
     view = page.evaluate("linkgraphWhole.view()")
     for label in labels:  # the whole opening picture is in view
-        box = label["box"]
-        assert box["x1"] >= 0 and box["y1"] >= 0 and box["x2"] <= view["width"] and box["y2"] <= view["height"], label
+        assert in_view(label["box"], view), label
     # one box per folder with its count, one edge per pair of folders with the API's edges between them
     members = Counter(folder(n) for n in whole["nodes"])
     drawn = {g["name"]: g["members"] for g in page.evaluate("linkgraphWhole.closedGroups()")}
@@ -93,11 +98,26 @@ def test_focus_on_curl_fits_its_neighbourhood(host_server: ViewerServer, pages: 
         labels = assert_labels_legible(page)
         view = page.evaluate("linkgraphWhole.view()")
         for label in labels:
-            box = label["box"]
-            inside = box["x1"] >= 0 and box["y1"] >= 0 and box["x2"] <= view["width"] and box["y2"] <= view["height"]
-            assert inside, (hops, direction, label, view)
+            assert in_view(label["box"], view), (hops, direction, label, view)
         print(f"\nfocus on curl, {hops} hop(s) {direction}: {len(labels)} modules in view, zoom {view['zoom']:.2f}")
         screenshot(page, f"whole-focus-curl-{hops}-{direction}")
+        assert page.locator("#whole-off-view").is_hidden()
+    # libc and what uses it: too many for labels of 10 px in the window, so the view centres on libc
+    # and the page says that part of it is out of view
+    libc = next(n["path"] for n in host_server.json(f"/api/firmware/{fw}/whole")["nodes"] if n["label"] == "libc.so.6")
+    page.evaluate(f"linkgraphWhole.focus({json.dumps(libc)}, 1, 'in')")
+    settled(page)
+    assert page.evaluate("[linkgraphWhole.focused(), linkgraphWhole.mode()]") == [libc, "focus"]
+    labels = assert_labels_legible(page)
+    view = page.evaluate("linkgraphWhole.view()")
+    outside = [lab for lab in labels if not in_view(lab["box"], view)]
+    assert outside and in_view(next(lab["box"] for lab in labels if lab["key"] == libc), view)
+    assert page.locator("#whole-off-view").is_visible()
+    assert "out of view" in page.locator("#whole-off-view").inner_text()
+    print(f"focus on libc, 1 hop in: {len(labels)} modules, {len(outside)} out of view, zoom {view['zoom']:.2f}")
+    screenshot(page, "whole-focus-libc-in")
+    page.click("#whole-fit")
+    assert page.locator("#whole-off-view").is_hidden()
     watch.assert_clean()
 
 

@@ -6,7 +6,7 @@
 import cytoscape from "./vendor/cytoscape-3.35.0.esm.min.js";
 import {EDGE_STYLE} from "./common.js";
 import {groupElement, joinedElement} from "./whole-groups.js";
-import {FONT_FAMILY, GROUP_HEIGHT, LABEL_FONT_PX, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
+import {FONT_FAMILY, GROUP_HEIGHT, LABEL_FONT_PX, MAX_FIT_ZOOM, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
 import {KIND_COLOR, nodeColour, state} from "./whole-state.js";
 
 const FEW = 150;           // this many modules shown or fewer: every label drawn, whatever the zoom
@@ -86,10 +86,7 @@ export function createGraph(container, on) {
     container.title = state.nodes[ev.target.scratch("i")].key;  // the whole name, as text
     handlers.hover(ev.target.scratch("i"));
   });
-  cy.on("mouseout", "node", () => {
-    container.title = "";
-    handlers.hover(-1);
-  });
+  cy.on("mouseout", "node", () => { container.title = ""; handlers.hover(-1); });
   container.addEventListener("keydown", keys);
   return cy;
 }
@@ -266,8 +263,9 @@ export function applyMarks() {
 }
 
 /** Fit the shown modules (or those of ids `only`) in the window (from their positions and widths: no
- * label measuring); no smaller than `floor` (a zoom), centred on their middle then. */
-export function fitView(floor = 0, only = null) {
+ * label measuring); no smaller than `floor` (a zoom), centred on module `anchor` (an index) then if
+ * given, else on their middle. Whether they are all in view. */
+export function fitView(floor = 0, only = null, anchor = -1) {
   let [x1, y1, x2, y2] = [Infinity, Infinity, -Infinity, -Infinity];
   cy.nodes().forEach((node) => {
     if (node.hasClass("group") || node.hasClass("off") || (only && !only.has(node.id()))) return;
@@ -278,12 +276,14 @@ export function fitView(floor = 0, only = null) {
     y1 = Math.min(y1, p.y - NODE_HEIGHT);
     y2 = Math.max(y2, p.y + NODE_HEIGHT);
   });
-  if (x1 === Infinity) return;
+  if (x1 === Infinity) return true;
   if (cy.nodes(".group").nonempty()) y1 -= 2 * TITLE_FONT_PX;  // the group titles above the boxes
   const margin = 30;
-  const zoom = Math.max(floor, Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), 1.6));
-  const centre = {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
+  const fitted = Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), MAX_FIT_ZOOM);
+  const zoom = Math.max(floor, fitted);
+  const centre = anchor >= 0 && zoom > fitted ? cy.getElementById(state.nodes[anchor].id).position() : {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
   cy.viewport({zoom, pan: {x: cy.width() / 2 - centre.x * zoom, y: cy.height() / 2 - centre.y * zoom}});
+  return zoom <= fitted;
 }
 
 /** Bring a module on screen if it is not. */

@@ -17,7 +17,7 @@ import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./w
 import {fromQuery, pushState} from "./whole-url.js";
 import {testingApi} from "./whole-testing.js";
 
-const loading = document.getElementById("whole-loading");
+const [loading, offView] = ["whole-loading", "whole-off-view"].map((id) => document.getElementById(id));
 const api = testingApi();
 window.linkgraphWhole = api;
 let layoutKey = null;
@@ -66,7 +66,8 @@ async function layOut(current) {
   const edges = all ? state.edges.map((_, k) => k) : shownIndices(state.edgeVisible);
   if (current !== "overview" && indices.length <= LAYERED_LIMIT) {
     const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
-    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids))};
+    const pane = {width: graph().width() - 60, height: graph().height() - 60};  // fitView's margins off
+    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids), 60, pane)};
   }
   const {groups, parent} = grouping(indices);
   const positions = await packedLayout(groups);
@@ -129,7 +130,7 @@ async function draw({push = true, fit = false}) {
   groupList(current === "groups", toggleGroup);
   if (again) {
     const only = current === "groups" && state.expanded.has(opened) ? openedIds(opened) : null;
-    fitView(floor(current, only), only);
+    offView.hidden = fitView(floor(current, only), only, current === "focus" ? state.focus : -1);
   }
   opened = null;
   t.push(performance.now());
@@ -248,7 +249,7 @@ Object.assign(api, {
     else state.statusOn.delete(status);
     return render();
   },
-  fit: () => fitView(),
+  fit: () => { offView.hidden = fitView(); },
   redraw: () => graph().forceRender(),
   highlighted() {
     if (marks.focus < 0) return {focus: null, nodes: [], edges: marks.nearEdges.size};
@@ -273,7 +274,7 @@ async function main() {
   api.edges = state.edges.length;
   fromQuery();
   setActions({select: selectNode, selectEdge, focus: focusOn});
-  buildControls({changed: () => render(), select: selectNode, fit: fitView, marks: () => { marks = applyMarks(); }});
+  buildControls({changed: () => render(), select: selectNode, fit: () => { offView.hidden = fitView(); }, marks: () => { marks = applyMarks(); }});
   const cy = createGraph(document.getElementById("whole-canvas"),
     {node: selectNode, edge: selectEdge, joined, none: () => selectNode(-1), open, hover, group: toggleGroup});
   document.getElementById("whole-modules").addEventListener("click", () => api.everyModule(!state.modules));
