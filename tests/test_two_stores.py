@@ -51,6 +51,7 @@ QUERY_PARAMS = {
         "limit=5",
     ],
     "link-map-edges": ["--param", "program=/bin/busybox"],
+    "link-map-steps": ["--param", "program=/bin/busybox"],
     "link-map-bindings": ["--param", "program=/bin/busybox", "--param", "library=/lib/libapcfg.so"],
 }
 

@@ -258,8 +258,8 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
     watch.failed.clear()  # the 404 of the API call is the expected answer
     watch.assert_clean()
 
-    # --- the whole-firmware view: counts, a click on a module, a click on an edge
-    page, watch = pages.open(server, f"/fw/{fw}/whole")
+    # --- the whole-firmware view (every module): counts, a click on a module, a click on an edge
+    page, watch = pages.open(server, f"/fw/{fw}/whole?modules=1")
     whole = server.json(f"/api/firmware/{fw}/whole")
     state = page.evaluate(
         "({n: linkgraphWhole.nodes, e: linkgraphWhole.edges, v: linkgraphWhole.visibleEdges(),"

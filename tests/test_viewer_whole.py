@@ -15,11 +15,9 @@ from __future__ import annotations
 import json
 import time
 import urllib.parse
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import linkgraph
 from support.browser import ARTICLE_NAME, BUSYBOX, CRYPT, Pages, ViewerServer, artifacts_dir, screenshot, wait_until
 from support.whole_view import (
     BOTH_STORES,
@@ -37,19 +35,6 @@ pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 CURL = "/usr/bin/curl"
 
 
-@pytest.fixture(scope="module")
-def host_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
-    from support import hostroot
-
-    root = hostroot.cached_host_root()
-    work = tmp_path_factory.mktemp("host-serve")
-    db = work / "graph.lbdb"
-    proc = linkgraph("scan", str(root), "--db", str(db), "--name", "host-programs", "--quiet")
-    assert proc.returncode in (0, 1), proc.stderr
-    with ViewerServer(["--db", str(db)], work) as server:
-        yield server
-
-
 # --------------------------------------------------------------------------- the /usr/bin root
 
 
@@ -58,7 +43,7 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
     whole = host_server.json(f"/api/firmware/{fw}/whole")
     assert len(whole["nodes"]) > 300 and len(whole["edges"]) > 1000, (len(whole["nodes"]), len(whole["edges"]))
     started = time.monotonic()
-    page, watch = pages.open(host_server, f"/fw/{fw}/whole")
+    page, watch = pages.open(host_server, f"/fw/{fw}/whole?modules=1")  # every module
     wall = time.monotonic() - started
     state = page.evaluate("""({ready: linkgraphWhole.ready, first: linkgraphWhole.firstFrameMs,
         data: linkgraphWhole.dataMs, nodes: linkgraphWhole.nodes, edges: linkgraphWhole.edges,
@@ -150,7 +135,7 @@ def test_focus_on_curl_and_isolate_the_hidden_set(host_server: ViewerServer, pag
     whole = host_server.json(f"/api/firmware/{fw}/whole")
     keys, edges = keyed(whole)
     assert CURL in keys.values(), "the host's /usr/bin/curl is part of the test's root"
-    page, watch = pages.open(host_server, f"/fw/{fw}/whole")
+    page, watch = pages.open(host_server, f"/fw/{fw}/whole?modules=1")  # every module
     # focus from the side panel: curl's neighbourhood, one hop both ways, laid out again
     layouts = page.evaluate("linkgraphWhole.layouts")
     page.evaluate(f"linkgraphWhole.select({json.dumps(CURL)})")
@@ -175,7 +160,15 @@ def test_focus_on_curl_and_isolate_the_hidden_set(host_server: ViewerServer, pag
     page.fill("#whole-hops", "2")
     page.dispatch_event("#whole-hops", "change")
     settled(page)
-    shown, among = neighbourhood(whole, CURL, 2, "out")
+    # along curl's own link map only: not through libc's edges into other programs
+    process = host_server.json(f"/api/firmware/{fw}/process?program={CURL}")["edges"]
+    in_process = {
+        "nodes": whole["nodes"],
+        "edges": [
+            e for e in whole["edges"] if (keys[e["from"]], keys[e["to"]]) in {(s["from"], s["to"]) for s in process}
+        ],
+    }
+    shown, among = neighbourhood(in_process, CURL, 2, "out")
     assert page.evaluate("linkgraphWhole.visibleKeys()") == shown
     assert page.evaluate("linkgraphWhole.visibleEdgeList()") == among
     assert_labels_legible(page)
@@ -232,7 +225,7 @@ def test_whole_firmware_by_licence_class(store: str, request: pytest.FixtureRequ
     whole = article.json(f"/api/firmware/{fw}/whole")
     classes = {n["path"]: n["licence_class"] for n in whole["nodes"] if not n["missing"]}
     assert classes[BUSYBOX] == "gpl" and classes[CRYPT] == "lgpl"
-    page, watch = pages.open(article, f"/fw/{fw}/whole")
+    page, watch = pages.open(article, f"/fw/{fw}/whole?modules=1")  # every module
     outside = outside_requests(page, article)
     keys, edges = keyed(whole)
     assert page.evaluate("linkgraphWhole.visibleKeys()") == sorted(keys.values())

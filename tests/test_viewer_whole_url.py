@@ -23,7 +23,7 @@ def test_the_view_is_in_the_url_and_back_walks_through_it(
     article: ViewerServer = request.getfixturevalue(store)
     fw = article.firmware_id(ARTICLE_NAME)
     whole = article.json(f"/api/firmware/{fw}/whole")
-    page, watch = pages.open(article, f"/fw/{fw}/whole")
+    page, watch = pages.open(article, f"/fw/{fw}/whole?modules=1")  # every module
     outside = view.outside_requests(page, article)
     read = """() => ({url: location.search, mode: linkgraphWhole.mode(), focus: linkgraphWhole.focused(),
         selected: linkgraphWhole.selected(), edge: linkgraphWhole.selectedEdge(), keys: linkgraphWhole.visibleKeys(),
@@ -59,6 +59,7 @@ def test_the_view_is_in_the_url_and_back_walks_through_it(
         "hide-status": ["declared-unused"],
         "focus": [APCFG],
         "hops": ["2"],
+        "modules": ["1"],
         "select": [APCFG],
     }, url.query
     other, watch2 = pages.open(article, f"{url.path}?{url.query}")
@@ -86,7 +87,7 @@ def test_a_filter_clears_the_selection_it_hides_and_a_double_click_opens(
 ) -> None:
     article: ViewerServer = request.getfixturevalue(store)
     fw = article.firmware_id(ARTICLE_NAME)
-    page, watch = pages.open(article, f"/fw/{fw}/whole")
+    page, watch = pages.open(article, f"/fw/{fw}/whole?modules=1")  # every module
     whole = article.json(f"/api/firmware/{fw}/whole")
     _, edges = view.keyed(whole)
     (status,) = [s for f, t, s in edges if f == APCFG and t == UTIL]

@@ -10,7 +10,7 @@ from ..loader.report import analysis, identities
 from ..loader.report.identities import identification_overview, module_identification
 from ..loader.report.kernel_view import kernel_edge, module_kernel_links
 from ..loader.report.licence_findings import licence_findings
-from . import whole_firmware
+from . import process_path, whole_firmware
 from .store_access import current_store, firmware_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -101,3 +101,23 @@ def components(firmware_id: str) -> Any:
 def whole(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     return jsonify({"firmware": firmware, **whole_firmware.whole_graph(current_store(), firmware["id"])})
+
+
+@bp.get("/firmware/<firmware_id>/path")
+def path(firmware_id: str) -> Any:
+    """How `from` reaches `to` in the process of `program` (default: `from`): the shortest chains of
+    its link map's edges, with their statuses."""
+    firmware = _firmware(firmware_id)
+    start, goal = required_arg("from"), required_arg("to")
+    program = request.args.get("program") or start
+    found = process_path.process_path(current_store(), firmware["id"], program, start, goal)
+    return jsonify({"firmware": firmware, **found})
+
+
+@bp.get("/firmware/<firmware_id>/process")
+def process(firmware_id: str) -> Any:
+    """The edges of one program's link map (what "depends on" follows in the whole view's focus)."""
+    firmware = _firmware(firmware_id)
+    program = analysis.find_module(current_store(), firmware["id"], required_arg("program"))["path"]
+    steps = process_path.link_map_steps(current_store(), firmware["id"], program)
+    return jsonify({"firmware": firmware, "program": program, "edges": steps})

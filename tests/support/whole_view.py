@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import urllib.parse
 from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,3 +75,30 @@ def outside_requests(page: Any, server: ViewerServer) -> list[str]:
 
 def query(page: Any) -> dict[str, list[str]]:
     return urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+
+
+def _served(root: Path, work: Path, name: str) -> Iterator[ViewerServer]:
+    from conftest import linkgraph
+
+    db = work / "graph.lbdb"
+    proc = linkgraph("scan", str(root), "--db", str(db), "--name", name, "--quiet", check=False)
+    assert proc.returncode in (0, 1), proc.stderr
+    with ViewerServer(["--db", str(db)], work) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def host_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
+    """This machine's /usr/bin root (support/hostroot.py), scanned once for every whole-view test."""
+    from . import hostroot
+
+    yield from _served(hostroot.cached_host_root(), tmp_path_factory.mktemp("host-serve"), "host-programs")
+
+
+@pytest.fixture(scope="session")
+def dlink_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
+    """D-Link DIR-880L's root (support/vendor_roots.py), scanned once."""
+    from .vendor_roots import extracted_root
+
+    root, _sha = extracted_root("dlink_dir880l")
+    yield from _served(root, tmp_path_factory.mktemp("dlink-serve"), "dlink-dir880l")

@@ -89,7 +89,7 @@ export function buildControls(actions) {
     state.isolate = !state.isolate;
     changed();
   });
-  $("whole-fit").addEventListener("click", actions.fit);
+  $("whole-fit").addEventListener("click", () => actions.fit());
 
   let timer = null;
   searchBox.addEventListener("input", () => {

@@ -5,13 +5,14 @@
 // on a canvas, never markup. whole.js decides what is shown; this file shows it.
 import cytoscape from "./vendor/cytoscape-3.35.0.esm.min.js";
 import {EDGE_STYLE} from "./common.js";
-import {FONT_FAMILY, LABEL_FONT_PX, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
+import {groupElement, joinedElement} from "./whole-groups.js";
+import {FONT_FAMILY, GROUP_HEIGHT, LABEL_FONT_PX, MAX_FIT_ZOOM, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
 import {KIND_COLOR, nodeColour, state} from "./whole-state.js";
 
 const FEW = 150;           // this many modules shown or fewer: every label drawn, whatever the zoom
 const CROWD = 800;         // more edges shown than this: drawn fainter
 const MIN_LABEL_PX = 7;    // otherwise a label is drawn once its font is this many screen pixels
-const READABLE_ZOOM = 1;   // a focus opens at least at this zoom (11 px labels)
+export const READABLE_PX = 10;  // a focus and the groups open with labels no smaller than this
 
 function edgeStyles() {
   return Object.entries(EDGE_STYLE).map(([status, s]) => ({
@@ -39,6 +40,10 @@ const STYLE = [
     "font-size": TITLE_FONT_PX, "text-max-width": "data(tw)", "text-wrap": "ellipsis", "font-weight": "bold", color: "#263238", "min-zoomed-font-size": 4,
     events: "no"}},
   {selector: "node.all-labels", style: {"min-zoomed-font-size": 0}},
+  {selector: "node.agg", style: {shape: "round-rectangle", width: "data(w)", height: GROUP_HEIGHT, label: "data(label)",
+    "font-size": TITLE_FONT_PX, "font-weight": "bold", "font-family": FONT_FAMILY, color: "#263238",
+    "text-valign": "center", "text-halign": "center", "background-color": "#eceff1", "border-width": 1.5,
+    "border-color": "#546e7a", "min-zoomed-font-size": 0, "z-index-compare": "manual", "z-index": 2}},
   {selector: "node.match", style: {"underlay-color": "#ffd54f", "underlay-opacity": 1, "underlay-padding": 4}},
   {selector: "node.selected", style: {"border-width": 3, "border-color": "#000000"}},
   {selector: "node.focus", style: {"border-width": 3, "font-weight": "bold"}},
@@ -48,9 +53,11 @@ const STYLE = [
   ...edgeStyles(),
   {selector: "edge.routed", style: {"curve-style": "segments", "edge-distances": "node-position",
     "segment-weights": "data(sw)", "segment-distances": "data(sd)"}},
+  {selector: "edge.joined", style: {width: "data(width)", "curve-style": "bezier", opacity: 0.7}},
   {selector: "edge.selected", style: {width: 4, opacity: 1}},
   {selector: ".faded", style: {opacity: 0.12}},
   {selector: "edge.near", style: {opacity: 1, width: 2}},
+  {selector: ".on-path", style: {"underlay-color": "#00897b", "underlay-opacity": 0.45, "underlay-padding": 5}},
   {selector: ".off", style: {display: "none"}},
 ];
 
@@ -58,26 +65,35 @@ let cy = null;
 let handlers = {};
 let boxes = new Map();  // a group box's id -> the module nodes ELK placed in it
 
-/** Create the graph in `container`; `on`: {node(i), edge(k), none(), open(i), hover(i)}. */
+/** Create the graph in `container`; `on`: {node(i), edge(k), joined(from, to, [k]) (an aggregated edge),
+ * none(), open(i), hover(i), group(name)}. */
 export function createGraph(container, on) {
   handlers = on;
   cy = cytoscape({container, style: STYLE, autounselectify: true, autoungrabify: true, boxSelectionEnabled: false,
     minZoom: 0.02, maxZoom: 6});
-  cy.on("tap", "node", (ev) => { if (!ev.target.hasClass("group")) handlers.node(ev.target.scratch("i")); });
-  cy.on("tap", "edge", (ev) => handlers.edge(ev.target.scratch("k")));
+  cy.on("tap", "node", (ev) => {
+    if (ev.target.hasClass("agg")) handlers.group(ev.target.data("name"));
+    else if (!ev.target.hasClass("group")) handlers.node(ev.target.scratch("i"));
+  });
+  cy.on("tap", "edge", (ev) => {
+    if (!ev.target.hasClass("joined")) handlers.edge(ev.target.scratch("k"));
+    else handlers.joined(unitName(ev.target.source()), unitName(ev.target.target()), ev.target.data("members"));
+  });
   cy.on("tap", (ev) => { if (ev.target === cy) handlers.none(); });
-  cy.on("dbltap", "node", (ev) => { if (!ev.target.hasClass("group")) handlers.open(ev.target.scratch("i")); });
+  cy.on("dbltap", "node", (ev) => { if (ev.target.scratch("i") !== undefined) handlers.open(ev.target.scratch("i")); });
   cy.on("mouseover", "node", (ev) => {
-    if (ev.target.hasClass("group")) return;
+    if (ev.target.scratch("i") === undefined) return;
     container.title = state.nodes[ev.target.scratch("i")].key;  // the whole name, as text
     handlers.hover(ev.target.scratch("i"));
   });
-  cy.on("mouseout", "node", () => {
-    container.title = "";
-    handlers.hover(-1);
-  });
+  cy.on("mouseout", "node", () => { container.title = ""; handlers.hover(-1); });
   container.addEventListener("keydown", keys);
   return cy;
+}
+
+/** What a node drawn stands for: a group's name or a module's key. */
+function unitName(node) {
+  return node.hasClass("agg") ? node.data("name") : state.nodes[node.scratch("i")].key;
 }
 
 /** Arrows pan, + and - zoom around the centre, 0 fits, Escape clears the selection. */
@@ -124,7 +140,7 @@ function segments(from, to, bends) {
  * `groups` (Map group id -> label) adds the group boxes (at their `positions`), `parentOf(i)` says
  * which one holds module i.
  */
-export function show(indices, edgeIndices, positions, groups = null, parentOf = null) {
+export function show(indices, edgeIndices, positions, groups = null, parentOf = null, closed = null) {
   // the classes applyVisibility would give (shown or not, crowded, every label), given at once:
   // restyling thousands of new elements
   // a second time before their first drawing costs about as much as drawing them
@@ -144,6 +160,7 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
     el.position = p ? {x: p.x, y: p.y} : {x: 0, y: 0};
     els.push(el);
   }
+  for (const unit of closed?.units || []) if (unit.i === undefined) els.push(groupElement(unit, positions.get(unit.id)));
   for (const k of edgeIndices) {
     const e = state.edges[k];
     const data = {id: e.id, source: state.nodes[e.from].id, target: state.nodes[e.to].id,
@@ -154,8 +171,9 @@ export function show(indices, edgeIndices, positions, groups = null, parentOf = 
     const classes = [data.sw ? "routed" : (crowd ? "crowd" : ""), state.edgeVisible[k] ? "" : "off"];
     els.push({group: "edges", data, classes: classes.filter((c) => c).join(" ")});
   }
+  for (const j of closed?.joined || []) els.push(joinedElement(j));
   const added = cy.add(els);
-  added.nodes().forEach((node) => { if (!node.hasClass("group")) node.scratch("i", state.index.get(node.id())); });
+  added.nodes().forEach((node) => { if (!node.hasClass("group") && !node.hasClass("agg")) node.scratch("i", state.index.get(node.id())); });
   boxes = new Map([...(groups || []).keys()].map((id) => [id, []]));
   if (parentOf) for (const i of indices) boxes.get(parentOf(i))?.push(cy.getElementById(state.nodes[i].id));
   for (const [id, members] of boxes) if (members.every((n) => n.hasClass("off"))) cy.getElementById(id).addClass("off");
@@ -244,12 +262,13 @@ export function applyMarks() {
   return {focus, near, nearEdges};
 }
 
-/** Fit the shown modules in the window (from their positions and widths: no label measuring);
- * a focus no smaller than READABLE_ZOOM, centred on its module. */
-export function fitView() {
+/** Fit the shown modules (or those of ids `only`) in the window (from their positions and widths: no
+ * label measuring); no smaller than `floor` (a zoom), centred on module `anchor` (an index) then if
+ * given, else on their middle. Whether they are all in view. */
+export function fitView(floor = 0, only = null, anchor = -1) {
   let [x1, y1, x2, y2] = [Infinity, Infinity, -Infinity, -Infinity];
   cy.nodes().forEach((node) => {
-    if (node.hasClass("group") || node.hasClass("off")) return;
+    if (node.hasClass("group") || node.hasClass("off") || (only && !only.has(node.id()))) return;
     const p = node.position();
     const w = node.data("w") / 2;
     x1 = Math.min(x1, p.x - w);
@@ -257,18 +276,15 @@ export function fitView() {
     y1 = Math.min(y1, p.y - NODE_HEIGHT);
     y2 = Math.max(y2, p.y + NODE_HEIGHT);
   });
-  if (x1 === Infinity) return;
+  if (x1 === Infinity) return true;
   if (cy.nodes(".group").nonempty()) y1 -= 2 * TITLE_FONT_PX;  // the group titles above the boxes
   const margin = 30;
-  if (cy.width() <= 2 * margin || cy.height() <= 2 * margin) return;  // a pane squeezed to nothing: no zoom to fit
-  let zoom = Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), 1.6);
-  let centre = {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
-  if (state.focus >= 0 && zoom < READABLE_ZOOM) {
-    zoom = READABLE_ZOOM;
-    const node = cy.getElementById(state.nodes[state.focus].id);
-    if (node.nonempty()) centre = node.position();
-  }
+  if (cy.width() <= 2 * margin || cy.height() <= 2 * margin) return true;  // a pane squeezed to nothing
+  const fitted = Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), MAX_FIT_ZOOM);
+  const zoom = Math.max(floor, fitted);
+  const centre = anchor >= 0 && zoom > fitted ? cy.getElementById(state.nodes[anchor].id).position() : {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
   cy.viewport({zoom, pan: {x: cy.width() / 2 - centre.x * zoom, y: cy.height() / 2 - centre.y * zoom}});
+  return zoom <= fitted;
 }
 
 /** Bring a module on screen if it is not. */

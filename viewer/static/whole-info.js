@@ -1,5 +1,6 @@
 // The side panel of the whole-firmware view: the selected module (kind, licence class, its edges,
-// buttons to focus on it or open its page) or the selected edge (its symbols, asked from the API).
+// buttons to focus on it or open its page), the selected edge (its symbols, asked from the API) or
+// an aggregated edge between groups (its count by status and the edges it stands for).
 // Names are text. The panel only shows: what a button does is whole.js's (`actions`).
 import {
   KIND_LABEL, apiUrl, append, clear, el, errorBox, fileHref, getJson, plural, statusTag, symbolDetails,
@@ -45,6 +46,7 @@ export function showSelection() {
     return;
   }
   delete info.dataset.edgeIndex;
+  delete info.dataset.joined;
   const i = state.selectedNode;
   if (i < 0) {
     clear(info).appendChild(el("p", {className: "muted"}, "Click a module or an edge; double-click a module to open it."));
@@ -79,6 +81,7 @@ async function showEdge(k) {
   const to = state.nodes[e.to];
   clear(info);
   info.dataset.edgeIndex = String(k);
+  delete info.dataset.joined;
   info.dataset.edge = `${from.key}\n${to.key}`;
   delete info.dataset.node;
   const body = el("div", {className: "edge-symbols"}, el("p", {className: "muted"}, "Loading the symbols…"));
@@ -109,4 +112,28 @@ async function showEdge(k) {
   } catch (err) {
     if (state.selectedEdge === k) clear(body).appendChild(errorBox(err.message));
   }
+}
+
+const MAX_LISTED = 200;  // edges of an aggregated edge listed in the panel (the count says how many)
+
+/** The panel of an aggregated edge from `from` to `to` (group names or module keys): how many edges
+ * it stands for, by status, and those edges (each a button that selects it). */
+export function showJoined(from, to, members) {
+  clear(info);
+  for (const key of ["node", "edge", "edgeIndex"]) delete info.dataset[key];
+  info.dataset.joined = `${from}\n${to}`;
+  const byStatus = new Map();
+  for (const k of members) byStatus.set(state.edges[k].status, (byStatus.get(state.edges[k].status) || 0) + 1);
+  info.append(el("h2", {}, "Edges between groups"), el("p", {}, el("code", {}, from), " → ", el("code", {}, to)),
+    el("p", {className: "joined-count", dataset: {count: String(members.length)}}, plural(members.length, "edge"), ": ",
+      ...[...byStatus].flatMap(([status, n]) => [statusTag(status), ` ${n} `])));
+  const ul = el("ul", {className: "plain joined-edges"});
+  for (const k of members.slice(0, MAX_LISTED)) {
+    const e = state.edges[k];
+    ul.appendChild(el("li", {dataset: {from: state.nodes[e.from].key, to: state.nodes[e.to].key}},
+      nodeButton(e.from), " → ", nodeButton(e.to), " ",
+      el("button", {type: "button", className: "link-button small", on: {click: () => actions.selectEdge(k)}}, "details")));
+  }
+  info.appendChild(ul);
+  if (members.length > MAX_LISTED) info.appendChild(el("p", {className: "muted"}, `… and ${members.length - MAX_LISTED} more`));
 }

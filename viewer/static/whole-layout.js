@@ -2,7 +2,8 @@
 //   * the overview: one box per group (folder, package, licence class) holding its modules packed
 //     in rows (ELK "box"), the boxes packed together (ELK "rectpacking"); no edge moves anything,
 //     so it takes a fraction of a second even for thousands of modules;
-//   * a focus or an isolated set: ELK "layered", left to right along the dependencies.
+//   * a focus or an isolated set: ELK "layered" along the dependencies, left to right or top to
+//     bottom, layers closer or wrapped in rows, whichever fits the pane at the largest zoom.
 // Every node's box is as wide as its label, so labels never overlap. Positions are node centres
 // (with the size ELK gave the node: a group's box is drawn so, its title cut to its width); layered
 // edges keep ELK's bends.
@@ -12,7 +13,9 @@ const WORKER = document.querySelector("script[data-elk-worker]").dataset.elkWork
 export const NODE_HEIGHT = 18;
 export const LABEL_FONT_PX = 11;
 export const TITLE_FONT_PX = 13;
+export const GROUP_HEIGHT = 28;  // a closed group's box (its title in bold TITLE_FONT_PX)
 export const FONT_FAMILY = "system-ui, sans-serif";
+export const MAX_FIT_ZOOM = 1.6;  // fitting never zooms in further
 export const LAYERED_LIMIT = 300;  // more modules than this: packed in groups, not in layers (seconds)
 
 let elk = null;
@@ -30,7 +33,7 @@ export function nodeWidth(text) {
   return w;
 }
 
-function titleWidth(text) {
+export function titleWidth(text) {
   measure.font = `bold ${TITLE_FONT_PX}px ${FONT_FAMILY}`;
   const w = Math.ceil(measure.measureText(text).width) + 20;
   measure.font = `${LABEL_FONT_PX}px ${FONT_FAMILY}`;
@@ -48,7 +51,7 @@ export function warmUp() {
 }
 
 function leaf(n) {
-  return {id: n.id, width: nodeWidth(n.short), height: NODE_HEIGHT};
+  return {id: n.id, width: n.w || nodeWidth(n.short), height: n.h || NODE_HEIGHT};
 }
 
 /** Node centres (and widths) by id, and the bend points ELK routed each edge through, by edge id. */
@@ -75,17 +78,29 @@ export async function packedLayout(groups) {
   return centres(await engine().layout(graph));
 }
 
-/** Modules in layers from left to right along the edges (`edges`: [{id, from, to}] of node ids). */
-export async function layeredLayout(nodes, edges) {
-  const graph = {
+/** Modules in layers along the edges (`edges`: [{id, from, to}] of node ids), left to right; given the
+ * size of the `pane` ({width, height}), also top to bottom, with half the room between layers (and
+ * straight edges, which need no room of their own there) and wrapped in rows to the pane's shape,
+ * keeping the first that shows at the largest zoom (up to MAX_FIT_ZOOM) when fitted in the pane. */
+export async function layeredLayout(nodes, edges, between = 60, pane = null) {
+  const ways = [{"elk.direction": "RIGHT"}];
+  if (pane) {
+    const half = String(Math.round(between / 2));
+    ways.push({"elk.direction": "DOWN"}, {"elk.direction": "RIGHT", "elk.layered.spacing.nodeNodeBetweenLayers": half},
+      {"elk.direction": "DOWN", "elk.layered.spacing.nodeNodeBetweenLayers": half},
+      {"elk.direction": "RIGHT", "elk.layered.spacing.nodeNodeBetweenLayers": half, "elk.edgeRouting": "POLYLINE"},
+      {"elk.direction": "RIGHT", "elk.layered.wrapping.strategy": "MULTI_EDGE", "elk.aspectRatio": String(pane.width / pane.height)});
+  }
+  const laid = await Promise.all(ways.map((way) => engine().layout({
     id: "root",
     layoutOptions: {
-      "elk.algorithm": "layered", "elk.direction": "RIGHT", "elk.layered.thoroughness": "3",
-      "elk.spacing.nodeNode": "10", "elk.layered.spacing.nodeNodeBetweenLayers": "60",
-      "elk.separateConnectedComponents": "true", "elk.spacing.componentComponent": "30",
+      "elk.algorithm": "layered", "elk.layered.thoroughness": "3",
+      "elk.spacing.nodeNode": "10", "elk.layered.spacing.nodeNodeBetweenLayers": String(between),
+      "elk.separateConnectedComponents": "true", "elk.spacing.componentComponent": "30", ...way,
     },
     children: nodes.map(leaf),
     edges: edges.map((e) => ({id: e.id, sources: [e.from], targets: [e.to]})),
-  };
-  return centres(await engine().layout(graph));
+  })));
+  const scale = (g) => (pane ? Math.min(MAX_FIT_ZOOM, pane.width / Math.max(g.width, 1), pane.height / Math.max(g.height, 1)) : 0);
+  return centres(laid.reduce((best, g) => (scale(g) > scale(best) ? g : best)));
 }

@@ -19,6 +19,9 @@ export const state = {
   group: "folder", colourBy: "kind", dir: "", onlyConnected: false,
   statusOn: new Set([...STATUSES, ...LATER_EDGES]), kindOn: new Set(), licenceOn: new Set(LICENCE_CLASSES),
   focus: -1, hops: 1, direction: "both", isolate: false, selectedNode: -1, selectedEdge: -1,
+  modules: false, expanded: new Set(),  // every module at once, or the groups (these ones open)
+  process: null,  // {focus, edges: Set of edge indices}: the link map of the program in focus
+
   // what follows from it
   nodeVisible: new Uint8Array(0), edgeVisible: new Uint8Array(0), visibleNodeCount: 0, visibleEdgeCount: 0,
   hover: -1, matches: [], matchSet: new Set(), matchCursor: -1,
@@ -77,6 +80,13 @@ export function edgeIndex(from, to) {
   return state.edges.findIndex((e) => state.nodes[e.from].key === from && state.nodes[e.to].key === to);
 }
 
+/** Whether "what it depends on" may follow edge k: only the edges of the link map of the program
+ * in focus, when it has one (a library's edges into other programs are in their processes). */
+function inProcess(k) {
+  const p = state.process;
+  return !(p && p.focus === state.focus && state.direction === "out" && p.edges.size) || p.edges.has(k);
+}
+
 /** The modules within `hops` edges of `start` (edges allowed by `edgeOk`), in `direction`. */
 function neighbourhood(start, hops, direction, edgeOk) {
   const seen = new Set([start]);
@@ -85,7 +95,7 @@ function neighbourhood(start, hops, direction, edgeOk) {
     const next = [];
     for (const i of ring) {
       const steps = [];
-      if (direction !== "in") for (const k of state.out[i]) if (edgeOk[k]) steps.push(state.edges[k].to);
+      if (direction !== "in") for (const k of state.out[i]) if (edgeOk[k] && inProcess(k)) steps.push(state.edges[k].to);
       if (direction !== "out") for (const k of state.in[i]) if (edgeOk[k]) steps.push(state.edges[k].from);
       for (const j of steps) if (!seen.has(j)) { seen.add(j); next.push(j); }
     }
@@ -113,7 +123,8 @@ export function computeVisible() {
   if (state.focus >= 0) {
     const near = neighbourhood(state.focus, state.hops, state.direction, edgeOk);
     for (let i = 0; i < nodes.length; i++) if (!near.has(i)) nodeOk[i] = 0;
-    for (let k = 0; k < edges.length; k++) if (edgeOk[k] && !(nodeOk[edges[k].from] && nodeOk[edges[k].to])) edgeOk[k] = 0;
+    // among them, only the edges of the program's link map when "what it depends on" follows it
+    for (let k = 0; k < edges.length; k++) if (edgeOk[k] && !(nodeOk[edges[k].from] && nodeOk[edges[k].to] && inProcess(k))) edgeOk[k] = 0;
   }
   if (state.onlyConnected) {
     const touched = new Uint8Array(nodes.length);

@@ -2,10 +2,14 @@
 // library draws now (modules, edges, their screen positions, label sizes), timings and counters.
 // whole.js adds the actions (select, focus, isolate, ...).
 import {graph} from "./whole-graph.js";
-import {LABEL_FONT_PX} from "./whole-layout.js";
 import {edgeIndex, nodeIndex, state} from "./whole-state.js";
 
 function drawnNodes() {
+  return graph().nodes().filter((n) => !n.hasClass("group") && !n.hasClass("agg") && !n.hasClass("off"));
+}
+
+/** Every box drawn with a label of its own: modules and closed groups (not the boxes around modules). */
+function labelled() {
   return graph().nodes().filter((n) => !n.hasClass("group") && !n.hasClass("off"));
 }
 
@@ -54,11 +58,27 @@ export function testingApi() {
     /** Each module drawn: its label's font size on screen, whether it is drawn, its box with the label. */
     labels() {
       const cy = graph();
-      const px = LABEL_FONT_PX * cy.zoom();
-      return drawnNodes().map((n) => ({key: state.nodes[n.scratch("i")].key, label: n.data("label"), fontPx: px,
-        drawn: n.hasClass("all-labels") || px >= Number.parseFloat(n.style("min-zoomed-font-size")),
-        box: n.renderedBoundingBox({includeLabels: true, includeOverlays: false, includeUnderlays: false})}));
+      return labelled().map((n) => {
+        const px = Number.parseFloat(n.style("font-size")) * cy.zoom();
+        const key = n.hasClass("agg") ? `group:${n.data("name")}` : state.nodes[n.scratch("i")].key;
+        return {key, label: n.data("label"), fontPx: px,
+          drawn: n.hasClass("all-labels") || px >= Number.parseFloat(n.style("min-zoomed-font-size")),
+          box: n.renderedBoundingBox({includeLabels: true, includeOverlays: false, includeUnderlays: false})};
+      });
     },
+    /** The closed groups drawn: {name, members (count), box (on screen)}; and the aggregated edges
+     * drawn: [from group or module key, to, count]. */
+    closedGroups: () => graph().nodes(".agg").filter((n) => !n.hasClass("off")).map((n) => ({name: n.data("name"),
+      members: n.data("members"), box: n.renderedBoundingBox({includeLabels: true})})),
+    joinedEdges() {
+      const name = (n) => (n.hasClass("agg") ? `group:${n.data("name")}` : state.nodes[n.scratch("i")].key);
+      return graph().edges(".joined").map((e) => [name(e.source()), name(e.target()), e.data("count")]).sort();
+    },
+    /** The aggregated edges drawn: {from, to (group names or module keys), count, mid (its middle on screen)}. */
+    joinedMidpoints: () => graph().edges(".joined").map((e) => ({from: e.source().data("name") ?? state.nodes[e.source().scratch("i")].key,
+      to: e.target().data("name") ?? state.nodes[e.target().scratch("i")].key, count: e.data("count"), mid: e.renderedMidpoint()})),
+    /** The box every shown module or group fills on screen (CSS px relative to the graph's box). */
+    drawingBox: () => labelled().renderedBoundingBox({includeLabels: true}),
     /** The fill colour of a module's box (rgb()). */
     nodeColour(key) {
       const i = nodeIndex(key);
@@ -79,6 +99,8 @@ export function testingApi() {
       });
       return out;
     },
+    /** What the path finder marks in the drawing: module keys and group names ("group:" name). */
+    onPath: () => graph().nodes(".on-path").map((n) => (n.hasClass("agg") ? `group:${n.data("name")}` : state.nodes[n.scratch("i")].key)).sort(),
     view: () => ({zoom: graph().zoom(), width: graph().width(), height: graph().height()}),
     selected: () => (state.selectedNode >= 0 ? state.nodes[state.selectedNode].key : null),
     selectedEdge: () => {
@@ -87,6 +109,6 @@ export function testingApi() {
       return [state.nodes[e.from].key, state.nodes[e.to].key];
     },
     focused: () => (state.focus >= 0 ? state.nodes[state.focus].key : null),
-    mode: () => (state.focus >= 0 ? "focus" : (state.isolate ? "isolate" : "overview")),
+    mode: () => (state.focus >= 0 ? "focus" : (state.isolate ? "isolate" : (state.modules ? "overview" : "groups"))),
   };
 }

@@ -24,6 +24,8 @@ export function toQuery() {
     put("direction", state.direction);
   }
   if (state.isolate) q.set("isolate", "1");
+  if (state.modules) q.set("modules", "1");
+  for (const name of [...state.expanded].sort()) q.append("expand", name);
   if (state.selectedNode >= 0) q.set("select", state.nodes[state.selectedNode].key);
   if (state.selectedEdge >= 0) {
     const e = state.edges[state.selectedEdge];
@@ -60,6 +62,8 @@ export function fromQuery(search = location.search) {
   state.hops = Number.isFinite(hops) ? Math.min(MAX_HOPS, Math.max(1, hops)) : 1;
   state.direction = pick("direction", DIRECTIONS);
   state.isolate = q.get("isolate") === "1";
+  state.modules = q.get("modules") === "1";
+  state.expanded = new Set(q.getAll("expand"));
   state.selectedNode = q.has("select") ? nodeIndex(q.get("select")) : -1;
   state.selectedEdge = q.has("edge-from") ? edgeIndex(q.get("edge-from"), q.get("edge-to")) : -1;
   if (state.selectedEdge >= 0) state.selectedNode = -1;

@@ -8,24 +8,28 @@
 // and benchmarks.
 import {apiUrl, errorBox, fileHref, getJson} from "./common.js";
 import {buildControls, syncControls} from "./whole-controls.js";
-import {applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
-import {setActions, showSelection} from "./whole-info.js";
-import {LAYERED_LIMIT, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
+import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
+import {aggregate, groupList, grouping, groupsOfShown} from "./whole-groups.js";
+import {setActions, showJoined, showSelection} from "./whole-info.js";
+import {LABEL_FONT_PX, LAYERED_LIMIT, TITLE_FONT_PX, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
+import {buildPathFinder, loadProcess} from "./whole-path.js";
 import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./whole-state.js";
 import {fromQuery, pushState} from "./whole-url.js";
 import {testingApi} from "./whole-testing.js";
 
-const loading = document.getElementById("whole-loading");
+const [loading, offView] = ["whole-loading", "whole-off-view"].map((id) => document.getElementById(id));
 const api = testingApi();
 window.linkgraphWhole = api;
 let layoutKey = null;
 let layoutSeq = 0;
 let marks = {focus: -1, near: new Set(), nearEdges: new Set()};
+let opened = null;  // the group just opened: the view fits its modules
 const overviews = new Map();  // grouping -> its laid-out overview (coming back to it costs no layout)
 
 function mode() {
   if (state.focus >= 0) return "focus";
-  return state.isolate ? "isolate" : "overview";
+  if (state.isolate) return "isolate";
+  return state.modules ? "overview" : "groups";
 }
 
 function shownIndices(flags) {
@@ -34,31 +38,36 @@ function shownIndices(flags) {
   return out;
 }
 
-/** Boxes per group of these modules: Map group id -> {label, members: [node]}. */
-function grouping(indices) {
-  const byName = new Map();
-  for (const i of indices) {
-    const name = groupOf(state.nodes[i]) ?? "";
-    if (!byName.has(name)) byName.set(name, []);
-    byName.get(name).push(i);
+/** The groups, the open ones as their modules: in layers, or packed in boxes when too many. */
+async function layOutGroups() {
+  const closed = aggregate();
+  const units = closed.units.map((u) => (u.i === undefined ? u : state.nodes[u.i]));
+  const indices = closed.units.filter((u) => u.i !== undefined).map((u) => u.i);
+  let positions;
+  if (units.length <= LAYERED_LIMIT) {
+    const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
+    positions = await layeredLayout(units, [...closed.modules.map(ids), ...closed.joined], 30);
+  } else {
+    const boxes = new Map();
+    closed.units.forEach((u, n) => {
+      const name = u.i === undefined ? "closed groups" : u.group;
+      if (!boxes.has(name)) boxes.set(name, {label: name, members: []});
+      boxes.get(name).members.push(units[n]);
+    });
+    positions = await packedLayout(boxes);
   }
-  const groups = new Map();
-  const parent = new Map();
-  [...byName.keys()].sort().forEach((name, g) => {
-    const id = `g${g}`;
-    groups.set(id, {label: `${name} (${byName.get(name).length})`, members: byName.get(name).map((i) => state.nodes[i])});
-    for (const i of byName.get(name)) parent.set(i, id);
-  });
-  return {groups, parent};
+  return {indices, edges: closed.modules, positions, closed};
 }
 
 async function layOut(current) {
+  if (current === "groups") return layOutGroups();
   const all = current === "overview";
   const indices = all ? state.nodes.map((_, i) => i) : shownIndices(state.nodeVisible);
   const edges = all ? state.edges.map((_, k) => k) : shownIndices(state.edgeVisible);
   if (current !== "overview" && indices.length <= LAYERED_LIMIT) {
     const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
-    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids))};
+    const pane = {width: graph().width() - 60, height: graph().height() - 60};  // fitView's margins off
+    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids), 60, pane)};
   }
   const {groups, parent} = grouping(indices);
   const positions = await packedLayout(groups);
@@ -66,18 +75,29 @@ async function layOut(current) {
   return {indices, edges, positions, boxes, parentOf: boxes ? (i) => parent.get(i) : null};
 }
 
-/** Work out what is shown, lay it out again when that changed the set to lay out, draw. */
-async function render({push = true, fit = false} = {}) {
+/** Work out what is shown, lay it out again when that changed the set to lay out, draw (busy from
+ * the start: the link map of a focus may be asked first). */
+async function render(options = {}) {
+  api.busy += 1;
+  try {
+    await draw(options);
+  } finally {
+    api.busy -= 1;
+  }
+}
+
+async function draw({push = true, fit = false}) {
   const begun = performance.now();
+  await loadProcess();
   computeVisible();
   if (push) pushState();
   const current = mode();
   const key = current === "overview" ? `overview:${state.group}`
+    : current === "groups" ? `groups:${state.group}:${[...state.expanded].join("\n")}:${shownIndices(state.nodeVisible).length}:${shownIndices(state.edgeVisible).join(",")}`
     : `${current}:${state.group}:${shownIndices(state.nodeVisible).join(",")}:${shownIndices(state.edgeVisible).join(",")}`;
   let again = fit;
   if (key !== layoutKey) {
     const seq = ++layoutSeq;
-    api.busy += 1;
     loading.textContent = api.ready ? "Laying out…" : "Loading the graph…";
     loading.hidden = false;
     const started = performance.now();
@@ -89,14 +109,13 @@ async function render({push = true, fit = false} = {}) {
       if (current === "overview") overviews.set(key, laid);
       if (seq !== layoutSeq) return;  // a newer change is being laid out
       const laidOut = performance.now();
-      show(laid.indices, laid.edges, laid.positions, laid.boxes, laid.parentOf);
+      show(laid.indices, laid.edges, laid.positions, laid.boxes, laid.parentOf, laid.closed);
       layoutKey = key;
       api.lastLayoutMs = laidOut - started;
       api.lastShowMs = performance.now() - laidOut;
       api.layouts += 1;
       again = true;
     } finally {
-      api.busy -= 1;
       if (seq === layoutSeq && !loading.querySelector(".error")) loading.hidden = true;
     }
   }
@@ -108,18 +127,51 @@ async function render({push = true, fit = false} = {}) {
   showSelection();
   syncControls();
   t.push(performance.now());
-  if (again) fitView();
+  groupList(current === "groups", toggleGroup);
+  if (again) {
+    const only = current === "groups" && state.expanded.has(opened) ? openedIds(opened) : null;
+    offView.hidden = fitView(floor(current, only), only, current === "focus" ? state.focus : -1);
+  }
+  opened = null;
   t.push(performance.now());
   api.steps = t.slice(1).map((x, i) => Math.round(x - t[i]));
   api.renders += 1;
   api.lastRenderMs = performance.now() - begun;
 }
 
-function changed() {
+/** The smallest zoom at which the view opens: labels of READABLE_PX at least in a focus, among the
+ * groups and among a few modules of open groups. */
+function floor(current, only) {
+  if (current === "focus") return READABLE_PX / LABEL_FONT_PX;
+  if (current !== "groups") return 0;
+  if (!state.expanded.size) return READABLE_PX / TITLE_FONT_PX;
+  const open = [...groupsOfShown()].filter(([name]) => state.expanded.has(name));
+  const count = only ? only.size : open.reduce((n, [, members]) => n + members.length, 0);
+  return count <= 150 ? READABLE_PX / LABEL_FONT_PX : 0;
+}
+
+/** The ids of the shown modules of group `name` (the view fits them when it opens). */
+function openedIds(name) {
+  return new Set((groupsOfShown().get(name) || []).map((i) => state.nodes[i].id));
+}
+
+function toggleGroup(name) {
+  if (state.expanded.has(name)) state.expanded.delete(name);
+  else {
+    state.expanded.add(name);
+    opened = name;
+  }
   return render();
 }
 
 function selectNode(i) {
+  if (i >= 0 && mode() === "groups" && !state.expanded.has(groupOf(state.nodes[i]) ?? "all modules")) {
+    opened = groupOf(state.nodes[i]) ?? "all modules";  // its group opens to show it
+    state.expanded.add(opened);
+    state.selectedNode = i;
+    state.selectedEdge = -1;
+    return render();
+  }
   state.selectedNode = i;
   state.selectedEdge = -1;
   marks = applyMarks();
@@ -134,6 +186,15 @@ function selectEdge(k) {
   marks = applyMarks();
   showSelection();
   pushState();
+}
+
+/** An aggregated edge clicked: no single edge is selected, the panel lists the ones it stands for. */
+function joined(from, to, members) {
+  state.selectedNode = -1;
+  state.selectedEdge = -1;
+  marks = applyMarks();
+  pushState();
+  showJoined(from, to, members);
 }
 
 function focusOn(i) {
@@ -172,6 +233,13 @@ Object.assign(api, {
     state.direction = direction;
     return focusOn(nodeIndex(key));
   },
+  /** Open or close a group of the opening picture (a promise, resolved once drawn). */
+  toggleGroup,
+  /** Show every module at once (true) or the groups (false). */
+  everyModule(on) {
+    state.modules = Boolean(on);
+    return render();
+  },
   isolate(on) {
     state.isolate = Boolean(on);
     return render();
@@ -181,7 +249,7 @@ Object.assign(api, {
     else state.statusOn.delete(status);
     return render();
   },
-  fit: () => fitView(),
+  fit: () => { offView.hidden = fitView(); },
   redraw: () => graph().forceRender(),
   highlighted() {
     if (marks.focus < 0) return {focus: null, nodes: [], edges: marks.nearEdges.size};
@@ -206,9 +274,11 @@ async function main() {
   api.edges = state.edges.length;
   fromQuery();
   setActions({select: selectNode, selectEdge, focus: focusOn});
-  buildControls({changed, select: selectNode, fit: fitView, marks: () => { marks = applyMarks(); }});
+  buildControls({changed: () => render(), select: selectNode, fit: () => { offView.hidden = fitView(); }, marks: () => { marks = applyMarks(); }});
   const cy = createGraph(document.getElementById("whole-canvas"),
-    {node: selectNode, edge: selectEdge, none: () => selectNode(-1), open, hover});
+    {node: selectNode, edge: selectEdge, joined, none: () => selectNode(-1), open, hover, group: toggleGroup});
+  document.getElementById("whole-modules").addEventListener("click", () => api.everyModule(!state.modules));
+  buildPathFinder();
   cy.on("render", () => {
     api.frames += 1;
     api.lastFrameMs = performance.now();
