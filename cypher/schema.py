@@ -68,6 +68,9 @@ ModuleRow = TypedDict(
         "component_purl": "str | None",
         "component_cpe": "str | None",
         "component_evidence": "str | None",
+        # the version as a text that sorts like the version (loader.identify.version_order): what
+        # `vulnerable-use` compares, as neither store orders versions
+        "component_version_key": "str | None",
     },
 )
 
