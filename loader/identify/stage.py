@@ -59,8 +59,10 @@ def _with_root_version(ident: Identification, versions: dict[str, set[tuple[str,
     version, path = min(known)
     comp = next((c for c in components() if c.name == ident.component), None)
     note = Evidence(EvidenceKind.ROOT, f"version of the root's own {ident.component}: {display_path(path)}")
-    licence = ident.licence
-    if comp is not None and ident.certainty is not Certainty.DECLARED:
-        licence = comp.licence_of(version) or ident.licence
+    # the version changes the licence only where the table's licence ranges say it decides (OpenSSL
+    # 3 is Apache-2.0; udev from 146 is no one licence): a licence the file declares, or a name
+    # table's licence of the module's part, stands otherwise
+    rule = comp.rule_for(version) if comp is not None else None
+    licence = rule.licence if rule is not None and ident.certainty is not Certainty.DECLARED else ident.licence
     purl, cpe = ids_of(ident.component, version)
     return replace(ident, version=version, licence=licence, evidence=(*ident.evidence, note), purl=purl, cpe=cpe)

@@ -66,13 +66,14 @@ class Component:
     cpe: str | None
     source: str
 
+    def rule_for(self, version: str) -> LicenceRule | None:
+        """The first licence range holding ``version``, if any."""
+        key = version_key(version)
+        return next((rule for rule in self.by_version if rule.holds(key)), None)
+
     def licence_of(self, version: str | None) -> str | None:
-        if version is not None:
-            key = version_key(version)
-            for rule in self.by_version:
-                if rule.holds(key):
-                    return rule.licence
-        return self.licence
+        rule = self.rule_for(version) if version is not None else None
+        return rule.licence if rule is not None else self.licence
 
     def purl_of(self, version: str | None) -> str | None:
         """The package URL with the version, encoded by packageurl-python."""
