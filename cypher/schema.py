@@ -68,6 +68,9 @@ ModuleRow = TypedDict(
         "component_purl": "str | None",
         "component_cpe": "str | None",
         "component_evidence": "str | None",
+        # the version as a text that sorts like the version (loader.identify.version_order): what
+        # `vulnerable-use` compares, as neither store orders versions
+        "component_version_key": "str | None",
         # hardening facts (loader.elf.hardening, docs/graph.md), None for a kernel module or a store written
         # before they were kept: PIE, non-executable stack, RELRO (Relro), stack protector, FORTIFY (and the
         # NAMEs of the __NAME_chk functions referenced), TEXTREL, DT_RPATH and DT_RUNPATH as they are

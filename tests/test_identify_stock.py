@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from linkgraph.loader.identify.matcher import match_file, table
+from linkgraph.loader.identify.model import EvidenceKind
 from linkgraph.loader.model import Certainty, Kind
 from linkgraph.loader.scan.root import ScanResult, scan_root
 from support.vendor_roots import extracted_root
@@ -193,13 +194,26 @@ def scanned(name: str) -> tuple[Path, ScanResult]:
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_stock_root_components_identified(name: str) -> None:
     root, result = scanned(name)
+    # a file that states no version takes the root's one version of its component (EvidenceKind.ROOT)
+    stated: dict[str, set[str]] = {}
+    for _rel, component, oracle in EXPECTED[name]:
+        if (version := oracle(root)) is not None:
+            stated.setdefault(component, set()).add(version)
     wrong = []
     for rel, component, oracle in EXPECTED[name]:
         found = result.identities.get("/" + rel)
         own = found.own if found is not None else None
         expected = oracle(root)
+        from_root = expected is None and len(stated.get(component, ())) == 1
+        if from_root:
+            expected = next(iter(stated[component]))
         got = (own.component, own.version) if own is not None else None
-        if got != (component, expected) or own is None or own.certainty is Certainty.INFERRED:
+        if (
+            got != (component, expected)
+            or own is None
+            or own.certainty is Certainty.INFERRED
+            or from_root != any(e.kind is EvidenceKind.ROOT for e in own.evidence)
+        ):
             wrong.append(f"/{rel}: expected {component} {expected or ''}, found {own.label if own else None}"
                          f" ({own.certainty.value if own else '-'})")  # fmt: skip
     userland = [m for m in result.modules if m.facts.kind is not Kind.KERNEL_MODULE]

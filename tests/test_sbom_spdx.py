@@ -374,8 +374,10 @@ def test_identified_components_and_copies_inside(tmp_path: Path) -> None:
     names = {f.spdx_id: f.name.removeprefix(".") for f in document.files}
     said = {names.get(a.spdx_id): a.annotation_comment for a in document.annotations}
     for path, m in modules.items():
-        if m["identity"]:
+        if m["identity"]:  # an SPDX 2.3 File has no external references: its annotation names them
             assert _evidence_line(m["identity"]) in said[path], path
+            ids = [f"{k} {m['identity'][k]}" for k in ("purl", "cpe") if m["identity"][k]]
+            assert ids and all(i in said[path] for i in ids), (path, said[path])
     packages = {p.spdx_id: p for p in document.packages}
     contains = [(names[r.spdx_element_id], packages[str(r.related_spdx_element_id)]) for r in document.relationships
                 if r.relationship_type.name == "CONTAINS" and r.spdx_element_id in names]  # fmt: skip
@@ -394,12 +396,15 @@ def test_identified_components_and_copies_inside(tmp_path: Path) -> None:
     assert spdx3_schema_errors(doc) == [] and spdx3_shacl_violations(doc) == []
     model, objects = spdx3_objects(doc)
     statements = {_element_name(a.subject): a.statement for a in objects.foreach_type(model.Annotation)}
+    files = {f.name: f for f in objects.foreach_type(model.software_File)}
     for path, m in modules.items():
         if m["identity"]:
             assert _evidence_line(m["identity"]) in statements[path], path
+            assert _identifiers(files[path]) == _expected_identifiers(m["identity"], ("packageUrl", "cpe23")), path
     for (_path, name), c in inside.items():
         (package,) = [p for p in objects.foreach_type(model.software_Package) if p.name == name]
         assert (package.software_packageVersion, package.software_packageUrl) == (c["version"], c["purl"])
+        assert _identifiers(package) == _expected_identifiers(c, ("cpe23",)), name
         assert _evidence_line(c) in statements[name]
     held = {
         (_element_name(r.from_), _element_name(t))
@@ -408,6 +413,16 @@ def test_identified_components_and_copies_inside(tmp_path: Path) -> None:
         for t in r.to
     }
     assert set(inside) <= held
+
+
+def _identifiers(element: Any) -> set[tuple[str, str]]:
+    """(type, identifier) of an SPDX 3 element's external identifiers, as spdx-python-model reads them."""
+    return {(e.externalIdentifierType.split("/")[-1], e.identifier) for e in element.externalIdentifier}
+
+
+def _expected_identifiers(ident: dict[str, Any], types: tuple[str, ...]) -> set[tuple[str, str]]:
+    found = {("packageUrl", ident["purl"]), ("cpe23", ident["cpe"])}
+    return {(t, v) for t, v in found if v and t in types}
 
 
 def _element_name(element: Any) -> str | None:

@@ -53,6 +53,15 @@ QUERY_PARAMS = {
     "link-map-edges": ["--param", "program=/bin/busybox"],
     "link-map-steps": ["--param", "program=/bin/busybox"],
     "link-map-bindings": ["--param", "program=/bin/busybox", "--param", "library=/lib/libapcfg.so"],
+    # the identify root's (and the host root's) libc.so.6 is glibc, by its banner; every program binds this
+    "vulnerable-use": [
+        "--param",
+        "component=glibc",
+        "--param",
+        "version-below=99.1",
+        "--param",
+        "symbol=__libc_start_main",
+    ],
 }
 
 

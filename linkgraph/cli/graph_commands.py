@@ -248,6 +248,7 @@ def query(
     $firmware is filled in for you (with --firmware when the store holds several).
     """
     from ..loader.report.licence_coverage import licence_coverage
+    from ..loader.report.vulnerable_use import query_values
     from ..loader.store.queries import list_queries, load_query
     from .coverage_lines import coverage_lines
 
@@ -271,6 +272,7 @@ def query(
         else:
             values[key] = value
     try:
+        values = query_values(values)  # version-below: compared by its key
         named = load_query(name)
         if named.internal:
             fail(f"{name} is an internal query of the pipeline; `linkgraph query --list` shows the others")

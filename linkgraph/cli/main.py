@@ -183,8 +183,9 @@ def _add_commands() -> None:
     from .graph_commands import query, report
     from .push_command import push
     from .viewer_commands import diagram, serve
+    from .vuln_command import vulnerable_use
 
-    for command in (report, query, push, serve, diagram, diff):
+    for command in (report, query, push, serve, diagram, diff, vulnerable_use):
         main.add_command(command)
 
 

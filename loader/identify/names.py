@@ -20,6 +20,7 @@ from ..data_files import load_yaml
 from ..licences.packages import part_for
 from ..model import Certainty, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
+from .table import ids_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,5 +97,8 @@ def identify_by_name(module: Module, names: list[str]) -> Identification | None:
         evidence = [Evidence(EvidenceKind.NAME, f"{name}: installed by {named.component} ({where})")]
         if note:
             evidence.append(Evidence(EvidenceKind.NAME, note))
-        return Identification(named.component, None, licence, Certainty.INFERRED, tuple(evidence), "name table")
+        purl, cpe = ids_of(named.component, None)
+        return Identification(
+            named.component, None, licence, Certainty.INFERRED, tuple(evidence), "name table", purl=purl, cpe=cpe
+        )
     return None

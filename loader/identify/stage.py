@@ -14,9 +14,9 @@ from ..problems import Problem
 from ..rootfs import RootFS, display_path
 from .decide import decide, module_names
 from .matching import Matching
-from .model import Evidence, EvidenceKind, ModuleIdentity
+from .model import Evidence, EvidenceKind, Identification, ModuleIdentity
 from .names import identify_by_name
-from .table import components
+from .table import components, ids_of
 
 
 def identify_modules(
@@ -38,26 +38,31 @@ def identify_modules(
 
 
 def _root_versions(found: dict[str, ModuleIdentity]) -> None:
-    """A contained component without a version of its own (a static program's libc rarely says)
-    takes the version of the root's own copy of it, when the root has exactly one: the firmware
-    was built with one toolchain. The evidence says where the version comes from."""
+    """A component without a version of its own (a static program's libc rarely says; libssl
+    names no version, its libcrypto does) takes the version of the root's own copy of it found by
+    a signature, when the root has exactly one: the firmware was built with one toolchain and one
+    source tree per component. The evidence says where the version comes from."""
     versions: dict[str, set[tuple[str, str]]] = {}
     for path, ident in found.items():
         if ident.own is not None and ident.own.version:
             versions.setdefault(ident.own.component, set()).add((ident.own.version, path))
     for ident in found.values():
-        for i, inside in enumerate(ident.contains):
-            known = versions.get(inside.component, set())
-            if inside.version or len({v for v, _p in known}) != 1:
-                continue
-            version, path = min(known)
-            comp = next(c for c in components() if c.name == inside.component)
-            note = Evidence(EvidenceKind.ROOT, f"version of the root's own {inside.component}: {display_path(path)}")
-            ident.contains[i] = replace(
-                inside,
-                version=version,
-                licence=inside.licence if inside.certainty is Certainty.DECLARED else comp.licence_of(version),
-                evidence=(*inside.evidence, note),
-                purl=comp.purl_of(version),
-                cpe=comp.cpe_of(version),
-            )
+        if ident.own is not None:
+            ident.own = _with_root_version(ident.own, versions)
+        ident.contains = [_with_root_version(inside, versions) for inside in ident.contains]
+
+
+def _with_root_version(ident: Identification, versions: dict[str, set[tuple[str, str]]]) -> Identification:
+    known = versions.get(ident.component, set())
+    if ident.version or len({v for v, _p in known}) != 1:
+        return ident
+    version, path = min(known)
+    comp = next((c for c in components() if c.name == ident.component), None)
+    note = Evidence(EvidenceKind.ROOT, f"version of the root's own {ident.component}: {display_path(path)}")
+    # the version changes the licence only where the table's licence ranges say it decides (OpenSSL
+    # 3 is Apache-2.0; udev from 146 is no one licence): a licence the file declares, or a name
+    # table's licence of the module's part, stands otherwise
+    rule = comp.rule_for(version) if comp is not None else None
+    licence = rule.licence if rule is not None and ident.certainty is not Certainty.DECLARED else ident.licence
+    purl, cpe = ids_of(ident.component, version)
+    return replace(ident, version=version, licence=licence, evidence=(*ident.evidence, note), purl=purl, cpe=cpe)

@@ -13,10 +13,19 @@ import re
 from dataclasses import dataclass
 from fnmatch import translate
 
+from packageurl import PackageURL
+
 from ..data_files import load_yaml
 from ..licences.spdx import normalise
 
 KINDS = ("library", "program")
+# CPE 2.3's formatted string binding (NIST IR 7695, 6.2): a character other than these is quoted
+_CPE_UNQUOTED = re.compile(r"[A-Za-z0-9._-]")
+
+
+def cpe_value(text: str) -> str:
+    """``text`` as one component of a CPE 2.3 formatted string: other characters quoted with \\."""
+    return "".join(c if _CPE_UNQUOTED.fullmatch(c) else "\\" + c for c in text)
 
 
 def version_key(text: str) -> tuple[int, ...]:
@@ -57,19 +66,25 @@ class Component:
     cpe: str | None
     source: str
 
+    def rule_for(self, version: str) -> LicenceRule | None:
+        """The first licence range holding ``version``, if any."""
+        key = version_key(version)
+        return next((rule for rule in self.by_version if rule.holds(key)), None)
+
     def licence_of(self, version: str | None) -> str | None:
-        if version is not None:
-            key = version_key(version)
-            for rule in self.by_version:
-                if rule.holds(key):
-                    return rule.licence
-        return self.licence
+        rule = self.rule_for(version) if version is not None else None
+        return rule.licence if rule is not None else self.licence
 
     def purl_of(self, version: str | None) -> str | None:
-        return f"{self.purl}@{version}" if self.purl and version else self.purl
+        """The package URL with the version, encoded by packageurl-python."""
+        if not self.purl:
+            return None
+        base = PackageURL.from_string(self.purl)
+        return PackageURL(base.type, base.namespace, base.name, version or None, base.qualifiers).to_string()
 
     def cpe_of(self, version: str | None) -> str | None:
-        return self.cpe.replace("{version}", version or "*") if self.cpe else None
+        """The CPE 2.3 formatted string with the version quoted as the binding asks ("*": any)."""
+        return self.cpe.replace("{version}", cpe_value(version) if version else "*") if self.cpe else None
 
     def version_in(self, names: list[str]) -> str | None:
         """The version a name of the file states (``ld-uClibc-0.9.32.1.so``)."""
@@ -129,3 +144,13 @@ def _component(entry: dict) -> Component:
 def components() -> tuple[Component, ...]:
     """The signature table, in file order."""
     return tuple(_component(e) for e in load_yaml("linkgraph.loader.identify", "signatures.yaml")["components"])
+
+
+def ids_of(name: str, version: str | None) -> tuple[str, str | None]:
+    """The purl and CPE of a component the name table names: the signature table's when it knows
+    the component (its CPE's vendor and product are checked), else ``pkg:generic/NAME`` and no CPE
+    (a guessed vendor would give a vulnerability tool wrong matches)."""
+    for comp in components():
+        if comp.name == name and comp.purl:
+            return comp.purl_of(version) or "", comp.cpe_of(version)
+    return PackageURL("generic", None, name, version or None).to_string(), None

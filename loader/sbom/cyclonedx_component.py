@@ -53,11 +53,19 @@ class PackageManager(enum.StrEnum):
 
     DPKG = "dpkg"
     OPKG = "opkg"
+    BUILDROOT = "buildroot"  # a manifest: pkg:generic (purl has no type for them)
+    YOCTO = "yocto"
 
 
 # what the first part of a licence source ("opkg:/usr/lib/opkg/status (package busybox)") says
 # of where the module's package came from
-_MANAGER_OF_SOURCE = {"dpkg": PackageManager.DPKG, "dpkg-copyright": PackageManager.DPKG, "opkg": PackageManager.OPKG}
+_MANAGER_OF_SOURCE = {
+    "dpkg": PackageManager.DPKG,
+    "dpkg-copyright": PackageManager.DPKG,
+    "opkg": PackageManager.OPKG,
+    "buildroot": PackageManager.BUILDROOT,
+    "yocto": PackageManager.YOCTO,
+}
 # sources that name no package of their own: a module's package is then its package database's
 _NO_PACKAGE_OF_THEIR_OWN = {"knowledge-base", "modinfo", IdentifiedSource.NAME, NamedSource.NAME, NO_FACT}
 
@@ -76,8 +84,9 @@ def firmware_manager(sources: Iterable[str]) -> PackageManager | None:
 
 
 def purl(file: ModuleFile, manager: PackageManager | None) -> str | None:
-    """``pkg:deb/debian/NAME@VERSION`` or ``pkg:opkg/NAME@VERSION`` of the module's package, when
-    its licence source or (for a source without packages) the firmware's one database says which."""
+    """``pkg:deb/debian/NAME@VERSION``, ``pkg:opkg/NAME@VERSION`` or (a Buildroot or Yocto
+    manifest) ``pkg:generic/NAME@VERSION`` of the module's package, when its licence source or (for
+    a source without packages) the firmware's one database says which."""
     if not file.package:
         return None
     kind = _source_kind(file.licence_source)
@@ -87,7 +96,9 @@ def purl(file: ModuleFile, manager: PackageManager | None) -> str | None:
     name, _, version = file.package.partition(" ")
     if found is PackageManager.DPKG:
         return PackageURL("deb", "debian", name, version or None).to_string()
-    return PackageURL("opkg", None, name, version or None).to_string()
+    if found is PackageManager.OPKG:
+        return PackageURL("opkg", None, name, version or None).to_string()
+    return PackageURL("generic", None, name, version or None).to_string()
 
 
 @functools.lru_cache(maxsize=4096)

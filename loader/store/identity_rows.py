@@ -8,6 +8,7 @@ import json
 
 from ...cypher.schema import ComponentRow, ContainsRow
 from ..identify import Identification, ModuleIdentity
+from ..identify.version_order import version_key_or_none
 from ..licences.classes import licence_class
 from .graph_rows import GraphRows, key_part
 
@@ -20,6 +21,7 @@ IDENTITY_COLUMNS = (
     "component_purl",
     "component_cpe",
     "component_evidence",
+    "component_version_key",
 )
 
 
@@ -37,6 +39,7 @@ def identity_columns(found: ModuleIdentity | None) -> dict[str, str | None]:
         "component_purl": own.purl,
         "component_cpe": own.cpe,
         "component_evidence": evidence_json(own),
+        "component_version_key": version_key_or_none(own.version),
     }
 
 

@@ -374,8 +374,19 @@ def _build(arch: str, dest: Path, debs: list[DebFile], dropped: list[str]) -> Pa
     return dest
 
 
+# the roots found in this process: resolving the packages asks apt again (seconds per architecture)
+_FOUND: dict[tuple[str, tuple[str, ...] | None], Path] = {}
+
+
 def cached_debian_root(arch: str, packages: list[str] | None = None) -> Path:
     """build_debian_root in the cache, reused while the package files (versions) stay the same."""
+    key = (arch, tuple(packages) if packages is not None else None)
+    if key not in _FOUND:
+        _FOUND[key] = _cached_debian_root(arch, packages)
+    return _FOUND[key]
+
+
+def _cached_debian_root(arch: str, packages: list[str] | None) -> Path:
     qemu_binary(arch)
     debs, dropped = resolve_packages(arch, packages)
     base = cache_dir() / f"debian-{arch}"

@@ -169,6 +169,19 @@ def foreign_trace(arch: str, root: str | os.PathLike[str], executable: str, time
     return add_debug_output(trace, proc.stderr, mapper, exe_dev)
 
 
+def foreign_list(arch: str, root: str | os.PathLike[str], executable: str, timeout: float = TIMEOUT) -> list[str]:
+    """The link map the root's own ld.so builds for *executable* (``ldd`` without relocation: no
+    ``LD_WARN``), as device paths: fast, for choosing which programs to trace."""
+    _check_root(root)
+    mapper = PathMapper(root)
+    exe_dev = mapper(executable)
+    proc = run_under_qemu(arch, root, [mapper.root + exe_dev], {"LD_TRACE_LOADED_OBJECTS": "1"}, timeout)
+    if proc.returncode != 0:
+        raise OracleError(f"{arch} {exe_dev}: ld.so exited with {proc.returncode}: {proc.stderr.strip()[-800:]}")
+    lines, _static = parse_trace_list(proc.stdout)
+    return [mapper(t.path) for t in lines if t.path is not None]
+
+
 def foreign_unused(arch: str, root: str | os.PathLike[str], executable: str, timeout: float = TIMEOUT) -> list[str]:
     """What ``ldd -u`` would list for *executable*: its DT_NEEDED objects none of its lookups ended in."""
     _check_root(root)
