@@ -251,7 +251,7 @@ def test_hostile_names_are_text_everywhere(hostile_server: ViewerServer, pages: 
     watch2.assert_clean()
 
     # the whole-firmware view: the selection panel shows the names as text
-    page, watch = pages.open(server, f"/fw/{fw}/whole")
+    page, watch = pages.open(server, f"/fw/{fw}/whole?modules=1")
     # the graph library draws the names as text on its canvas; the tooltip is the name, as text
     drawn = {label["key"]: label["label"] for label in page.evaluate("linkgraphWhole.labels()")}
     assert drawn[markup_path] == MARKUP and drawn[GHOST] == GHOST, drawn

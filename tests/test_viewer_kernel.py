@@ -257,7 +257,7 @@ def test_the_whole_view_draws_kernel_and_dlopen_edges(store: Store, mixed_root: 
     dlopen = store.query("dlopen-edges")
     elf = store.query("dependency-edges")
     assert len(kernel) > 50 and len(dlopen) >= 3
-    page, watch = pages.open(store.server, f"/fw/{store.fw}/whole")
+    page, watch = pages.open(store.server, f"/fw/{store.fw}/whole?modules=1")
     page.evaluate("linkgraphWhole.fit()")
     visible = page.evaluate("linkgraphWhole.visibleLinks()")
     assert visible["kernel"] == dict(Counter(r["state"] for r in kernel))
@@ -344,7 +344,7 @@ def test_lede_image_kernel_links_in_the_whole_view(pages: Pages, tmp_path_factor
         kernel = store.query("kernel-links")
         assert len(kernel) > 100 and {r["state"] for r in kernel} == {"used"}
         assert store.query("kernel-gpl-only-used") == []
-        page, watch = pages.open(server, f"/fw/{store.fw}/whole")
+        page, watch = pages.open(server, f"/fw/{store.fw}/whole?modules=1")
         page.evaluate("linkgraphWhole.fit()")
         visible = page.evaluate("linkgraphWhole.visibleLinks()")
         assert visible["kernel"] == {"used": len(kernel)}
