@@ -38,7 +38,14 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
         "symbol-users": ["--param", "symbol=malloc", "--param", "library=libc.so.6"],
     }
     program = report["link_maps"][0]["executable"]
-    for name in ("module", "link-map", "module-unresolved", "module-duplicates", "module-kernel-links"):
+    for name in (
+        "module",
+        "link-map",
+        "module-unresolved",
+        "module-duplicates",
+        "module-kernel-links",
+        "module-hardening",
+    ):
         params[name] = ["--param", f"path={program}"]
     params["edges-from"] = ["--param", f"paths={json.dumps([program])}"]
     params["edge"] = ["--param", f"from={program}", "--param", f"to={report['link_maps'][0]['objects'][-1]}"]

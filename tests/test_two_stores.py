@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
 
 QUERY_PARAMS = {
     "used-by": ["--param", "path=/lib/libutility.so"],
+    "module-hardening": ["--param", "path=/opt/app/bin/app"],
     "providers": ["--param", "symbol=util_bar"],
     "images-shipping": ["--param", "library=libc.so.6"],
     "images-using": ["--param", "library=libutility.so"],

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, abort, jsonify, request
 
 from ..loader.report import analysis, identities
+from ..loader.report.hardening import hardening_by_module, module_hardening
 from ..loader.report.identities import identification_overview, module_identification
 from ..loader.report.kernel_view import kernel_edge, module_kernel_links
 from ..loader.report.licence_findings import licence_findings
@@ -48,8 +49,12 @@ def firmware_list() -> Any:
 
 @bp.get("/firmware/<firmware_id>/tree")
 def tree(firmware_id: str) -> Any:
-    firmware = _firmware(firmware_id)
-    return jsonify({"firmware": firmware, **analysis.file_tree(current_store(), firmware["id"])})
+    firmware, store = _firmware(firmware_id), current_store()
+    found = analysis.file_tree(store, firmware["id"])
+    facts = hardening_by_module(store, firmware["id"])  # a symlink has its target's, as its flags
+    for entry in found["entries"]:
+        entry["hardening"] = facts.get(entry["target"] or entry["path"])
+    return jsonify({"firmware": firmware, **found})
 
 
 @bp.get("/firmware/<firmware_id>/file")
@@ -58,7 +63,8 @@ def file(firmware_id: str) -> Any:
     found = analysis.file_analysis(current_store(), firmware["id"], required_arg("path"))
     kernel = module_kernel_links(current_store(), firmware["id"], found["module"]["path"])
     identification = module_identification(current_store(), firmware["id"], found["module"]["path"])
-    return jsonify({"firmware": firmware, **found, **kernel, "identification": identification})
+    hardening = module_hardening(current_store(), firmware["id"], found["module"]["path"])
+    return jsonify({"firmware": firmware, **found, **kernel, "identification": identification, "hardening": hardening})
 
 
 @bp.get("/firmware/<firmware_id>/graph")

@@ -5,24 +5,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.base import GraphStore
 from ..store.hardening_rows import HARDENING_COLUMNS
+from .rows import Queryable
 
 Entry = dict[str, Any]
 FACTS = (*HARDENING_COLUMNS, "risky_paths")  # the hardening query's columns after path and kind
 
 
-def hardening_by_module(store: GraphStore, firmware: str) -> dict[str, Entry]:
+def _facts(values: list[Any]) -> Entry:
+    """One module's facts (``FACTS``) from the query's columns, lists sorted, flags as booleans."""
+    entry = dict(zip(FACTS, values, strict=True))
+    entry["fortified"] = sorted(entry["fortified"] or [])
+    entry["risky_paths"] = sorted(entry["risky_paths"] or [])
+    for name in ("pie", "nx", "stack_protector", "fortify", "textrel"):
+        entry[name] = bool(entry[name])
+    return entry
+
+
+def hardening_by_module(store: Queryable, firmware: str) -> dict[str, Entry]:
     """Per module path, its hardening facts (``FACTS``); kernel modules have none."""
-    out: dict[str, Entry] = {}
-    for path, _kind, *values in store.stream("hardening", {"firmware": firmware}):
-        entry = dict(zip(FACTS, values, strict=True))
-        entry["fortified"] = sorted(entry["fortified"] or [])
-        entry["risky_paths"] = sorted(entry["risky_paths"] or [])
-        for name in ("pie", "nx", "stack_protector", "fortify", "textrel"):
-            entry[name] = bool(entry[name])
-        out[path] = entry
-    return out
+    return {path: _facts(values) for path, _kind, *values in store.stream("hardening", {"firmware": firmware})}
+
+
+def module_hardening(store: Queryable, firmware: str, path: str) -> Entry | None:
+    """The hardening facts of the module at ``path`` (or a symlink to it) and its risky search-path
+    ``warnings`` (``{"code", "message"}``, the ``rpath-*`` problems); None for a kernel module."""
+    rows = store.query("module-hardening", {"firmware": firmware, "path": path})
+    if not rows:
+        return None
+    warnings = [{"code": r["code"], "message": r["message"]} for r in rows if r["code"] is not None]
+    values = [rows[0][name] for name in HARDENING_COLUMNS]
+    return _facts([*values, sorted({w["code"] for w in warnings})]) | {"warnings": warnings}
 
 
 def hardening_properties(entry: Entry | None) -> list[Entry]:

@@ -3,6 +3,7 @@ import {
   apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, plural, statusTag, symbolDetails,
 } from "./common.js";
 import {DiagramView} from "./diagram.js";
+import {hardeningSection} from "./hardening.js";
 import {kernelSections, kernelSummary} from "./kernel.js";
 import {CONTAINED_HEADERS, containedCells, identitySection} from "./identity.js";
 import {licenceFacts, licencesHref} from "./licence.js";
@@ -215,8 +216,8 @@ export class FilePanel {
       licenceFacts(m), el("p", {}, el("a", {href: licencesHref(), className: "licences-link"},
         "The licence findings of the whole firmware")));
     const kernel = m.kind === "kernel-module" ? kernelSummary(d) : null;
-    return el("div", {}, dl, summary, unusedHelp, kernel, identitySection(d.identification), licence,
-      this.exportLinks());
+    return el("div", {}, dl, summary, unusedHelp, kernel, hardeningSection(d.hardening, m.kind),
+      identitySection(d.identification), licence, this.exportLinks());
   }
 
   exportLinks() {

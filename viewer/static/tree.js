@@ -1,7 +1,9 @@
 // The file tree of a firmware: folders, files (kind marked), symlinks with their target, and the
-// missing sonames as ghost entries; a filter box and a filter by status. The WAI-ARIA tree pattern: one
-// tab stop (the chosen entry, else the first), arrow keys move, open and close, Home and End, Enter opens.
+// missing sonames as ghost entries; a filter box and a filter by status or by a hardening fact. The
+// WAI-ARIA tree pattern: one tab stop (the chosen entry, else the first), arrow keys move, open and
+// close, Home and End, Enter opens.
 import {KIND_LABEL, basename, clear, el, fileHref, plural} from "./common.js";
+import {HARDENING_PREFIX, hardeningBadges, hardeningMatch, hardeningOptions} from "./hardening.js";
 
 const FLAG_MARK = {hidden: "H", declared_unused: "U", missing: "M", unresolved: "?"};
 const FLAG_HELP = {
@@ -37,6 +39,7 @@ export class FileTree {
       clearTimeout(timer);
       timer = setTimeout(() => this.applyFilter(), 120);
     });
+    statusBox.appendChild(hardeningOptions());
     statusBox.addEventListener("change", () => this.applyFilter());
     this.stop = null;  // the one item Tab reaches
     container.setAttribute("aria-label", "files");
@@ -148,6 +151,7 @@ export class FileTree {
       link.appendChild(el("span", {className: "static-badge", title: "statically linked: its libraries are inside the file"},
         "static"));
     }
+    link.append(...hardeningBadges(entry.hardening));
     const flags = entry.flags || {};
     for (const key of Object.keys(FLAG_MARK)) {
       if (flags[key] > 0) {
@@ -208,7 +212,8 @@ export class FileTree {
     let shown = 0;
     for (const item of this.items) {
       const flags = item.entry.flags || {};
-      const ok = (!query || item.text.includes(query)) && (!status || flags[status] > 0);
+      const ok = (!query || item.text.includes(query)) && (!status || (status.startsWith(HARDENING_PREFIX)
+        ? hardeningMatch(status, item.entry.hardening, this.kindOf(item.entry)) : flags[status] > 0));
       item.li.hidden = !ok;
       if (ok) {
         if (!item.ghost) shown += 1;
@@ -223,6 +228,12 @@ export class FileTree {
     this.container.dataset.filter = `${status}:${query}`;  // what is applied (tests wait on it)
     this.countLine.textContent = filtering ? `${shown} of ${plural(this.total, "file")} shown`
       : plural(this.total, "file");
+  }
+
+  /** A module's kind; a symlink's is its target's. */
+  kindOf(entry) {
+    const target = entry.kind === "symlink" ? this.byPath.get(entry.target) : null;
+    return target ? target.entry.kind : entry.kind;
   }
 
   /** Mark the entry (a path, or {missing: soname}) as the selected one and bring it into view. */
