@@ -59,6 +59,8 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
     for name in ("symbol-providers", "symbol-duplicates"):
         params[name] = ["--param", "symbol=malloc"]
     params["link-map-edges"] = ["--param", f"program={program}"]
+    params["link-map-steps"] = ["--param", f"program={program}"]
+    params["vulnerable-use"] = ["--param", "component=glibc", "--param", "version-below=99", "--param", "symbol=malloc"]
     params["link-map-bindings"] = [
         "--param",
         f"program={program}",

@@ -44,6 +44,12 @@ export class PanZoom {
     this.onChange();
   }
 
+  /** True when started; else ``placement`` is kept to be done once started (the last one asked wins). */
+  later(placement) {
+    if (!this.pz) this.pending = placement;
+    return !!this.pz;
+  }
+
   /** The zoom as a fraction of the natural size (1 until started). */
   zoom() {
     return this.pz ? this.pz.getSizes().realZoom / PT : 1;

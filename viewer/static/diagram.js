@@ -153,6 +153,7 @@ export class DiagramView {
 
   /** The opening view: the whole drawing if its text is then readable, else readable at the file. */
   home() {
+    if (!this.pan.later(() => this.home())) return;  // its box has no size yet (its tab hidden)
     const opening = openingZoom(this.pan, this.svg);
     const root = this.svg.querySelector("g#n0");
     if (opening.mode === "whole" || !root) this.pan.fit();
