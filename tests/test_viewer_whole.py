@@ -157,6 +157,7 @@ def test_focus_on_curl_and_isolate_the_hidden_set(host_server: ViewerServer, pag
     screenshot(page, "whole-focus-curl")
     # two hops along the dependencies
     page.select_option("#whole-direction", "out")
+    settled(page)  # else the redraw's control sync can put the hops back to 1 before their change is sent
     page.fill("#whole-hops", "2")
     page.dispatch_event("#whole-hops", "change")
     settled(page)

@@ -77,10 +77,13 @@ async function layOut(current) {
 
 /** Work out what is shown, lay it out again when that changed the set to lay out, draw (busy from
  * the start: the link map of a focus may be asked first). */
+let drawing = Promise.resolve();
 async function render(options = {}) {
   api.busy += 1;
+  const run = drawing.then(() => draw(options));  // one at a time: a change waits for the one before
+  drawing = run.catch(() => {});
   try {
-    await draw(options);
+    await run;
   } finally {
     api.busy -= 1;
   }
