@@ -13,16 +13,18 @@ import re
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from .projects import Role, family_patterns
 from .regions import string_ranges, windows
 from .table import Component, components
 
 MAX_MATCHES = 8  # per pattern and file: evidence enough, and a file full of one string stays cheap
+MAX_TOKENS = 16  # version strings of a file a family reads (more: the file says no one version)
 MAX_TEXT = 160
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    component: int  # index in the table
+    component: int  # index in the table; past its end, in the project families' patterns
     statement: bool  # a licence statement (else a string signature)
     pattern: int  # index in the component's strings or statements
     offset: int  # in the file
@@ -53,7 +55,24 @@ def _compiled() -> tuple[object, tuple[_Rule, ...]]:
             for p, pattern in enumerate(patterns):
                 source.append(f"rule r{len(rules)} {{ strings: $a = /{_yara_regex(pattern.regex)}/ condition: $a }}")
                 rules.append(_Rule(c, statement, p, re.compile(pattern.regex.encode("latin-1"))))
+    base = len(components())
+    for f, pattern in enumerate(family_patterns()):
+        if pattern.role is Role.VERSION_TOKEN:  # read only in a file a family's key matched
+            continue
+        source.append(f"rule r{len(rules)} {{ strings: $a = /{_yara_regex(pattern.regex)}/ condition: $a }}")
+        rules.append(_Rule(base + f, pattern.role is Role.STATEMENT, 0, re.compile(pattern.regex.encode("latin-1"))))
     return yara_x.compile("\n".join(source)), tuple(rules)
+
+
+@functools.cache
+def _token_patterns() -> tuple[tuple[int, int, re.Pattern[bytes]], ...]:
+    """(hit index, family, expression) of the families that keep their version as a string."""
+    base = len(components())
+    return tuple(
+        (base + f, p.family, re.compile(p.regex.encode("latin-1")))
+        for f, p in enumerate(family_patterns())
+        if p.role is Role.VERSION_TOKEN
+    )
 
 
 def table() -> tuple[Component, ...]:
@@ -83,7 +102,24 @@ def match_file(fh: BinaryIO, size: int) -> list[Hit]:
                     hits.append(
                         Hit(rule.component, rule.statement, rule.pattern, base + m.offset, _text(text), version)
                     )
-    return hits
+    return hits + _version_tokens(fh, size, hits)
+
+
+def _version_tokens(fh: BinaryIO, size: int, hits: list[Hit]) -> list[Hit]:
+    """The version strings of a file in which a family that keeps them found a key (a second read of
+    its string ranges, for those few files only)."""
+    patterns = family_patterns()
+    base = len(components())
+    keyed = {patterns[h.component - base].family for h in hits if h.component >= base and not h.statement}
+    wanted = [(index, regex) for index, family, regex in _token_patterns() if family in keyed]
+    found: list[Hit] = []
+    for index, regex in wanted:
+        for start, data in windows(fh, string_ranges(fh, size)):
+            for m in regex.finditer(data):
+                if len(found) >= MAX_TOKENS:
+                    return found
+                found.append(Hit(index, False, 0, start + m.start(1), _text(m.group(1)), m.group(1).decode("latin-1")))
+    return found
 
 
 def _text(data: bytes) -> str:

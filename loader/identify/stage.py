@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import Certainty, Module
+from ..model import Certainty, Kind, Module
 from ..problems import Problem
 from ..rootfs import RootFS, display_path
 from .decide import decide, module_names
+from .matcher import Hit
 from .matching import Matching
 from .model import Evidence, EvidenceKind, Identification, ModuleIdentity
 from .names import identify_by_name
-from .table import components, ids_of
+from .projects import FamilyHit, ProjectFound, family_patterns, identify_project, ids_of
+from .table import components
 
 
 def identify_modules(
@@ -27,14 +29,53 @@ def identify_modules(
     hits = (matching or Matching(root, [m.path for m in modules])).hits(problems)
     table = components()
     out: dict[str, ModuleIdentity] = {}
+    projects: dict[str, ProjectFound] = {}
     for module in modules:
         found = decide(module, hits.get(module.path, []), table)
+        if found.own is None:  # the file's own words (a project family) before the name table
+            project = identify_project(
+                _family_hits(hits.get(module.path, []), len(table)), module.facts.kind is Kind.LIBRARY
+            )
+            if project is not None:
+                projects[module.path] = project
+                found.own = project.identification
         if found.own is None:
             found.own = identify_by_name(module, module_names(module))
         if found.own is not None or found.contains:
             out[module.path] = found
+    _project_versions(out, projects)
     _root_versions(out)
     return out
+
+
+def _family_hits(hits: list[Hit], base: int) -> list[FamilyHit]:
+    patterns = family_patterns()
+    return [FamilyHit(patterns[h.component - base], h.offset, h.text, h.version) for h in hits if h.component >= base]
+
+
+def _project_versions(found: dict[str, ModuleIdentity], projects: dict[str, ProjectFound]) -> None:
+    """A project's files that hold several version strings take the one every file of the project
+    in the root that holds any has (coreutils' 9.1 in each of its programs), when exactly one is."""
+    by_component: dict[str, list[str]] = {}
+    for path, project in projects.items():
+        if project.tokens:
+            by_component.setdefault(project.identification.component, []).append(path)
+    for component, paths in by_component.items():
+        common = set.intersection(*({t.group for t in projects[p].tokens} for p in paths))
+        if len(paths) < 2 or len(common) != 1:
+            continue
+        version = common.pop()
+        for path in paths:
+            ident = found[path].own
+            if ident is None or ident.version is not None or ident.component != component:
+                continue
+            token = next(t for t in projects[path].tokens if t.group == version)
+            notes = (
+                Evidence(EvidenceKind.STRING, token.text, token.offset),
+                Evidence(EvidenceKind.ROOT, f"the one version string every {component} file of the root holds"),
+            )
+            purl, cpe = ids_of(component, version)
+            found[path].own = replace(ident, version=version, evidence=(*ident.evidence, *notes), purl=purl, cpe=cpe)
 
 
 def _root_versions(found: dict[str, ModuleIdentity]) -> None:

@@ -99,17 +99,18 @@ class Component:
         return self.files is not None and any(self.files.match(n) for n in names)
 
 
-def _spdx(text: object, where: str) -> str:
+def spdx_of(text: object, where: str, table: str = "signature table") -> str:
+    """A data table's licence as a normalised SPDX expression; anything else is the table's error."""
     found = normalise(str(text)).expression
     if found is None:
-        raise ValueError(f"signature table, {where}: licence {text!r} is not SPDX")
+        raise ValueError(f"{table}, {where}: licence {text!r} is not SPDX")
     return found
 
 
 def _rule(entry: dict, where: str) -> LicenceRule:
     licence = entry.get("licence")
     return LicenceRule(
-        _spdx(licence, where) if licence is not None else None,
+        spdx_of(licence, where) if licence is not None else None,
         version_key(str(entry["from"])) if "from" in entry else None,
         version_key(str(entry["below"])) if "below" in entry else None,
     )
@@ -125,13 +126,13 @@ def _component(entry: dict) -> Component:
     return Component(
         name=name,
         kind=kind,
-        licence=_spdx(entry["licence"], name) if entry.get("licence") is not None else None,
+        licence=spdx_of(entry["licence"], name) if entry.get("licence") is not None else None,
         by_version=tuple(_rule(r, name) for r in entry.get("licences", ())),
         files=re.compile("|".join(f"(?:{translate(g)})" for g in files)) if files else None,
         name_version=re.compile(str(entry["name_version"])) if entry.get("name_version") else None,
         generic=bool(entry.get("generic", False)),
         strings=tuple(Pattern(str(p)) for p in entry.get("strings", ())),
-        statements=tuple(Pattern(str(s["pattern"]), _spdx(s["licence"], name)) for s in entry.get("statements", ())),
+        statements=tuple(Pattern(str(s["pattern"]), spdx_of(s["licence"], name)) for s in entry.get("statements", ())),
         symbols=frozenset(map(str, symbols.get("names", ()))),
         symbols_min=int(symbols.get("min", len(symbols.get("names", ())))),
         purl=entry.get("purl"),
