@@ -36,6 +36,7 @@ class NameTable:
     exact: dict[str, tuple[Named, ...]]
     globs: dict[str, list[tuple[re.Pattern[str], tuple[Named, ...]]]]  # by the literal text before the first *
     generic: frozenset[str]
+    components: dict[str, Named]
 
     def lookup(self, name: str) -> tuple[Named, ...]:
         if name in self.generic:
@@ -68,7 +69,14 @@ def name_table() -> NameTable:
             globs.setdefault(prefix, []).append((re.compile(translate(name)), named))
         else:
             exact[name] = named
-    return NameTable(exact, globs, frozenset(data.get("generic") or ()))
+    return NameTable(exact, globs, frozenset(data.get("generic") or ()), comps)
+
+
+def licence_of_component(name: str, kind: Kind) -> tuple[Named, str | None, str | None] | None:
+    """The table's component ``name`` (a project a file names itself), the licence of a ``kind``
+    file's part of it and a note when the component lists parts; None when the table lacks it."""
+    named = name_table().components.get(name)
+    return None if named is None else (named, *_part(named, kind))
 
 
 def _part(named: Named, kind: Kind) -> tuple[str | None, str | None]:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from packageurl import PackageURL
 
 from ..data_files import load_yaml
-from ..model import Certainty
+from ..model import Certainty, Kind
 from .model import Evidence, EvidenceKind, Identification
+from .names import licence_of_component
 from .table import components, cpe_value, spdx_of
 from .table import ids_of as table_ids
 
@@ -33,6 +34,7 @@ class Role(enum.StrEnum):
     KEY = "key"  # group 1 names the project
     STATEMENT = "statement"  # a licence the file states about itself
     VERSION_TOKEN = "version token"  # a version kept as a string of its own (read only where a key matched)
+    VERSION = "version"  # group 1 is the project's version
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,7 @@ class Family:
     needs: int
     version_tokens: bool
     projects: dict[str, Project]
+    aliases: dict[str, str]  # a key -> the name table's component of that project
     source: str
 
 
@@ -84,10 +87,11 @@ def _loaded() -> tuple[tuple[Family, ...], tuple[FamilyPattern, ...]]:
     for f, entry in enumerate(data["families"]):
         name = str(entry["name"])
         projects = {str(k): _project(str(k), v or {}) for k, v in (entry.get("projects") or {}).items()}
-        families.append(
-            Family(name, int(entry.get("needs", 1)), bool(entry.get("version_tokens")), projects, str(entry["source"]))
-        )
+        aliases = {str(k): str(v) for k, v in (entry.get("aliases") or {}).items()}
+        needs, tokens = int(entry.get("needs", 1)), bool(entry.get("version_tokens"))
+        families.append(Family(name, needs, tokens, projects, aliases, str(entry["source"])))
         patterns += [FamilyPattern(f, Role.KEY, str(k["pattern"]), str(k["kind"])) for k in entry["keys"]]
+        patterns += [FamilyPattern(f, Role.VERSION, str(v), "version") for v in entry.get("versions", ())]
         patterns += [
             FamilyPattern(f, Role.STATEMENT, str(s["pattern"]), _spdx(str(s["licence"]), name))
             for s in entry.get("statements", ())
@@ -125,10 +129,8 @@ class ProjectFound:
     tokens: tuple[FamilyHit, ...]
 
 
-def identify_project(hits: list[FamilyHit], library: bool) -> ProjectFound | None:
-    """The project a file's family hits name, when enough distinct evidence agrees. A licence
-    statement in a ``library`` whose project the table knows is not the library's: a library
-    carries gnulib's --version text for its tools (libidn2 prints GPLv3+, and is GPLv2+ or LGPLv3+)."""
+def identify_project(hits: list[FamilyHit], kind: Kind) -> ProjectFound | None:
+    """The project a file's family hits name, when enough distinct evidence agrees (module doc)."""
     keys = [h for h in hits if h.pattern.role is Role.KEY and h.group]
     if not keys:
         return None
@@ -137,37 +139,51 @@ def identify_project(hits: list[FamilyHit], library: bool) -> ProjectFound | Non
     assert key is not None
     fam_index = next(h.pattern.family for h in keys if h.group == key)
     family = families()[fam_index]
+    mine = [h for h in hits if h.pattern.family == fam_index]
     own = sorted((h for h in keys if h.group == key), key=lambda h: h.offset)
-    statements = sorted(
-        (h for h in hits if h.pattern.role is Role.STATEMENT and h.pattern.family == fam_index), key=lambda h: h.offset
-    )
-    kinds = {h.pattern.label for h in own} | ({"statement"} if statements else set())
-    if len(kinds) < family.needs:
+    statements = sorted((h for h in mine if h.pattern.role is Role.STATEMENT), key=lambda h: h.offset)
+    if len({h.pattern.label for h in own} | ({"statement"} if statements else set())) < family.needs:
         return None
-    project = family.projects.get(key) or Project(key, key, "program", None, None)
-    tokens = tuple(h for h in hits if h.pattern.role is Role.VERSION_TOKEN and h.pattern.family == fam_index)
+    project = family.projects.get(key) or Project(key, family.aliases.get(key, key), "program", None, None)
+    tokens = tuple(h for h in mine if h.pattern.role in (Role.VERSION_TOKEN, Role.VERSION))
     versions = {h.group for h in tokens}
     version = versions.pop() if len(versions) == 1 else None
     evidence = [Evidence(EvidenceKind.STRING, h.text, h.offset) for h in own[:2]]
-    if not library or project.licence is None:
-        evidence += [Evidence(EvidenceKind.STATEMENT, h.text, h.offset) for h in statements[:1]]
     if version is not None:
         evidence.append(Evidence(EvidenceKind.STRING, tokens[0].text, tokens[0].offset))
-    if statements and (not library or project.licence is None):
-        certainty, licence = Certainty.DECLARED, statements[0].pattern.label
-    else:
-        certainty, licence = Certainty.IDENTIFIED, project.licence
+    source = f"project family {family.name}: {family.source}"
+    certainty, licence, note = _licence(project, kind, statements)
+    if certainty is Certainty.DECLARED:
+        evidence.append(Evidence(EvidenceKind.STATEMENT, statements[0].text, statements[0].offset))
     ident = Identification(
         component=project.component,
         version=version,
         licence=licence,
         certainty=certainty,
         evidence=tuple(evidence),
-        source=f"project family {family.name}: {family.source}",
+        source=f"{source}; {note}" if note else source,
         purl=project_purl(project, version),
         cpe=project_cpe(project, version),
     )
     return ProjectFound(ident, family, tokens)
+
+
+def _licence(project: Project, kind: Kind, statements: list[FamilyHit]) -> tuple[Certainty, str | None, str | None]:
+    """The licence of a project's file: the one the file states (not in a library whose licence the
+    tables know: a library carries gnulib's --version text for its tools, libidn2 prints GPLv3+ and
+    is GPLv2+ or LGPLv3+), the family's table's, the name table's component of that name (the file's
+    part of it), or none; with a note on where a table's licence comes from."""
+    known = project.licence
+    note = None
+    if known is None:
+        found = licence_of_component(project.component, kind)
+        if found is not None and found[1] is not None:
+            named, known, part = found
+            note = f"licence: name table's {named.component} ({'; '.join(named.sources[:2])})"
+            note = f"{note}; {part}" if part else note
+    if statements and (kind is not Kind.LIBRARY or known is None):
+        return Certainty.DECLARED, statements[0].pattern.label, None
+    return Certainty.IDENTIFIED, known, note
 
 
 def project_purl(project: Project, version: str | None) -> str:

@@ -1,7 +1,7 @@
 """Which bytes of an ELF file hold its strings: the ranges the identification stage reads.
 
 With section headers, the allocated data sections (``.rodata``, ``.data`` …: not executable code,
-not ``NOBITS``), less those that hold no text: relocated pointers, unwind and exception tables, the
+not ``NOBITS``) and the package metadata note (``.note.package``), less those that hold no text: relocated pointers, unwind and exception tables, the
 GOT, Go's line and type tables (``NO_TEXT``: half the data bytes of a host's ``/usr`` and ``/opt``);
 without section headers (sstripped files), the whole file. Every offset and
 size is bounded by the file, and the ranges are read in windows of ``WINDOW`` bytes that overlap by
@@ -16,7 +16,9 @@ from typing import BinaryIO
 
 WINDOW = 16 << 20
 OVERLAP = 1024  # longer than any signature's match: a match across a window edge is still seen
-SHT_PROGBITS = 1
+SHT_PROGBITS, SHT_NOTE = 1, 7
+# the one note whose bytes are text: the distribution's package name and version (ELF package metadata)
+PACKAGE_NOTE = b".note.package"
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 MAX_SECTIONS = 1 << 16
 MAX_NAMES = 1 << 20  # bytes of the section-name table read at most
@@ -63,7 +65,9 @@ def _sections(head: bytes, fh: BinaryIO, size: int) -> list[tuple[int, int]] | N
     out = []
     for name, kind, flags, _addr, offset, length in rows:
         data = kind == SHT_PROGBITS and flags & SHF_ALLOC and not flags & SHF_EXECINSTR
-        if data and length and offset < size and _name_at(names, name) not in NO_TEXT:
+        section = _name_at(names, name)
+        data = data or (kind == SHT_NOTE and section == PACKAGE_NOTE)
+        if data and length and offset < size and section not in NO_TEXT:
             out.append((offset, min(length, size - offset)))
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import Certainty, Kind, Module
+from ..model import Certainty, Module
 from ..problems import Problem
 from ..rootfs import RootFS, display_path
 from .decide import decide, module_names
@@ -33,9 +33,7 @@ def identify_modules(
     for module in modules:
         found = decide(module, hits.get(module.path, []), table)
         if found.own is None:  # the file's own words (a project family) before the name table
-            project = identify_project(
-                _family_hits(hits.get(module.path, []), len(table)), module.facts.kind is Kind.LIBRARY
-            )
+            project = identify_project(_family_hits(hits.get(module.path, []), len(table)), module.facts.kind)
             if project is not None:
                 projects[module.path] = project
                 found.own = project.identification
