@@ -4,8 +4,8 @@ With section headers, the allocated data sections (``.rodata``, ``.data`` …: n
 not ``NOBITS``) and the package metadata note (``.note.package``), less those that hold no text:
 relocated pointers, unwind and exception tables, the GOT, Go's line and type tables (``NO_TEXT``:
 half the data bytes of a host's ``/usr`` and ``/opt``); without section headers (sstripped files),
-the whole file. Every offset and size is bounded by the file, and the ranges are read in windows of ``WINDOW`` bytes that overlap by
-``OVERLAP``, so memory stays bounded whatever a header claims.
+the whole file. Every offset and size is bounded by the file, and the ranges are read in windows
+of ``WINDOW`` bytes that overlap by ``OVERLAP``, so memory stays bounded whatever a header claims.
 """
 
 from __future__ import annotations
