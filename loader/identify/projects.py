@@ -61,6 +61,7 @@ class Family:
     version_tokens: bool
     projects: dict[str, Project]
     aliases: dict[str, str]  # a key -> the name table's component of that project
+    ignore: frozenset[str]  # keys that name no project
     source: str
 
 
@@ -89,7 +90,8 @@ def _loaded() -> tuple[tuple[Family, ...], tuple[FamilyPattern, ...]]:
         projects = {str(k): _project(str(k), v or {}) for k, v in (entry.get("projects") or {}).items()}
         aliases = {str(k): str(v) for k, v in (entry.get("aliases") or {}).items()}
         needs, tokens = int(entry.get("needs", 1)), bool(entry.get("version_tokens"))
-        families.append(Family(name, needs, tokens, projects, aliases, str(entry["source"])))
+        ignore = frozenset(map(str, entry.get("ignore") or ()))
+        families.append(Family(name, needs, tokens, projects, aliases, ignore, str(entry["source"])))
         patterns += [FamilyPattern(f, Role.KEY, str(k["pattern"]), str(k["kind"])) for k in entry["keys"]]
         patterns += [FamilyPattern(f, Role.VERSION, str(v), "version") for v in entry.get("versions", ())]
         patterns += [
@@ -131,16 +133,21 @@ class ProjectFound:
 
 def identify_project(hits: list[FamilyHit], kind: Kind) -> ProjectFound | None:
     """The project a file's family hits name, when enough distinct evidence agrees (module doc)."""
-    keys = [h for h in hits if h.pattern.role is Role.KEY and h.group]
+    every = families()
+    keys = [
+        h
+        for h in hits
+        if h.pattern.role is Role.KEY and h.group and _key(h.group) not in every[h.pattern.family].ignore
+    ]
     if not keys:
         return None
     # the project most keys name (a GNU program names its own package; gnulib's help line none)
-    key, _count = Counter(h.group for h in keys).most_common(1)[0]
+    key, _count = Counter(_key(h.group) for h in keys if h.group).most_common(1)[0]
     assert key is not None
-    fam_index = next(h.pattern.family for h in keys if h.group == key)
-    family = families()[fam_index]
+    fam_index = next(h.pattern.family for h in keys if h.group and _key(h.group) == key)
+    family = every[fam_index]
     mine = [h for h in hits if h.pattern.family == fam_index]
-    own = sorted((h for h in keys if h.group == key), key=lambda h: h.offset)
+    own = sorted((h for h in keys if h.group and _key(h.group) == key), key=lambda h: h.offset)
     statements = sorted((h for h in mine if h.pattern.role is Role.STATEMENT), key=lambda h: h.offset)
     if len({h.pattern.label for h in own} | ({"statement"} if statements else set())) < family.needs:
         return None
@@ -148,7 +155,8 @@ def identify_project(hits: list[FamilyHit], kind: Kind) -> ProjectFound | None:
     tokens = tuple(h for h in mine if h.pattern.role in (Role.VERSION_TOKEN, Role.VERSION))
     versions = {h.group for h in tokens}
     version = versions.pop() if len(versions) == 1 else None
-    evidence = [Evidence(EvidenceKind.STRING, h.text, h.offset) for h in own[:2]]
+    first = {h.pattern.label: h for h in reversed(own)}  # the first of each kind of key
+    evidence = [Evidence(EvidenceKind.STRING, h.text, h.offset) for h in sorted(first.values(), key=lambda h: h.offset)]
     if version is not None:
         evidence.append(Evidence(EvidenceKind.STRING, tokens[0].text, tokens[0].offset))
     source = f"project family {family.name}: {family.source}"
@@ -166,6 +174,11 @@ def identify_project(hits: list[FamilyHit], kind: Kind) -> ProjectFound | None:
         cpe=project_cpe(project, version),
     )
     return ProjectFound(ident, family, tokens)
+
+
+def _key(group: str) -> str:
+    """A project's key as the tables write it: lower case (``The Poppler Developers``: poppler)."""
+    return group.lower()
 
 
 def _licence(project: Project, kind: Kind, statements: list[FamilyHit]) -> tuple[Certainty, str | None, str | None]:

@@ -18,6 +18,9 @@ DNSMASQ, VENDOR_WIFI, MEDIATOOL = "/usr/sbin/dnsmasq", "/usr/lib/libvendorwifi.s
 # a GNU program by gnulib's --version text alone (no signature, no name table entry), a second one
 # whose own bytes hold two version strings, and a GNU library whose gnulib text is its tool's
 HELLO, HELLO_TWO, LIBIDN2 = "/usr/bin/hello", "/usr/bin/hello-two", "/usr/lib/libidn2.so.0"
+# a program naming its project by a copyright holder and a home page (its licence: the name table's
+# component of that name), and one that only points to another project
+DOCVIEW, POINTER = "/usr/bin/docview", "/usr/bin/pointer"
 
 
 def overrides_file(path: Path) -> Path:
@@ -35,4 +38,6 @@ def build_identify_root(path: Path) -> Root:
     root.exe(HELLO, [SRC + "gnuhello.c"])
     root.exe(HELLO_TWO, [SRC + "gnuhello.c"], cflags=["-DOTHER_VERSION"])
     root.lib(LIBIDN2, [SRC + "gnuhello.c"], cflags=["-DLIBRARY"])
+    root.exe(DOCVIEW, [SRC + "projectwords.c"], cflags=["-DOWN_PROJECT"])
+    root.exe(POINTER, [SRC + "projectwords.c"])
     return root
