@@ -6,7 +6,10 @@
    (tests/support/identify_truth.py: recall of gpl and lgpl, wrong class, a conjunction's parts).
 2. The same on the four Debian foreign-architecture roots of tests/support/debian_roots.py (dpkg
    status and info, copyright files removed; goals recall >= 0.90, wrong 0).
-3. The stock vendor roots (no package data): the share of userland modules with a licence fact
+3. This machine's /usr/bin root (no package data; bench/identify_host.py): the truth is the host's
+   dpkg data read by tests/support/host_truth.py; goals copyleft recall >= 0.90, wrong 0, every
+   coreutils program identified with its version.
+4. The stock vendor roots (no package data): the share of userland modules with a licence fact
    (goal >= 80%), by certainty, and the unknown ones with version-banner hints
    (bench/identify_stock.py). The TP-Link MR3020 image is skipped, with the reason, while linkgraph
    finds no root filesystem in it.
@@ -31,9 +34,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from identify_host import host_lines
 from identify_stock import Coverage, coverage
 from linkgraph.loader.unpack import unpack
 from support import debian_roots, vendor_roots
+from support.host_measure import measure_host
+from support.hostroot import cached_host_root
 from support.identify_truth import MEASURED, LeaveOneOut, Outcome, leave_one_out, scan
 from support.images import FFULM, FIRMWARE, LEDE
 
@@ -48,8 +54,8 @@ class Skipped(Exception):
 @dataclass(frozen=True)
 class Target:
     name: str
-    kind: str  # "leave-one-out" or "stock"
-    recall_goal: float  # leave-one-out: recall of each class; stock: share with a fact
+    kind: str  # "leave-one-out", "host" or "stock"
+    recall_goal: float  # leave-one-out: recall of each class; host: copyleft recall; stock: share with a fact
     root: Callable[[Path], Path]  # the root folder (an image is unpacked into the given folder)
 
 
@@ -87,6 +93,7 @@ TARGETS = {
         Target("ffulm", "leave-one-out", 0.95, image_root(FFULM)),
         Target("alt_xiaomi_r4a", "leave-one-out", 0.95, vendor_root("alt_xiaomi_r4a")),
         *(Target(f"debian-{a}", "leave-one-out", 0.90, debian_root(a)) for a in debian_roots.ARCHES),
+        Target("host", "host", 0.90, lambda _workdir: cached_host_root()),
         *(Target(n, "stock", 0.80, vendor_root(n)) for n in ("hilink_hlk-rm04", "dlink_dir880l", "jiofi2_m2")),
         Target("tplink-mr3020", "stock", 0.80, image_root(MR3020)),
     )
@@ -182,6 +189,10 @@ def run_target(target: Target, tmp: Path, quiet: bool) -> tuple[list[str], bool,
         loo = leave_one_out(target.name, root, tmp)
         lines, ok = leave_one_out_lines(loo, target.recall_goal, quiet)
         return lines, ok, loo.record() | {"kind": target.kind, "goal": target.recall_goal}
+    if target.kind == "host":
+        measure = measure_host(root)
+        lines, ok = host_lines(measure, quiet)
+        return lines, ok, measure.figures() | {"kind": target.kind, "goal": target.recall_goal}
     cov = coverage(target.name, root, scan(root, target.name))
     lines, ok = coverage_lines(cov, target.recall_goal, quiet)
     return lines, ok, cov.record() | {"kind": target.kind, "goal": target.recall_goal}
@@ -190,6 +201,12 @@ def run_target(target: Target, tmp: Path, quiet: bool) -> tuple[list[str], bool,
 def summary_line(name: str, record: dict) -> str:
     if "skipped" in record:
         return f"  {name:16} skipped: {record['skipped'][:120]}"
+    if record["kind"] == "host":
+        recall = "-" if record["recall"] is None else f"{record['recall']:.2f}"
+        return (
+            f"  {name:16} truth {record['copyleft']:3} copyleft, recall {recall}  wrong {record['wrong']}  "
+            f"disputed {record['disputed']}  coreutils {record['coreutils_identified']}/{record['coreutils']}"
+        )
     if record["kind"] == "stock":
         by = ", ".join(f"{k} {v}" for k, v in sorted(record["by_certainty"].items()))
         return f"  {name:16} with a fact {record['with_fact']}/{record['modules']} = {record['share']:.2f} ({by})"

@@ -11,7 +11,11 @@ Oracles (what a real loader says):
   (runtime_elf.py, runtime_gdb.py, runtime_linkmap.py, runtime_slots.py, runtime_trace.py,
   runtime_ld_debug.py are its parts);
 * findings_judge.py: licence finding (a) per program, from a report's link maps and bindings and the
-  root's ELF files (interposition and copy relocations read from the files).
+  root's ELF files (interposition and copy relocations read from the files);
+* identify_truth.py: the licence facts of a root with package data, against a scan of a copy
+  without it (leave-one-out);
+* host_truth.py: the licence of each module of the host root, from the host's dpkg database and
+  DEP-5 copyright files (imports nothing from linkgraph); host_measure.py compares a scan with it.
 
 Roots to judge:
 
