@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from .projects import Role, family_patterns
+from .project_table import Role, family_patterns
 from .regions import string_ranges, windows
 from .table import Component, components
 

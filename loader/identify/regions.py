@@ -1,11 +1,12 @@
 """Which bytes of an ELF file hold its strings: the ranges the identification stage reads.
 
 With section headers, the allocated data sections (``.rodata``, ``.data`` …: not executable code,
-not ``NOBITS``) and the package metadata note (``.note.package``), less those that hold no text:
-relocated pointers, unwind and exception tables, the GOT, Go's line and type tables (``NO_TEXT``:
-half the data bytes of a host's ``/usr`` and ``/opt``); without section headers (sstripped files),
-the whole file. Every offset and size is bounded by the file, and the ranges are read in windows
-of ``WINDOW`` bytes that overlap by ``OVERLAP``, so memory stays bounded whatever a header claims.
+not ``NOBITS``) and the sections naming its package (``.note.package``, ``.gnu_debugaltlink``),
+less those that hold no text: relocated pointers, unwind and exception tables, the GOT, Go's line
+and type tables (``NO_TEXT``: half the data bytes of a host's ``/usr`` and ``/opt``); without
+section headers (sstripped files), the whole file. Every offset and size is bounded by the file,
+and the ranges are read in windows of ``WINDOW`` bytes that overlap by ``OVERLAP``, so memory stays
+bounded whatever a header claims.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from typing import BinaryIO
 
 WINDOW = 16 << 20
 OVERLAP = 1024  # longer than any signature's match: a match across a window edge is still seen
-SHT_PROGBITS, SHT_NOTE = 1, 7
-# the one note whose bytes are text: the distribution's package name and version (ELF package metadata)
-PACKAGE_NOTE = b".note.package"
+SHT_PROGBITS = 1
+# sections that are not allocated data and hold text naming the file's package: the distribution's
+# package name and version (ELF package metadata), Debian's shared debugging data (named after the
+# binary package)
+PACKAGE_SECTIONS = frozenset({b".note.package", b".gnu_debugaltlink"})
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 MAX_SECTIONS = 1 << 16
 MAX_NAMES = 1 << 20  # bytes of the section-name table read at most
@@ -66,7 +69,7 @@ def _sections(head: bytes, fh: BinaryIO, size: int) -> list[tuple[int, int]] | N
     for name, kind, flags, _addr, offset, length in rows:
         data = kind == SHT_PROGBITS and flags & SHF_ALLOC and not flags & SHF_EXECINSTR
         section = _name_at(names, name)
-        data = data or (kind == SHT_NOTE and section == PACKAGE_NOTE)
+        data = data or section in PACKAGE_SECTIONS
         if data and length and offset < size and section not in NO_TEXT:
             out.append((offset, min(length, size - offset)))
     return out

@@ -17,7 +17,8 @@ from .matcher import Hit
 from .matching import Matching
 from .model import Evidence, EvidenceKind, Identification, ModuleIdentity
 from .names import identify_by_name
-from .projects import FamilyHit, ProjectFound, family_patterns, identify_project, ids_of
+from .project_table import family_patterns, ids_of
+from .projects import FamilyHit, ProjectFound, identify_project
 from .table import components
 
 
@@ -32,13 +33,17 @@ def identify_modules(
     projects: dict[str, ProjectFound] = {}
     for module in modules:
         found = decide(module, hits.get(module.path, []), table)
-        if found.own is None:  # the file's own words (a project family) before the name table
-            project = identify_project(_family_hits(hits.get(module.path, []), len(table)), module.facts.kind)
-            if project is not None:
-                projects[module.path] = project
-                found.own = project.identification
-        if found.own is None:
-            found.own = identify_by_name(module, module_names(module))
+        family_hits = _family_hits(hits.get(module.path, []), len(table))
+        # the file's own words (a project family) before the name table; a distribution's package
+        # name (a Debian debug link) after it, whose names can tell the package's part
+        for after_names in (False, True):
+            if found.own is None and family_hits:
+                project = identify_project(family_hits, module.facts.kind, after_names)
+                if project is not None:
+                    projects[module.path] = project
+                    found.own = project.identification
+            if found.own is None and not after_names:
+                found.own = identify_by_name(module, module_names(module))
         if found.own is not None or found.contains:
             out[module.path] = found
     _project_versions(out, projects)

@@ -24,6 +24,9 @@ HAND_GENERIC = frozenset([
     "rc", "init", "login", "httpd", "upnpd", "cli", "web", "webs", "main", "sh", "daemon", "server", "client",
     "agent", "app", "test", "tests", "monitor", "core.so", "ssl.so", "lib.so", "util", "utils", "tool", "tools",
     "cgi", "goahead", "dhcpc", "dhcpd",
+    # unrelated projects install these: Buildroot's docker is a tray-docking app, not the container
+    # engine; U-Boot's tools/env and libubootenv both install fw_printenv and fw_setenv
+    "docker", "fw_printenv", "fw_setenv",
 ])  # fmt: skip
 # Debian source package -> the component name OpenWrt and Buildroot use
 ALIASES = {
