@@ -14,13 +14,24 @@ version when it holds one such string.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..model import Certainty, Kind
+from ..model import Certainty, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
 from .names import licence_of_component
-from .project_table import Family, FamilyPattern, Project, Role, families, project_cpe, project_named, project_purl
+from .project_table import (
+    Family,
+    FamilyPattern,
+    Project,
+    Role,
+    families,
+    ids_of,
+    project_cpe,
+    project_named,
+    project_purl,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,3 +127,35 @@ def _licence(project: Project, kind: Kind, statements: list[FamilyHit]) -> tuple
     if statements and (kind is not Kind.LIBRARY or known is None):
         return Certainty.DECLARED, statements[0].pattern.label, None
     return Certainty.IDENTIFIED, known, note
+
+
+_SONAME_STEM = re.compile(r"lib([A-Za-z0-9_+.-]+?)(?:-\d+(?:\.\d+)*)?\.so(?:\.\d+)*")
+
+
+def identify_by_soname(module: Module) -> Identification | None:
+    """A library whose soname names a project the tables know (``libpango-1.0.so.0``: pango;
+    ``libheif.so.1``: libheif), by its name alone (inferred): the last resort, after the name table
+    and every family. Only the whole stem (or ``lib`` and it) names the project, never a part of it."""
+    soname = module.facts.soname
+    if module.facts.kind is not Kind.LIBRARY or soname is None:
+        return None
+    found = _SONAME_STEM.fullmatch(soname)
+    if found is None:
+        return None
+    stem = found.group(1).replace("_", "-")
+    for key in (stem, f"lib{stem}"):
+        project = project_named(key)
+        licence, source = (project.licence_for(module.facts.kind), project.source) if project else (None, None)
+        component = project.component if project else key
+        if project is None:
+            named = licence_of_component(key, module.facts.kind)
+            if named is None:
+                continue
+            licence, source = named[1], "name table: " + "; ".join(named[0].sources[:2])
+        if licence is None:
+            return None
+        text = f"soname {soname} names {component} ({source})"
+        purl, cpe = ids_of(component, None)
+        evidence = (Evidence(EvidenceKind.NAME, text),)
+        return Identification(component, None, licence, Certainty.INFERRED, evidence, "soname", purl=purl, cpe=cpe)
+    return None

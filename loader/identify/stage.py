@@ -18,7 +18,7 @@ from .matching import Matching
 from .model import Evidence, EvidenceKind, Identification, ModuleIdentity
 from .names import identify_by_name
 from .project_table import family_patterns, ids_of
-from .projects import FamilyHit, ProjectFound, identify_project
+from .projects import FamilyHit, ProjectFound, identify_by_soname, identify_project
 from .table import components
 
 
@@ -44,6 +44,8 @@ def identify_modules(
                     found.own = project.identification
             if found.own is None and not after_names:
                 found.own = identify_by_name(module, module_names(module))
+        if found.own is None:
+            found.own = identify_by_soname(module)
         if found.own is not None or found.contains:
             out[module.path] = found
     _project_versions(out, projects)
