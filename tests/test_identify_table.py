@@ -11,6 +11,7 @@ from re import _parser  # type: ignore[attr-defined]  # the parser re itself use
 import pytest
 import yara_x
 from linkgraph.loader.identify.matcher import _yara_regex, match_file
+from linkgraph.loader.identify.project_table import Role, families, family_patterns
 from linkgraph.loader.identify.table import components
 from linkgraph.loader.licences.spdx import normalise
 
@@ -18,7 +19,13 @@ MIN_LITERAL = 4  # bytes of one literal run: yara-x's atoms come from literals
 
 
 def _patterns() -> list[tuple[str, str]]:
-    return [(c.name, p.regex) for c in components() for p in (*c.strings, *c.statements)]
+    """Every pattern yara-x matches: the signature table's and the project families' (their version
+    tokens, read with ``re`` alone in the few files a family's key matched, are not)."""
+    signatures = [(c.name, p.regex) for c in components() for p in (*c.strings, *c.statements)]
+    every = families()
+    return signatures + [
+        (every[p.family].name, p.regex) for p in family_patterns() if p.role is not Role.VERSION_TOKEN
+    ]
 
 
 def _literal_run(regex: str) -> int:
@@ -79,12 +86,25 @@ def test_yara_and_re_find_the_same_version() -> None:
     samples = {
         r"Openswan (\d+\.\d+\.\d+)\x00": (b"xx\x00Openswan 2.6.39\x00", "2.6.39"),
         r"dnsmasq-(\d+\.\d+[\w.]*)": (b"\x00dnsmasq-2.45\x00", "2.45"),
+        # a build's suffix after the version (two wscd daemons carry OpenSSL 0.9.8b-fips)
+        r"OpenSSL (\d+\.\d+\.\d+[a-z]{0,2})(?:-(?:fips|dev|beta\d{0,2}|alpha\d{0,2}|pre\d{0,2}))?[ -]+\d{1,2} "
+        r"[A-Z][a-z]{2} \d{4}": (b"\x00OpenSSL 0.9.8b-fips 04 May 2006\x00", "0.9.8b"),
     }
     table = {p.regex for c in components() for p in c.strings}
     for regex, (data, version) in samples.items():
         assert regex in table, regex
         hits = [h for h in match_file(io.BytesIO(data), len(data)) if h.version]
         assert version in {h.version for h in hits}, (regex, hits)
+
+
+def test_family_keys_name_their_project() -> None:
+    """A project family's key gives the project (group 1) from bytes made of its own literal text,
+    read by ``re`` from what yara-x reports; a version string is read only beside a key."""
+    data = b"\x00https://www.gnu.org/software/coreutils/\x00bug-coreutils@gnu.org\x009.1\x00"
+    hits = match_file(io.BytesIO(data), len(data))
+    assert {h.version for h in hits} >= {"coreutils", "9.1"}, hits
+    alone = b"\x00plain text\x009.1\x00"
+    assert [h for h in match_file(io.BytesIO(alone), len(alone))] == []
 
 
 def test_no_file_glob_is_a_bare_wildcard() -> None:
