@@ -23,9 +23,7 @@ def _patterns() -> list[tuple[str, str]]:
     tokens, read with ``re`` alone in the few files a family's key matched, are not)."""
     signatures = [(c.name, p.regex) for c in components() for p in (*c.strings, *c.statements)]
     every = families()
-    return signatures + [
-        (every[p.family].name, p.regex) for p in family_patterns() if p.role is not Role.VERSION_TOKEN
-    ]
+    return signatures + [(every[p.family].name, p.regex) for p in family_patterns() if p.role is not Role.VERSION_TOKEN]
 
 
 def _literal_run(regex: str) -> int:
