@@ -102,7 +102,7 @@ def test_family_keys_name_their_project() -> None:
     hits = match_file(io.BytesIO(data), len(data))
     assert {h.version for h in hits} >= {"coreutils", "9.1"}, hits
     alone = b"\x00plain text\x009.1\x00"
-    assert [h for h in match_file(io.BytesIO(alone), len(alone))] == []
+    assert match_file(io.BytesIO(alone), len(alone)) == []
 
 
 def test_no_file_glob_is_a_bare_wildcard() -> None:
