@@ -86,7 +86,7 @@ def test_components_lists_what_each_file_is_and_carries(built: dict[str, Any]) -
     assert {k: (r["version"], r["licence"], r["certainty"]) for k, r in rows.items()} == {
         (LIBC, "glibc", False): (glibc, "LGPL-2.1-or-later", "identified"),
         (LOADER, "glibc", False): (glibc, "LGPL-2.1-or-later", "inferred"),  # the root's libc's version
-        (DNSMASQ, "dnsmasq", False): ("2.80", "GPL-2.0-only", "identified"),
+        (DNSMASQ, "dnsmasq", False): ("2.80", "GPL-2.0-only OR GPL-3.0-only", "identified"),
         (VENDOR_WIFI, "wireless-tools", True): (None, "GPL-2.0-only", "identified"),
         (MEDIATOOL, "ffmpeg", True): ("58.91.100", "LGPL-2.1-or-later", "identified"),
         (MEDIATOOL, "glibc", True): ("2.99", "LGPL-2.1-or-later", "identified"),

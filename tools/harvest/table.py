@@ -27,6 +27,11 @@ HAND_GENERIC = frozenset([
     # unrelated projects install these: Buildroot's docker is a tray-docking app, not the container
     # engine; U-Boot's tools/env and libubootenv both install fw_printenv and fw_setenv
     "docker", "fw_printenv", "fw_setenv",
+    # module names any scripting language's extensions use (lua-eco's; CPython's lib-dynload has
+    # time.so and termios.so), and a vendor's speedtest is not speedtestcpp
+    "base64.so", "dns.so", "file.so", "genl.so", "log.so", "md5.so", "nl.so", "nl80211.so", "rtnl.so",
+    "sha1.so", "sha256.so", "shared.so", "socket.so", "ssh.so", "sync.so", "sys.so", "termios.so", "time.so",
+    "speedtest",
 ])  # fmt: skip
 # Debian source package -> the component name OpenWrt and Buildroot use
 ALIASES = {
