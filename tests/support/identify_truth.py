@@ -26,9 +26,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
+from linkgraph.loader.identify import names
 from linkgraph.loader.licences.classes import LicenceClass, licence_class
 from linkgraph.loader.licences.spdx import spdx_licensing
 from linkgraph.loader.model import Kind, ScanResult
@@ -232,13 +236,45 @@ def without_package_data(root: Path, dest: Path) -> list[str]:
     return removed
 
 
-def leave_one_out(name: str, root: Path, workdir: Path) -> LeaveOneOut:
-    """Scan ``root``, then a copy of it in ``workdir`` without its package data, and compare."""
+@contextmanager
+def name_table_without(harvested: frozenset[str]) -> Iterator[None]:
+    """linkgraph's name table as if harvested without the sources of ``harvested`` (``debian``,
+    ``openwrt``, ``openwrt-packages``, ``buildroot``): a root's own distribution is left out of the
+    tables that judge it. A component only those sources name is dropped, with its names; the
+    licence of one other sources name too stays as the harvest merged it."""
+    original = names.load_yaml
+
+    def without(package: str, file: str) -> Any:
+        data = original(package, file)
+        if file != "names.yaml":
+            return data
+        kept = {}
+        for comp, entry in data["components"].items():
+            sources = [s for s in entry.get("sources") or () if s.split(":", 1)[0] not in harvested]
+            if sources:
+                kept[comp] = {**entry, "sources": sources}
+        table = {n: [c for c in owners if c in kept] for n, owners in data["names"].items()}
+        return {**data, "components": kept, "names": {n: owners for n, owners in table.items() if owners}}
+
+    names.load_yaml = without
+    names.name_table.cache_clear()
+    try:
+        yield
+    finally:
+        names.load_yaml = original
+        names.name_table.cache_clear()
+
+
+def leave_one_out(name: str, root: Path, workdir: Path, harvested: frozenset[str] = frozenset()) -> LeaveOneOut:
+    """Scan ``root``, then a copy of it in ``workdir`` without its package data, and compare; the
+    copy is judged by tables harvested without the sources of ``harvested`` (the root's own
+    distribution: ``name_table_without``)."""
     full = scan(root, name)
     copy = workdir / "without-package-data"
     removed = without_package_data(root, copy)
     try:
-        bare = scan(copy, f"{name} without package data")
+        with name_table_without(harvested):
+            bare = scan(copy, f"{name} without package data")
     finally:
         shutil.rmtree(copy, ignore_errors=True)
     paths = userland(full)
