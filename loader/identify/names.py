@@ -12,6 +12,7 @@ lists), and says so in the evidence; otherwise the name identifies nothing.
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 from dataclasses import dataclass
 from fnmatch import translate
@@ -20,6 +21,7 @@ from ..data_files import load_yaml
 from ..licences.packages import part_for
 from ..model import Certainty, Flavour, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
+from .table import components as signatures
 from .table import ids_of
 
 # packaging names, never a component: OpenWrt's "toolchain" ships the C library's and GCC's runtime
@@ -80,8 +82,8 @@ def name_table() -> NameTable:
     }
     exact: dict[str, tuple[Named, ...]] = {}
     globs: dict[str, list[tuple[re.Pattern[str], tuple[Named, ...]]]] = {}
-    for name, components in data["names"].items():
-        named = tuple(comps[c] for c in components if c in comps)
+    for name, owners in data["names"].items():
+        named = tuple(comps[c] for c in owners if c in comps)
         if len({n.licence for n in named}) != 1:  # several licences: the name does not tell which
             continue
         if "*" in name or "?" in name or "[" in name:
@@ -128,6 +130,7 @@ def identify_by_name(module: Module, names: list[str]) -> Identification | None:
         else:
             evidence_libc = None
         licence, note = _part(named, module.facts.kind)
+        version, licence = _versioned(named.component, module, licence)
         if licence is None:  # the table knows the component, not its licence: nothing to go by
             return None
         where = "; ".join(named.sources[:3])
@@ -136,8 +139,29 @@ def identify_by_name(module: Module, names: list[str]) -> Identification | None:
             evidence = [Evidence(EvidenceKind.NAME, f"{name}: a {named.component} library ({evidence_libc})")]
         if note:
             evidence.append(Evidence(EvidenceKind.NAME, note))
-        purl, cpe = ids_of(named.component, None)
+        if version is not None:
+            evidence.append(Evidence(EvidenceKind.NAME, f"version {version} from the soname it is or loads"))
+        purl, cpe = ids_of(named.component, version)
         return Identification(
-            named.component, None, licence, Certainty.INFERRED, tuple(evidence), "name table", purl=purl, cpe=cpe
+            named.component, version, licence, Certainty.INFERRED, tuple(evidence), "name table", purl=purl, cpe=cpe
         )
     return None
+
+
+_SONAME_VERSION = re.compile(r".*\.so\.(\d+\.\d+(?:\.\d+)*[a-z]?)")
+
+
+def _versioned(component: str, module: Module, licence: str | None) -> tuple[str | None, str | None]:
+    """A component whose licence changed with its version (the signature table's licence ranges:
+    OpenSSL is Apache-2.0 from 3.0, its own licence before) takes the version of a soname of it the
+    module is or loads (``libcrypto.so.1.0.2``), and the licence of that version; without one its
+    licence is unknown (the name table's is the latest release's)."""
+    comp = next((c for c in signatures() if c.name == component and c.by_version), None)
+    if comp is None:
+        return None, licence
+    names = [module.facts.soname or "", *module.facts.needed, posixpath.basename(module.path)]
+    for name in names:
+        found = _SONAME_VERSION.fullmatch(name)
+        if found is not None and comp.named([name]):
+            return found.group(1), comp.licence_of(found.group(1))
+    return None, None

@@ -32,7 +32,13 @@ HAND_GENERIC = frozenset([
     "base64.so", "dns.so", "file.so", "genl.so", "log.so", "md5.so", "nl.so", "nl80211.so", "rtnl.so",
     "sha1.so", "sha256.so", "shared.so", "socket.so", "ssh.so", "sync.so", "sys.so", "termios.so", "time.so",
     "speedtest",
+    # a vendor's logger is called logd as often as ubox's; libxcrypt and glibc (before 2.38) both
+    # install libcrypt.so.1
+    "logd", "libcrypt.so.1",
 ])  # fmt: skip
+# install globs wider than what the package installs: OpenWrt's libqmi copies libqmi*.so.*, which
+# also names Qualcomm's own QMI libraries (libqmi_cci, libqmi_csi, ...); it installs libqmi-glib
+NARROWED = {"libqmi*.so.*": "libqmi-glib.so.*"}
 # Debian source package -> the component name OpenWrt and Buildroot use
 ALIASES = {
     "gnutls28": "gnutls", "glib2.0": "glib2", "libnl3": "libnl", "xz-utils": "xz", "sqlite3": "sqlite",
@@ -93,7 +99,7 @@ class Table:
         found: dict[str, set[str]] = defaultdict(set)
         for obs in self.observations:
             for name in obs.names:
-                found[name].add(obs.component)
+                found[NARROWED.get(name, name)].add(obs.component)
         return {name: sorted(found[name]) for name in sorted(found)}
 
     def generic(self, components: dict[str, dict[str, Any]], names: dict[str, list[str]]) -> list[str]:
