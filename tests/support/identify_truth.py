@@ -83,6 +83,9 @@ DISPUTED = {
     "fstools": ("LGPL-2.1-only", "fstools file headers (mount_root.c, libfstools/*.c)"),
     "block-mount": ("LGPL-2.1-only", "fstools file headers (block.c)"),
     "ubox": ("LGPL-2.1-only", "ubox file headers (kmodloader.c, log/logd.c, log/logread.c)"),
+    # OpenWrt's procps-ng Makefile says GPL-2.0 for every part; libprocps's proc/*.c and readproc.h
+    # say "GNU Library General Public License"
+    "procps-ng": ("LGPL-2.0-or-later", "procps-ng proc/readproc.h, proc/*.c headers"),
     "logd": ("LGPL-2.1-only", "ubox file headers (log/logd.c, log/logread.c)"),
 }
 
