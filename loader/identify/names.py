@@ -21,6 +21,7 @@ from ..data_files import load_yaml
 from ..licences.packages import part_for
 from ..model import Certainty, Flavour, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
+from .project_table import project_named
 from .table import components as signatures
 from .table import ids_of
 
@@ -59,6 +60,15 @@ class NameTable:
     globs: dict[str, list[tuple[re.Pattern[str], tuple[Named, ...]]]]  # by the literal text before the first *
     generic: frozenset[str]
     components: dict[str, Named]
+    libraries: dict[str, tuple[str, ...]]  # component -> the library names (lib*.so*) it installs
+
+    def installs_library(self, component: str, name: str) -> bool | None:
+        """Whether ``component`` installs a library called ``name``; None when the table knows
+        no library of it."""
+        known = self.libraries.get(component)
+        if not known:
+            return None
+        return any(re.fullmatch(translate(glob), name) for glob in known)
 
     def lookup(self, name: str) -> tuple[Named, ...]:
         if name in self.generic:
@@ -91,7 +101,13 @@ def name_table() -> NameTable:
             globs.setdefault(prefix, []).append((re.compile(translate(name)), named))
         else:
             exact[name] = named
-    return NameTable(exact, globs, frozenset(data.get("generic") or ()), comps)
+    libraries: dict[str, list[str]] = {}
+    for name, owners in data["names"].items():
+        if name.startswith("lib") and ".so" in name:
+            for owner in owners:
+                libraries.setdefault(owner, []).append(name)
+    libs = {c: tuple(n) for c, n in libraries.items()}
+    return NameTable(exact, globs, frozenset(data.get("generic") or ()), comps, libs)
 
 
 def licence_of_component(name: str, kind: Kind) -> tuple[Named, str | None, str | None] | None:
@@ -115,6 +131,9 @@ def _part(named: Named, kind: Kind) -> tuple[str | None, str | None]:
 def identify_by_name(module: Module, names: list[str]) -> Identification | None:
     """The component a name of ``module`` is installed by, if the table knows one for sure."""
     table = name_table()
+    owners = {found[0].component for found in map(table.lookup, names) if found}
+    if len(owners) > 1:  # a vendor's multi-call program (D-Link's nsbbox is brctl, ntpclient, vconfig)
+        return None
     for name in names:
         found = table.lookup(name)
         if not found:
@@ -130,6 +149,9 @@ def identify_by_name(module: Module, names: list[str]) -> Identification | None:
         else:
             evidence_libc = None
         licence, note = _part(named, module.facts.kind)
+        checked = project_named(named.component)  # a project's own sources before a package's word
+        if checked is not None and checked.licence_for(module.facts.kind) is not None:
+            licence, note = checked.licence_for(module.facts.kind), f"licence: {checked.source}"
         version, licence = _versioned(named.component, module, licence)
         if licence is None:  # the table knows the component, not its licence: nothing to go by
             return None

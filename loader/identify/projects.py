@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..model import Certainty, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
-from .names import licence_of_component
+from .names import licence_of_component, name_table
 from .project_table import (
     Family,
     FamilyPattern,
@@ -151,6 +151,8 @@ def identify_by_soname(module: Module) -> Identification | None:
             named = licence_of_component(key, module.facts.kind)
             if named is None:
                 continue
+            if name_table().installs_library(key, soname) is False:  # its libraries are others
+                return None
             licence, source = named[1], "name table: " + "; ".join(named[0].sources[:2])
         if licence is None:
             return None

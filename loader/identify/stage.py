@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import Certainty, Module
+from ..model import Certainty, Kind, Module
 from ..problems import Problem
 from ..rootfs import RootFS, display_path
 from .decide import decide, module_names
 from .matcher import Hit
 from .matching import Matching
 from .model import Evidence, EvidenceKind, Identification, ModuleIdentity
-from .names import identify_by_name
+from .names import PACKAGING, identify_by_name, name_table
 from .project_table import family_patterns, ids_of
 from .projects import FamilyHit, ProjectFound, identify_by_soname, identify_project
-from .table import components
+from .table import Component, components
 
 
 def identify_modules(
@@ -46,11 +46,43 @@ def identify_modules(
                 found.own = identify_by_name(module, module_names(module))
         if found.own is None:
             found.own = identify_by_soname(module)
+        if found.own is not None and (_multi_call(module, found.own, table) or _wrapper(module, found.own)):
+            found.own = None
         if found.own is not None or found.contains:
             out[module.path] = found
     _project_versions(out, projects)
     _root_versions(out)
     return out
+
+
+def _multi_call(module: Module, own: Identification, table: tuple[Component, ...]) -> bool:
+    """A file known by its names alone whose names are other components' too: a vendor's multi-call
+    program (D-Link's nsbbox is called brctl, ntpclient, smtpclient and vconfig) is none of them."""
+    if module.facts.kind is not Kind.EXECUTABLE or own.certainty is not Certainty.INFERRED:
+        return False
+    if any(e.kind is not EvidenceKind.NAME for e in own.evidence):
+        return False
+    for name in module_names(module):
+        found = {c.name for c in table if c.named([name]) and not c.generic}
+        hit = name_table().lookup(name)
+        if hit and hit[0].component not in PACKAGING:
+            found.add(hit[0].component)
+        if found and own.component not in found:  # a name of the file that is another component's
+            return True
+    return False
+
+
+def _stem(name: str) -> str:
+    return name.split(".so", 1)[0]
+
+
+def _wrapper(module: Module, own: Identification) -> bool:
+    """A library known by its name alone that loads a library of that same name (syslog-ng's curl
+    module, libcurl.so, loads libcurl.so.4): a plugin named after what it wraps, not that library."""
+    if module.facts.kind is not Kind.LIBRARY or own.certainty is not Certainty.INFERRED:
+        return False
+    mine = {_stem(n) for n in module_names(module)}
+    return any(_stem(n) in mine and n not in module_names(module) for n in module.facts.needed)
 
 
 def _family_hits(hits: list[Hit], base: int) -> list[FamilyHit]:

@@ -35,6 +35,8 @@ HAND_GENERIC = frozenset([
     # a vendor's logger is called logd as often as ubox's; libxcrypt and glibc (before 2.38) both
     # install libcrypt.so.1
     "logd", "libcrypt.so.1",
+    # ppp installs its rp-pppoe plugin's pppoe-discovery (GPL-2.0-or-later, not ppp's licence)
+    "pppoe-discovery",
 ])  # fmt: skip
 # install globs wider than what the package installs: OpenWrt's libqmi copies libqmi*.so.*, which
 # also names Qualcomm's own QMI libraries (libqmi_cci, libqmi_csi, ...); it installs libqmi-glib
