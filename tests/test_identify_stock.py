@@ -235,7 +235,8 @@ def test_no_module_is_two_components(name: str) -> None:
             continue
         with open(root / module.path.lstrip("/"), "rb") as fh:
             hits = match_file(fh, (root / module.path.lstrip("/")).stat().st_size)
-        programs = frozenset(comps[h.component].name for h in hits if comps[h.component].kind == "program")
+        signatures = [h for h in hits if not h.vendor]  # the vendor table's hits name no component
+        programs = frozenset(comps[h.component].name for h in signatures if comps[h.component].kind == "program")
         if len(programs) > 1 and programs not in SIBLINGS:
             both.append(f"{module.path}: {sorted(programs)}")
         found = result.identities.get(module.path)

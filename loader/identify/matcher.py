@@ -15,9 +15,11 @@ from typing import BinaryIO
 
 from .regions import string_ranges, windows
 from .table import Component, components
+from .vendor_table import vendor_table
 
 MAX_MATCHES = 8  # per pattern and file: evidence enough, and a file full of one string stays cheap
 MAX_TEXT = 160
+FREE = -1  # the component of a hit of the vendor table's free-licence statements
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,9 @@ class Hit:
     offset: int  # in the file
     text: str  # the matched bytes, as Latin-1 text
     version: str | None
+    # a string of the vendor table (vendor_table): ``component`` is then the vendor's index, or
+    # FREE for the table's free-licence statements (``statement``, ``pattern`` their index)
+    vendor: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +41,11 @@ class _Rule:
     statement: bool
     pattern: int
     regex: re.Pattern[bytes]
+    vendor: bool = False
+
+
+def _rule(component: int, statement: bool, pattern: int, regex: str, vendor: bool = False) -> _Rule:
+    return _Rule(component, statement, pattern, re.compile(regex.encode("latin-1")), vendor)
 
 
 def _yara_regex(regex: str) -> str:
@@ -47,12 +57,17 @@ def _compiled() -> tuple[object, tuple[_Rule, ...]]:
     import yara_x
 
     rules: list[_Rule] = []
-    source: list[str] = []
     for c, comp in enumerate(components()):
         for statement, patterns in ((False, comp.strings), (True, comp.statements)):
-            for p, pattern in enumerate(patterns):
-                source.append(f"rule r{len(rules)} {{ strings: $a = /{_yara_regex(pattern.regex)}/ condition: $a }}")
-                rules.append(_Rule(c, statement, p, re.compile(pattern.regex.encode("latin-1"))))
+            rules += [_rule(c, statement, p, pattern.regex) for p, pattern in enumerate(patterns)]
+    vendors = vendor_table()  # the vendors' strings in the same pass (loader.identify.vendor)
+    for v, vendor in enumerate(vendors.vendors):
+        rules += [_rule(v, False, p, s.regex, vendor=True) for p, s in enumerate(vendor.strings)]
+    rules += [_rule(FREE, True, p, s.regex, vendor=True) for p, s in enumerate(vendors.free)]
+    source = (
+        f"rule r{i} {{ strings: $a = /{_yara_regex(r.regex.pattern.decode('latin-1'))}/ condition: $a }}"
+        for i, r in enumerate(rules)
+    )
     return yara_x.compile("\n".join(source)), tuple(rules)
 
 
@@ -80,9 +95,8 @@ def match_file(fh: BinaryIO, size: int) -> list[Hit]:
                     text = data[m.offset : m.offset + m.length]
                     found = rule.regex.match(text)
                     version = found.group(1).decode("latin-1") if found and found.re.groups else None
-                    hits.append(
-                        Hit(rule.component, rule.statement, rule.pattern, base + m.offset, _text(text), version)
-                    )
+                    at, shown = base + m.offset, _text(text)
+                    hits.append(Hit(rule.component, rule.statement, rule.pattern, at, shown, version, rule.vendor))
     return hits
 
 

@@ -28,7 +28,7 @@ def identify_modules(
     table = components()
     out: dict[str, ModuleIdentity] = {}
     for module in modules:
-        found = decide(module, hits.get(module.path, []), table)
+        found = decide(module, [h for h in hits.get(module.path, []) if not h.vendor], table)
         if found.own is None:
             found.own = identify_by_name(module, module_names(module))
         if found.own is not None or found.contains:
