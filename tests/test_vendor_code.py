@@ -5,7 +5,7 @@ or the device maker gets that origin, with evidence, and no licence; "To review"
 The rules, on modules made here with the bytes the matcher reads (``match_file``): an open-source
 identification, a licence fact from package data, the knowledge base or a free licence the module
 states wins over an origin; a free-software licence statement in the file leaves it without one;
-so does a file naming three vendors (a list of makers).
+so does a file naming three vendors (a list of makers). The split of "To review" in words.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from linkgraph.loader.identify.matcher import FREE, Hit, match_file
 from linkgraph.loader.identify.model import Identification, ModuleIdentity
 from linkgraph.loader.identify.vendor import add_origins, vendor_origins
 from linkgraph.loader.identify.vendor_table import vendor_table
 from linkgraph.loader.model import Certainty, ElfFacts, Kind, LicenceFact, Module
+from linkgraph.loader.report.vendor_code import origin_counts, origin_statement
 
 PATH = "/usr/sbin/tool"
 BROADCOM_PATH = b"/home/builder/kernels/bcm4708_6_37_14/src/router/nas/nas.c"
@@ -105,3 +107,23 @@ def test_add_origins_gives_a_module_an_entry_of_its_own() -> None:
     found = identities[PATH]
     assert found.own is None and found.contains == [] and found.origin is not None
     assert found.origin.record()["name"] == "TP-Link"
+
+
+@pytest.mark.parametrize(
+    ("counts", "unknown", "said"),
+    [
+        ({}, 0, ""),
+        (
+            {"Broadcom SDK": 8, "D-Link": 1},
+            3,
+            "Of the modules to review, 9 are vendor code (Broadcom SDK 8, D-Link 1): "
+            "ask the vendor; 3 are of unknown origin: investigate",
+        ),
+        ({"TP-Link": 1}, 0, "Of the modules to review, 1 is vendor code (TP-Link 1): ask the vendor"),
+        ({}, 1, "Of the modules to review, 1 is of unknown origin: investigate"),
+    ],
+)
+def test_the_split_in_words(counts: dict[str, int], unknown: int, said: str) -> None:
+    assert origin_statement(counts, unknown) == said
+    entries = [{"origin": {"name": n}} for n, k in counts.items() for _ in range(k)] + [{"origin": None}] * unknown
+    assert origin_counts(entries) == (counts, unknown)
