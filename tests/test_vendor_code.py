@@ -5,21 +5,27 @@ or the device maker gets that origin, with evidence, and no licence; "To review"
 The rules, on modules made here with the bytes the matcher reads (``match_file``): an open-source
 identification, a licence fact from package data, the knowledge base or a free licence the module
 states wins over an origin; a free-software licence statement in the file leaves it without one;
-so does a file naming three vendors (a list of makers). The split of "To review" in words.
+so does a file naming three vendors (a list of makers). Then the root built from C of
+tests/support/identify_root.py: its vendor library is vendor code in the report and the SBOMs, its
+patched dnsmasq is not. Real roots: tests/test_vendor_roots_code.py.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import re
+from typing import Any
 
 import pytest
+from conftest import linkgraph
 from linkgraph.loader.identify.matcher import FREE, Hit, match_file
 from linkgraph.loader.identify.model import Identification, ModuleIdentity
 from linkgraph.loader.identify.vendor import add_origins, vendor_origins
 from linkgraph.loader.identify.vendor_table import vendor_table
 from linkgraph.loader.model import Certainty, ElfFacts, Kind, LicenceFact, Module
 from linkgraph.loader.report.vendor_code import origin_counts, origin_statement
+from support.identify_root import DNSMASQ, VENDOR_WIFI, build_identify_root, overrides_file
 
 PATH = "/usr/sbin/tool"
 BROADCOM_PATH = b"/home/builder/kernels/bcm4708_6_37_14/src/router/nas/nas.c"
@@ -127,3 +133,39 @@ def test_the_split_in_words(counts: dict[str, int], unknown: int, said: str) -> 
     assert origin_statement(counts, unknown) == said
     entries = [{"origin": {"name": n}} for n, k in counts.items() for _ in range(k)] + [{"origin": None}] * unknown
     assert origin_counts(entries) == (counts, unknown)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The identification's root built from C (support/identify_root.py), scanned with the vendor's
+    overrides (its library proprietary): the JSON report and the CycloneDX and SPDX documents."""
+    base = tmp_path_factory.mktemp("vendor-code")
+    root = build_identify_root(base / "root").path
+    db = str(base / "graph.lbdb")
+    linkgraph("scan", str(root), "--db", db, "--quiet", "--licences", str(overrides_file(base / "o.yaml")))
+    out = {"root": root, "report": json.loads(linkgraph("report", "--db", db).stdout)}
+    for kind in ("cyclonedx-json", "spdx-json"):
+        out[kind] = json.loads(linkgraph("report", "--db", db, "--format", kind).stdout)
+    return out
+
+
+def test_a_built_vendor_library_is_vendor_code_and_a_patched_program_is_not(built: dict[str, Any]) -> None:
+    modules = {m["path"]: m for m in built["report"]["modules"]}
+    origin = modules[VENDOR_WIFI]["origin"]
+    assert origin["name"] == "Broadcom SDK" and modules[VENDOR_WIFI]["licence"] == "LicenseRef-Proprietary"
+    data = (built["root"] / VENDOR_WIFI.lstrip("/")).read_bytes()
+    (e,) = origin["evidence"]
+    assert data[e["offset"] : e["offset"] + len(e["text"])] == b"/bcm4708_6_37_14/src/router/wifi/vendorwifi.c"
+    assert b"Atheros Communications" in (built["root"] / DNSMASQ.lstrip("/")).read_bytes()
+    assert modules[DNSMASQ]["identity"]["component"] == "dnsmasq" and modules[DNSMASQ]["origin"] is None
+    assert [p for p, m in modules.items() if m["origin"]] == [VENDOR_WIFI]
+    # the SBOMs: a CycloneDX property, an SPDX annotation with the evidence and its offset
+    props = {
+        c["bom-ref"]: [p["value"] for p in c["properties"] if p["name"] == "linkgraph:origin"]
+        for c in built["cyclonedx-json"]["components"]
+    }
+    assert {ref: v for ref, v in props.items() if v} == {VENDOR_WIFI: ["Broadcom SDK"]}
+    notes = [a["comment"] for f in built["spdx-json"]["files"] for a in f.get("annotations", [])]
+    assert any(
+        n.startswith("linkgraph origin: vendor code of Broadcom SDK") and f"{e['offset']:#x}" in n for n in notes
+    )
