@@ -83,6 +83,11 @@ ModuleRow = TypedDict(
         "textrel": "bool | None",
         "rpath": "str | None",
         "runpath": "str | None",
+        # vendor code (loader.identify.vendor, docs/identify.md): whose code a module nothing else names is (a
+        # vendor SDK or the device maker), and its evidence, a JSON list of {kind, text, offset}; None when
+        # nothing shows one, or in a store written before they were kept
+        "origin": "str | None",
+        "origin_evidence": "str | None",
     },
 )
 

@@ -16,10 +16,12 @@ from typing import BinaryIO
 from .project_table import Role, family_patterns
 from .regions import string_ranges, windows
 from .table import Component, components
+from .vendor_table import vendor_table
 
 MAX_MATCHES = 8  # per pattern and file: evidence enough, and a file full of one string stays cheap
 MAX_TOKENS = 16  # version strings of a file a family reads (more: the file says no one version)
 MAX_TEXT = 160
+FREE = -1  # the component of a hit of the vendor table's free-licence statements
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,9 @@ class Hit:
     offset: int  # in the file
     text: str  # the matched bytes, as Latin-1 text
     version: str | None
+    # a string of the vendor table (vendor_table): ``component`` is then the vendor's index, or
+    # FREE for the table's free-licence statements (``statement``, ``pattern`` their index)
+    vendor: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +43,11 @@ class _Rule:
     statement: bool
     pattern: int
     regex: re.Pattern[bytes]
+    vendor: bool = False
+
+
+def _rule(component: int, statement: bool, pattern: int, regex: str, vendor: bool = False) -> _Rule:
+    return _Rule(component, statement, pattern, re.compile(regex.encode("latin-1")), vendor)
 
 
 def _yara_regex(regex: str) -> str:
@@ -49,18 +59,21 @@ def _compiled() -> tuple[object, tuple[_Rule, ...]]:
     import yara_x
 
     rules: list[_Rule] = []
-    source: list[str] = []
     for c, comp in enumerate(components()):
         for statement, patterns in ((False, comp.strings), (True, comp.statements)):
-            for p, pattern in enumerate(patterns):
-                source.append(f"rule r{len(rules)} {{ strings: $a = /{_yara_regex(pattern.regex)}/ condition: $a }}")
-                rules.append(_Rule(c, statement, p, re.compile(pattern.regex.encode("latin-1"))))
-    base = len(components())
+            rules += [_rule(c, statement, p, pattern.regex) for p, pattern in enumerate(patterns)]
+    base = len(components())  # the project families' patterns next, numbered past the table
     for f, pattern in enumerate(family_patterns()):
-        if pattern.role is Role.VERSION_TOKEN:  # read only in a file a family's key matched
-            continue
-        source.append(f"rule r{len(rules)} {{ strings: $a = /{_yara_regex(pattern.regex)}/ condition: $a }}")
-        rules.append(_Rule(base + f, pattern.role is Role.STATEMENT, 0, re.compile(pattern.regex.encode("latin-1"))))
+        if pattern.role is not Role.VERSION_TOKEN:  # a version token is read only where a key matched
+            rules.append(_rule(base + f, pattern.role is Role.STATEMENT, 0, pattern.regex))
+    vendors = vendor_table()  # the vendors' strings in the same pass (loader.identify.vendor)
+    for v, vendor in enumerate(vendors.vendors):
+        rules += [_rule(v, False, p, s.regex, vendor=True) for p, s in enumerate(vendor.strings)]
+    rules += [_rule(FREE, True, p, s.regex, vendor=True) for p, s in enumerate(vendors.free)]
+    source = (
+        f"rule r{i} {{ strings: $a = /{_yara_regex(r.regex.pattern.decode('latin-1'))}/ condition: $a }}"
+        for i, r in enumerate(rules)
+    )
     return yara_x.compile("\n".join(source)), tuple(rules)
 
 
@@ -99,9 +112,8 @@ def match_file(fh: BinaryIO, size: int) -> list[Hit]:
                     text = data[m.offset : m.offset + m.length]
                     found = rule.regex.match(text)
                     version = found.group(1).decode("latin-1") if found and found.re.groups else None
-                    hits.append(
-                        Hit(rule.component, rule.statement, rule.pattern, base + m.offset, _text(text), version)
-                    )
+                    at, shown = base + m.offset, _text(text)
+                    hits.append(Hit(rule.component, rule.statement, rule.pattern, at, shown, version, rule.vendor))
     return hits + _version_tokens(fh, size, hits)
 
 
@@ -110,7 +122,9 @@ def _version_tokens(fh: BinaryIO, size: int, hits: list[Hit]) -> list[Hit]:
     its string ranges, for those few files only)."""
     patterns = family_patterns()
     base = len(components())
-    keyed = {patterns[h.component - base].family for h in hits if h.component >= base and not h.statement}
+    keyed = {
+        patterns[h.component - base].family for h in hits if not h.vendor and h.component >= base and not h.statement
+    }
     wanted = [(index, regex) for index, family, regex in _token_patterns() if family in keyed]
     found: list[Hit] = []
     for index, regex in wanted:

@@ -47,6 +47,7 @@ class Matching:
         self._root, self._paths = root, [p for p in paths if not p.endswith(COMPRESSED)]
         self._child: subprocess.Popen[bytes] | None = None
         self._output: list[bytes] = []
+        self._found: dict[str, list[Hit]] | None = None  # once read, the identification and the vendors share it
         self._drain = threading.Thread(target=self._read, name="identify-output", daemon=True)
         if sum(_size(root, p) for p in self._paths) >= self.CHILD_BYTES:
             # -P: the working directory is not put on the child's module path, so a folder there
@@ -66,7 +67,13 @@ class Matching:
             self._output.append(chunk)
 
     def hits(self, problems: list[Problem]) -> dict[str, list[Hit]]:
-        """Every file's hits (waiting for the child); problems go to ``problems``."""
+        """Every file's hits (waiting for the child); problems go to ``problems``, the first time
+        (the hits are read once: later calls give the same)."""
+        if self._found is None:
+            self._found = self._read_hits(problems)
+        return self._found
+
+    def _read_hits(self, problems: list[Problem]) -> dict[str, list[Hit]]:
         if self._child is None:
             found, trouble = match_paths(self._root, self._paths)
             problems += trouble

@@ -66,9 +66,23 @@ class Identification:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Whose code a module is (``name``: a vendor SDK or the device maker), and what shows it
+    (``loader.identify.vendor``): never a licence."""
+
+    name: str
+    evidence: tuple[Evidence, ...]
+
+    def record(self) -> dict[str, object]:
+        return {"name": self.name, "evidence": [e.record() for e in self.evidence]}
+
+
 @dataclass(slots=True)
 class ModuleIdentity:
-    """What one module is (``own``) and which other components it carries inside (``contains``)."""
+    """What one module is (``own``), which other components it carries inside (``contains``), and,
+    when nothing names it, whose vendor code it is (``origin``)."""
 
     own: Identification | None = None
     contains: list[Identification] = field(default_factory=list)
+    origin: Origin | None = None

@@ -32,8 +32,9 @@ def identify_modules(
     out: dict[str, ModuleIdentity] = {}
     projects: dict[str, ProjectFound] = {}
     for module in modules:
-        found = decide(module, hits.get(module.path, []), table)
-        family_hits = _family_hits(hits.get(module.path, []), len(table))
+        mine = [h for h in hits.get(module.path, []) if not h.vendor]  # a vendor's strings: loader.identify.vendor
+        found = decide(module, mine, table)
+        family_hits = _family_hits(mine, len(table))
         # the file's own words (a project family) before the name table; a distribution's package
         # name (a Debian debug link) after it, whose names can tell the package's part
         for after_names in (False, True):

@@ -30,6 +30,8 @@ class ModuleFile:
     licence_certainty: str | None
     package: str | None
     static: bool | None  # a statically linked executable; None: the store was written before linkgraph kept it
+    origin: str | None = None  # whose vendor code it is (loader.identify.vendor), None when nothing shows it
+    origin_evidence: str | None = None  # what shows it: a JSON list of {kind, text, offset}
 
 
 def module_files(store: GraphStore, firmware: str) -> Iterator[ModuleFile]:
@@ -48,6 +50,8 @@ def module_files(store: GraphStore, firmware: str) -> Iterator[ModuleFile]:
         certainty,
         package,
         static,
+        origin,
+        origin_evidence,
     ) in store.stream("module-files", {"firmware": firmware}):
         yield ModuleFile(
             path=path,
@@ -63,4 +67,6 @@ def module_files(store: GraphStore, firmware: str) -> Iterator[ModuleFile]:
             licence_certainty=certainty,
             package=package,
             static=None if static is None else bool(static),
+            origin=origin,
+            origin_evidence=origin_evidence,
         )

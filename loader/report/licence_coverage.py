@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..licences.facts import NO_FACT
 from .rows import Queryable, Row
+from .vendor_code import origin_counts, origin_entry, origin_statement
 
 TO_REVIEW = "To review"
 KERNEL_NO_FINDING = (
@@ -72,6 +73,7 @@ def to_review_entry(row: Row) -> Row:
         "licence": row["licence"],
         "licence_source": row["source"] or NO_FACT,
         "package": row["package"],
+        "origin": origin_entry(row.get("origin"), row.get("origin_evidence")),
     }
 
 
@@ -83,12 +85,14 @@ def count(rows: Iterable[Row], modules: int) -> Coverage:
 
 
 def licence_coverage(store: Queryable, firmware_id: str) -> Row:
-    """``modules``, ``without_licence_fact``, ``unclassified``, the ``statement`` and the
-    ``to_review`` list (path order) of one firmware."""
+    """``modules``, ``without_licence_fact``, ``unclassified``, the ``statement``, the
+    ``to_review`` list (path order) of one firmware, and how many of those are vendor code
+    (``vendor_code``: per origin) or of ``unknown_origin``, in words (``origin_statement``)."""
     params = {"firmware": firmware_id}
     modules = sum(int(r["modules"]) for r in store.query("licence-summary", params))
     to_review = [to_review_entry(r) for r in store.query("licence-to-review", params)]
     c = count(to_review, modules)
+    vendor_code, unknown = origin_counts(to_review)
     return {
         "modules": c.modules,
         "without_licence_fact": c.without_fact,
@@ -97,4 +101,7 @@ def licence_coverage(store: Queryable, firmware_id: str) -> Row:
         "no_finding": no_finding(c),
         "no_finding_kernel": no_finding(c, kernel=True),
         "to_review": to_review,
+        "vendor_code": vendor_code,
+        "unknown_origin": unknown,
+        "origin_statement": origin_statement(vendor_code, unknown),
     }

@@ -24,6 +24,7 @@ from .hardening import hardening_by_module
 from .identities import components, contained_by_module
 from .licence_coverage import licence_coverage
 from .licence_findings import licence_findings
+from .vendor_code import origin_entry
 
 SCHEMA = "linkgraph-report/1"
 SECTIONS = (
@@ -62,7 +63,8 @@ def single(store: GraphStore, firmware: str, name: str) -> Entry | None:
     findings as the viewer shows them, docs/licences.md); None for the others."""
     if name == "licence_coverage":
         found = licence_coverage(store, firmware)
-        return {k: found[k] for k in ("modules", "without_licence_fact", "unclassified", "statement", "to_review")}
+        kept = ("modules", "without_licence_fact", "unclassified", "statement", "to_review")
+        return {k: found[k] for k in (*kept, "vendor_code", "unknown_origin", "origin_statement")}
     if name == "licence_findings":
         return licence_findings(store, firmware)
     return None
@@ -70,12 +72,13 @@ def single(store: GraphStore, firmware: str, name: str) -> Entry | None:
 
 def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
     """Each module with its licence fact, its own identification (``identity``, None when nothing
-    identified it), the components found inside it (``contains``, docs/identify.md) and its hardening
-    facts (``hardening``, None for a kernel module, docs/graph.md)."""
+    identified it), the components found inside it (``contains``, docs/identify.md), whose vendor
+    code it is (``origin``, None when nothing shows it) and its hardening facts (``hardening``, None
+    for a kernel module, docs/graph.md)."""
     contains = contained_by_module(components(store, p["firmware"]))
     hardening = hardening_by_module(store, p["firmware"])
     for path, kind, soname, machine, elf_class, endian, interp, needed, aliases, *licence in store.stream("modules", p):
-        lic, lic_class, source, certainty, package, static, identity = licence
+        lic, lic_class, source, certainty, package, static, identity, origin, origin_evidence = licence
         yield {
             "path": path,
             "kind": kind,
@@ -94,6 +97,7 @@ def _modules(store: GraphStore, p: dict[str, Any]) -> Iterator[Entry]:
             "static": None if static is None else bool(static),
             "identity": json.loads(identity) if identity else None,
             "contains": contains.get(path, []),
+            "origin": origin_entry(origin, origin_evidence),
             "hardening": hardening.get(path),
         }
 

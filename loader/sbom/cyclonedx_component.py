@@ -196,6 +196,8 @@ def properties(
         found.append(_prop("linkgraph:package", file.package))
     found.append(_prop("linkgraph:licence_class", file.licence_class))
     found.append(_prop("linkgraph:licence_source", file.licence_source))
+    if file.origin:  # vendor code: whose bytes show a vendor SDK or the device maker (never a licence)
+        found.append(_prop("linkgraph:origin", file.origin))
     for edge in outgoing:  # "SONAME -> PATH", or the SONAME of a missing library: one value per edge
         target = f"{edge['soname']} -> {edge['to']}" if edge["to"] else edge["soname"]
         found.append(_prop(f"linkgraph:dependency:{edge['status']}", target))

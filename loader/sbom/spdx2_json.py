@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 from ..model import Status
 from ..report.identities import by_module, components
-from ..report.inventory import module_files
+from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import firmware_manager, purl
@@ -50,7 +50,7 @@ from .spdx_facts import (
     split_package,
     tool_version,
 )
-from .spdx_identity import contained_key, identity_comment
+from .spdx_identity import contained_key, identity_comment, origin_comment
 
 NOASSERTION = "NOASSERTION"
 DOCUMENT = "SPDXRef-DOCUMENT"
@@ -103,7 +103,7 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
         if module.package:
             own.setdefault(module.package, OwnPackage()).add(module, purl(module, manager))
         if is_file(module):
-            files.add(_annotated(file_entry(module, module_id(module.path)), identified.get(module.path)))
+            files.add(_annotated(file_entry(module, module_id(module.path)), identified.get(module.path), module))
     files.close()
     inside = [(path, c) for path, found in sorted(identified.items()) for c in found["contains"]]
     for _path, c in inside:
@@ -115,7 +115,7 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     packages.add(_firmware_package(header, firmware_code))
     packages.extend(_own_package(package, own[package], codes.get(package)) for package in sorted(own))
     packages.extend(
-        _annotated(fallback_package(m, module_id(m.path)), identified.get(m.path))
+        _annotated(fallback_package(m, module_id(m.path)), identified.get(m.path), m)
         for m in module_files(store, firmware)
         if not is_file(m)
     )
@@ -144,10 +144,13 @@ def component_id(path: str, inside: dict[str, Any]) -> str:
     return spdx_id("Component", contained_key(path, inside))
 
 
-def _annotated(entry: dict[str, Any], found: dict[str, Any] | None) -> dict[str, Any]:
-    """The module's own identification as an annotation of its File (or Package)."""
-    if found and found["identity"]:
-        entry["annotations"] = [annotation(identity_comment(found["identity"]))]
+def _annotated(entry: dict[str, Any], found: dict[str, Any] | None, module: ModuleFile) -> dict[str, Any]:
+    """The module's own identification, and whose vendor code it is, as annotations of its File (or Package)."""
+    notes = [annotation(identity_comment(found["identity"]))] if found and found["identity"] else []
+    if module.origin:
+        notes.append(annotation(origin_comment(module.origin, module.origin_evidence)))
+    if notes:
+        entry["annotations"] = notes
     return entry
 
 

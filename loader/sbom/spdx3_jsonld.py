@@ -43,7 +43,7 @@ from .spdx_facts import (
     split_package,
     tool_version,
 )
-from .spdx_identity import contained_key, identity_comment
+from .spdx_identity import contained_key, identity_comment, origin_comment
 
 CONTEXT = "https://spdx.org/rdf/3.0.1/spdx-context.jsonld"
 NO_ELEMENT = "spdx:Core/NoAssertionElement"
@@ -103,6 +103,10 @@ def write_spdx3(store: GraphStore, firmware: str, out: TextIO) -> None:
             subject = ids.module(module.path)
             graph.add(annotation(_element, ids.base + "identification/" + subject[len(ids.base) :], subject,
                                  identity_comment(own)))  # fmt: skip
+        if module.origin:  # whose vendor code it is: an origin, never a licence
+            subject = ids.module(module.path)
+            graph.add(annotation(_element, ids.base + "origin/" + subject[len(ids.base) :], subject,
+                                 origin_comment(module.origin, module.origin_evidence)))  # fmt: skip
         for inside in (identified.get(module.path) or {}).get("contains", []):
             graph.extend(_contained(ids, module.path, inside, licences))
     graph.extend(_package(ids.package(p), p, packages[p]) for p in sorted(packages))

@@ -1,9 +1,11 @@
 """The identification stage's answers in the SPDX documents (docs/sbom.md, docs/identify.md): what a
 module is and the components found inside it, said in words with every piece of evidence and its
-offset, and each contained component as a package of its own (SPDX 2.3 and 3.0 alike)."""
+offset, each contained component as a package of its own, and whose vendor code a module is
+(SPDX 2.3 and 3.0 alike)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 Entry = dict[str, Any]
@@ -33,3 +35,9 @@ def identity_comment(ident: Entry, contained: bool = False) -> str:
 def contained_key(path: str, inside: Entry) -> str:
     """What names a contained component apart from every other element: its module and itself."""
     return f"{path}#{inside['component']}@{inside['version'] or ''}"
+
+
+def origin_comment(origin: str, evidence: str | None) -> str:
+    """Whose vendor code the module is, in one line, with the evidence (``evidence``: its JSON list)."""
+    shown = evidence_text(json.loads(evidence) if evidence else [])
+    return f"linkgraph origin: vendor code of {origin} (an origin, not a licence); evidence: {shown}"

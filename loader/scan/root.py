@@ -19,6 +19,7 @@ from ..dlopen import DlopenEdge, dlopen_edges
 from ..errors import RootfsError
 from ..identify import identify_modules
 from ..identify.matching import Matching
+from ..identify.vendor import add_origins
 from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
@@ -166,6 +167,10 @@ def _scan_root(
     t2 = time.perf_counter()
     licences = licence_facts(root, mods, problems, overrides, libc, identities)
     timings["licences"] = time.perf_counter() - t2
+    t2 = time.perf_counter()
+    if identify:  # vendor code: whose it is, for the modules nothing else names (loader.identify.vendor)
+        add_origins(mods, matching.hits(problems), identities, licences)
+    timings["identify"] += time.perf_counter() - t2
     link_maps = Resolution(link_maps=resolution.link_maps)  # all the dlopen stage needs of it
     dlopen: list[DlopenEdge] = []
 

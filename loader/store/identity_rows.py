@@ -8,6 +8,7 @@ import json
 
 from ...cypher.schema import ComponentRow, ContainsRow
 from ..identify import Identification, ModuleIdentity
+from ..identify.model import Origin
 from ..identify.version_order import version_key_or_none
 from ..licences.classes import licence_class
 from .graph_rows import GraphRows, key_part
@@ -43,8 +44,16 @@ def identity_columns(found: ModuleIdentity | None) -> dict[str, str | None]:
     }
 
 
-def evidence_json(ident: Identification) -> str:
+def evidence_json(ident: Identification | Origin) -> str:
     return json.dumps([e.record() for e in ident.evidence])
+
+
+def origin_columns(found: ModuleIdentity | None) -> dict[str, str | None]:
+    """The vendor-code columns of a module's row: its origin and that origin's evidence."""
+    origin = found.origin if found is not None else None
+    if origin is None:
+        return {"origin": None, "origin_evidence": None}
+    return {"origin": origin.name, "origin_evidence": evidence_json(origin)}
 
 
 def component_rows(rows: GraphRows, identities: dict[str, ModuleIdentity], mid: dict[str, str]) -> None:

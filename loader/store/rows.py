@@ -29,7 +29,7 @@ from ..model import LicenceFact, Module, ScanResult
 from .binding_rows import binding_rows
 from .graph_rows import GraphRows, key_part, module_id
 from .hardening_rows import hardening_columns
-from .identity_rows import component_rows, identity_columns
+from .identity_rows import component_rows, identity_columns, origin_columns
 from .kernel_rows import kernel_rows
 from .printable import make_printable, printable
 
@@ -201,6 +201,7 @@ def _module_row(fw: str, module_id: str, m: Module, fact: LicenceFact, found: Mo
         "static": m.facts.static,
         **identity_columns(found),  # type: ignore[typeddict-item]
         **hardening_columns(m.facts),  # type: ignore[typeddict-item]
+        **origin_columns(found),  # type: ignore[typeddict-item]
     }
 
 
