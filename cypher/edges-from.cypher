@@ -1,4 +1,4 @@
-// Dependency edges (declared, hidden and interposed) out of the modules whose paths are in the list $paths, with status, symbols and the programs whose process holds them.
+// Dependency edges (declared, hidden, interposed and upcall) out of the modules whose paths are in the list $paths, with status, symbols and the programs whose process holds them.
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED|HIDDEN]->(t)
 WHERE m.path IN $paths
 RETURN m.path AS from, n.soname AS soname, n.position AS position, t.path AS to, t.kind AS kind,

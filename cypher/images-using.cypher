@@ -1,4 +1,4 @@
-// Across firmware: in which images a module really uses (used or hidden edge) the library $library (soname, file name or sha256).
+// Across firmware: in which images a module really uses (used or hidden edge; never interposed or an upcall) the library $library (soname, file name or sha256).
 MATCH (f:Firmware)-[:CONTAINS]->(lib:Module)
 WHERE lib.soname = $library OR lib.name = $library OR lib.sha256 = $library
 MATCH (u:Module)-[e:NEEDED|HIDDEN]->(lib)

@@ -33,7 +33,7 @@ EDGE_INDEXED = {"RESOLVES_TO": ("symbol",)}
 # copy relocation one time in thirty, and a property fewer per edge is often a property record fewer
 # (about a tenth of the server's CPU per write on the 1k host root). Every query reads such a
 # column as ``coalesce(r.copy, false)`` (tests/test_schema.py checks the files), on both stores.
-ABSENT: dict[str, dict[str, object]] = {"RESOLVES_TO": {"copy": False, "interposed": False}}
+ABSENT: dict[str, dict[str, object]] = {"RESOLVES_TO": {"copy": False, "interposed": False, "upcall": False}}
 # edge columns sent once per batch and referenced by position: a scope id is long, and the same
 # few hundred recur in every batch
 CODED = frozenset({"scope"})

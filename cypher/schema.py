@@ -199,7 +199,7 @@ class NeededRow(Ends):
 
 class HiddenRow(Ends):
     soname: str
-    status: str  # hidden, or interposed when every binding there is interposition
+    status: str  # hidden; interposed when every binding there is interposition, upcall when the others are upcalls
     symbols: list[str]
     programs: list[str]  # the link maps (executables) whose process holds it with that status
 
@@ -210,6 +210,7 @@ class ResolvesToRow(Ends):
     copy: bool
     scope: str  # a Scope id: the link maps the binding holds in
     interposed: bool  # the referencing object's own dependency tree defines it too (ldso.interposition)
+    upcall: bool  # the provider's own dependency tree loads the referencing object (ldso.upcalls)
 
 
 class ProvidesRow(Ends):

@@ -22,13 +22,13 @@ class Kind(enum.StrEnum):
 
 
 class Status(enum.StrEnum):
-    """What a dependency edge is (docs/graph.md): the classification every report, query and
-    drawing shares. The order is the order in which they are listed."""
+    """What a dependency edge is (docs/graph.md), shared by every report, query and drawing, in listing order."""
 
     USED = "used"  # declared in DT_NEEDED, and symbols of the declaring object bind to it
     DECLARED_UNUSED = "declared-unused"  # declared, loaded, and nothing of the declarer binds to it
     HIDDEN = "hidden"  # not declared by the object, yet its symbols bind there (it needs them)
     INTERPOSED = "interposed"  # not declared, and its own dependency tree defines them too (ldso.interposition)
+    UPCALL = "upcall"  # not declared, and that module loads the object: it calls back into it (ldso.upcalls)
     MISSING = "missing"  # declared, and no file of the image satisfies it
 
 
@@ -50,8 +50,7 @@ class RelocClass(enum.IntFlag):
 
 # Symbol binding / type / visibility values (ELF gABI numbers).
 STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
-STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS = 0, 1, 2, 3, 4, 5, 6
-STT_GNU_IFUNC = 10
+STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS, STT_GNU_IFUNC = 0, 1, 2, 3, 4, 5, 6, 10
 STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
 SHN_UNDEF, SHN_ABS = 0, 0xFFF1
 
@@ -254,6 +253,7 @@ class Resolution:
     unresolved: dict[UnresolvedKey, list[str]] = field(default_factory=dict)
     duplicates: dict[DuplicateKey, list[str]] = field(default_factory=dict)
     interposed: dict[BindingKey, list[str]] = field(default_factory=dict)  # ldso.interposition: where
+    upcalls: dict[BindingKey, list[str]] = field(default_factory=dict)  # ldso.upcalls: where
 
 
 class Certainty(enum.StrEnum):

@@ -41,7 +41,7 @@ from linkgraph import __version__
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
-BLUE, RED, GREY, ORANGE = "#1f4fbf", "#c8201e", "#8c8c8c", "#b35c00"
+BLUE, RED, GREY, ORANGE, MAGENTA = "#1f4fbf", "#c8201e", "#8c8c8c", "#b35c00", "#a1286e"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 TITLE = TitleBlock(
     firmware_name="TEW-636APB", firmware_sha256="ab" * 32, path="/bin/busybox", date="2025-12-03", version="9.8.7"
@@ -179,7 +179,15 @@ def test_tooltips_give_the_path_and_the_symbols() -> None:
 def legend_lines(legend: ET.Element) -> dict[str, tuple[str | None, str | None]]:
     """The foot block's status samples: the text beside each, and its line's (stroke, dashes)."""
     lines = list(legend.iter(f"{SVG}polyline"))
-    names = {"used (N symbols)", "declared-unused", "hidden", "interposed (N symbols)", "missing", "dlopen"}
+    names = {
+        "used (N symbols)",
+        "declared-unused",
+        "hidden",
+        "interposed (N symbols)",
+        "upcall (N symbols)",
+        "missing",
+        "dlopen",
+    }
     words = [t for t in texts(legend) if t in names]
     return {word: (line.get("stroke"), line.get("stroke-dasharray")) for word, line in zip(words, lines, strict=False)}
 
@@ -194,6 +202,7 @@ def test_the_foot_block_has_one_sample_line_per_status() -> None:
         "declared-unused": (BLUE, "5,2"),
         "hidden": (RED, None),
         "interposed (N symbols)": (ORANGE, "1,5"),
+        "upcall (N symbols)": (MAGENTA, "1,5"),
         "missing": (GREY, "1,5"),
         "dlopen": ("#00838f", "5,2"),
     }

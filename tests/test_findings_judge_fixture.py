@@ -13,12 +13,14 @@ libgpl.so is GPL, every other module of the fixture proprietary (glibc keeps its
 * libcopy reads ``gpl_data`` without declaring libgpl: in prog1 it reads prog1's copy (a copy
   binding, no hop), in prog2 (which has no copy) it binds to libgpl: hidden.
 
-Versions (glibc's ``check_match``): prog4 (GPL) exports its own ``vfn``, first in its process's lookup
-scope. libvu2 and libvu3 declare libv2 and libv3 and call ``vfn`` without a version (linked against a
-stand-in without versions), so both calls bind to prog4. libv2 defines ``vfn`` only at its first
-version, hidden (index 2): glibc would take it for an unversioned reference, so libvu2's binding is
-interposed. libv3 defines it only at its second version, hidden (index 3): glibc would not, so
-libvu3 needs prog4: hidden.
+Versions (glibc's ``check_match``): prog4 declares libvdef (GPL), libvu2 and libvu3, in that order;
+libvdef's ``vfn`` comes first in its process's lookup scope. libvu2 and libvu3 declare libv2 and libv3
+and call ``vfn`` without a version (linked against a stand-in without versions), so both calls bind
+to libvdef. libv2 defines ``vfn`` only at its first version, hidden (index 2): glibc would take it
+for an unversioned reference, so libvu2's binding is interposed. libv3 defines it only at its second
+version, hidden (index 3): glibc would not, so libvu3 needs libvdef: hidden, and prog4 reaches it
+through libvu3. (libvdef does not load libvu3: were the definition prog4's own, which loads libvu3,
+the call would be an upcall, no use.)
 """
 
 from __future__ import annotations
@@ -35,11 +37,12 @@ J = "judge/"
 GPL, MID, PEEK, OWN, WRAP, COPY = (f"/lib/lib{n}.so" for n in ("gpl", "mid", "peek", "own", "wrap", "copy"))
 PROG1, PROG2, PROG3, PROG4 = "/usr/bin/prog1", "/usr/bin/prog2", "/usr/bin/prog3", "/usr/bin/prog4"
 V2, V3, VU2, VU3 = "/lib/libv2.so", "/lib/libv3.so", "/lib/libvu2.so", "/lib/libvu3.so"
+VDEF = "/lib/libvdef.so"
 UNDEFS = ["-Wl,-z,undefs"]
 LOOSE = ["-Wl,--allow-shlib-undefined"]
 OVERRIDES = f"""\
 {GPL}: GPL-2.0-only
-{PROG4}: GPL-2.0-only
+{VDEF}: GPL-2.0-only
 /lib/lib*.so: LicenseRef-Proprietary
 /usr/bin/*: LicenseRef-Proprietary
 """
@@ -52,7 +55,8 @@ EXPECTED = {
     (PEEK, GPL, (PEEK, GPL), ("hidden",), (PROG1,)),
     (COPY, GPL, (COPY, GPL), ("hidden",), (PROG2,)),
     (PROG2, GPL, (PROG2, COPY, GPL), ("used", "hidden"), (PROG2,)),
-    (VU3, PROG4, (VU3, PROG4), ("hidden",), (PROG4,)),
+    (VU3, VDEF, (VU3, VDEF), ("hidden",), (PROG4,)),
+    (PROG4, VDEF, (PROG4, VU3, VDEF), ("used", "hidden"), (PROG4,)),
 }
 
 
@@ -74,7 +78,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Root, Path, dict]:
         root.lib(lib, [J + f"v{number}.c"], version_script=J + f"v{number}.map")
         stand_in = root.stub(f"libv{number}.so", [J + "vstub.c"])
         root.lib(user, [J + "vu.c"], needs=[stand_in], cflags=[f"-DVU_FN=vu{number}_fn"])
-    root.exe(PROG4, [J + "prog4.c"], needs=[VU2, VU3], ldflags=["-Wl,--export-dynamic-symbol=vfn"])
+    root.lib(VDEF, [J + "vdef.c"])
+    root.exe(PROG4, [J + "prog4.c"], needs=[VDEF, VU2, VU3])
     overrides = base / "licences.yaml"
     overrides.write_text(OVERRIDES)
     result = scan(root, base / "scan", extra=["--licences", str(overrides)])

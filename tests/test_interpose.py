@@ -9,21 +9,25 @@ The roots come from tests/support/interpose.py (C in tests/fixtures/interpose, b
       tree_name, libfront -> libmid -> libback, libback defines it too, libfront calls it.  And
       with the library's own definition: ``self_prog`` defines self_name, which libself defines
       and calls.
-(ii)  ``host_prog`` defines host_version; libplugin, which it declares, calls it: a plugin calling
-      its host, hidden on the program.  Also mixed: libmixed calls mixed_hook (only its program,
-      ``mixed_prog``, defines it) and mixed_name (libmixdep, which libmixed declares, defines it
-      too, but the program's comes first): one edge to the program, hidden.  And a twin the loader
-      would not take: libverback, in libverfront's tree, defines ver_name only at a non-default
-      version, which an unversioned reference never binds to; ``ver_prog``'s definition is needed.
+(ii)  ``host_prog`` defines host_version; libplugin, which it declares, calls it: a library
+      calling back into its host, which loads it: an upcall on the program, no dependency (the
+      program depends on the library, not the other way; tests/test_upcall.py has more).  Also
+      mixed: libmixed calls mixed_hook (only its program, ``mixed_prog``, defines it) and
+      mixed_name (libmixdep, which libmixed declares, defines it too, but the program's comes
+      first): one edge to the program, an upcall.  And a twin the loader would not take:
+      libverback, in libverfront's tree, defines ver_name only at a non-default version, which an
+      unversioned reference never binds to; ``ver_prog``'s definition is needed, and ``ver_prog``
+      loads libverfront: an upcall.
 (iii) ``needy_prog`` declares libneedy and libundecl; libneedy calls undecl_fn of libundecl without
       declaring it: hidden, the article's case.
 
 Judge one: the real loader in trace mode (``LD_BIND_NOW=1 LD_DEBUG=bindings``) says which object
 each reference binds to.  Judge two: each program rebuilt without its definition (or without
 libundecl) and really run: a library whose references then bind elsewhere and which still runs
-was only interposed; one whose reference is left undefined and fails really depends on what was
-taken away.  The expected edges are derived from those answers, then compared with what
-``linkgraph`` classifies.
+was only interposed; one whose reference is left undefined and fails really needs what was
+taken away, which is a dependency (hidden) unless the real loader's link map shows that the
+provider's own tree loads the library (an upcall: the dependency runs the other way).  The
+expected edges are derived from those answers, then compared with what ``linkgraph`` classifies.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from support.fixture_root import (
     assert_matches_real_loader,
     assert_same_set,
     edges_from_traces,
-    elf_dynamic,
+    own_tree,
     real_loader,
     run_in_root,
     scan,
@@ -80,8 +84,8 @@ from support.oracle import GlibcTrace
 
 RUN_ENV = {"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
 SOURCES = {*EXECUTABLES, *LIBRARIES, LIBC}  # the objects whose edges are judged (ld.so: see edges_from_traces)
-# Edges holding interposed and needed bindings: hidden, but whether the interposed symbols are
-# listed on them is the product's choice (test_case_ii_mixed_edge_is_hidden).
+# Edges holding interposed and needed bindings: an upcall here, but whether the interposed symbols
+# are listed on them is the product's choice (test_case_ii_mixed_edge_is_an_upcall).
 LOOSE = {(MIXED, MIXED_PROG)}
 
 
@@ -96,6 +100,7 @@ class Case:
     summary: dict[str, int]  # the store's "summary" answer: edges per status
     hidden_query: set[tuple[str, str]]  # the store's "hidden" answer: (from, to)
     interposed_query: set[tuple[str, str]]  # the store's "interposed" answer: (from, to)
+    upcall_query: set[tuple[str, str]]  # the store's "upcall" answer: (from, to)
 
 
 @pytest.fixture(scope="module")
@@ -113,33 +118,19 @@ def case(tmp_path_factory: pytest.TempPathFactory) -> Case:
         summary = {r["status"]: r["edges"] for r in store.query("summary", {"firmware": firmware})}
         hidden = {(r["from"], r["to"]) for r in store.query("hidden", {"firmware": firmware})}
         interposed = {(r["from"], r["to"]) for r in store.query("interposed", {"firmware": firmware})}
-    return Case(real, without, traces, without_traces, result, rows, summary, hidden, interposed)
+        upcall = {(r["from"], r["to"]) for r in store.query("upcall", {"firmware": firmware})}
+    return Case(real, without, traces, without_traces, result, rows, summary, hidden, interposed, upcall)
 
 
 # --------------------------------------------------------------------------- the oracle's side
-
-
-def own_tree(root: Root, trace: GlibcTrace, obj: str) -> set[str]:
-    """*obj* and the breadth-first closure of its DT_NEEDED, as loaded in *trace*'s link map."""
-    dynamic = {loaded: elf_dynamic(root.host(loaded)) for loaded in trace.objects}
-    by_name: dict[str, str] = {}
-    for loaded, (soname, _) in dynamic.items():
-        by_name.setdefault(soname or loaded.rsplit("/", 1)[1], loaded)
-    tree, queue = [obj], [obj]
-    while queue:
-        for name in dynamic[queue.pop(0)][1]:
-            target = by_name.get(name)
-            if target is not None and target not in tree:
-                tree.append(target)
-                queue.append(target)
-    return set(tree)
 
 
 def judge(case: Case, program: str) -> dict[tuple[str, str, str], str]:
     """Per cross-object binding (module, symbol, provider) of *program*'s real map whose provider
     is outside the module's own tree: ``interposed`` when, with the provider's definition taken
     away, the same reference binds to an object of the module's own tree (and the program still
-    runs: the tests check), ``hidden`` when it is left undefined (and the program fails).
+    runs: the tests check); when it is left undefined (and the program fails), ``upcall`` if the
+    module is in the provider's own tree as the real loader loaded it, else ``hidden``.
     Anything else means the fixture is not the clean case it is meant to be."""
     real, without = case.traces[program], case.without_traces[program]
     undefined = {(m, s) for s, _, m in without.undefined}
@@ -157,14 +148,15 @@ def judge(case: Case, program: str) -> dict[tuple[str, str, str], str]:
             out[(module, symbol, provider)] = "interposed"
         else:
             assert (module, symbol) in undefined, f"{module} {symbol}: neither bound nor undefined without {provider}"
-            out[(module, symbol, provider)] = "hidden"
+            upcall = module in own_tree(case.real, real, provider)
+            out[(module, symbol, provider)] = "upcall" if upcall else "hidden"
     return out
 
 
 def expected_edges(case: Case) -> set[EdgeKey]:
-    """The edges from SOURCES as the real loader's bindings define them, hidden edges whose
-    every binding the second judge calls interposed turned into ``interposed`` (an edge with
-    both kinds stays hidden; which of its symbols it lists is checked on its own, see LOOSE)."""
+    """The edges from SOURCES as the real loader's bindings define them, undeclared edges as the
+    judges call their bindings: ``hidden`` when one is, else ``upcall`` when one is, else
+    ``interposed`` (which symbols an edge of two kinds lists is checked on its own, see LOOSE)."""
     verdicts: dict[tuple[str, str, str], str] = {}
     for program in EXECUTABLES:
         verdicts.update(judge(case, program))
@@ -173,12 +165,12 @@ def expected_edges(case: Case) -> set[EdgeKey]:
         source, soname, to, status, symbols = e
         if source not in SOURCES:
             continue
-        if status in ("hidden", "interposed"):  # bindings outside the declared objects: the judges say which
+        if status in ("hidden", "interposed", "upcall"):  # bindings outside the declared objects: the judges say which
             if soname is None:  # an executable has no soname: the edge is named by the file
                 soname = to.rsplit("/", 1)[1]
             kinds = {verdicts[(source, s, to)] for s in symbols if (source, s, to) in verdicts}
             assert kinds, f"{source} -> {to}: no verdict"
-            status = "interposed" if kinds == {"interposed"} else "hidden"
+            status = next(k for k in ("hidden", "upcall", "interposed") if k in kinds)
         out.add((source, soname, to, status, symbols))
     return out
 
@@ -239,23 +231,27 @@ def test_oracle_case_i_twin_deeper_in_the_tree(case: Case) -> None:
 
 
 @pytest.mark.parametrize(
-    ("program", "module", "symbol", "provider"),
+    ("program", "module", "symbol", "provider", "verdict"),
     [
-        pytest.param(HOST_PROG, PLUGIN, "host_version", HOST_PROG, id="ii-plugin-calls-its-host"),
-        pytest.param(VER_PROG, VER_FRONT, "ver_name", VER_PROG, id="ii-twin-at-a-version-never-bound"),
-        pytest.param(NEEDY_PROG, NEEDY, "undecl_fn", UNDECL, id="iii-undeclared-library"),
+        pytest.param(HOST_PROG, PLUGIN, "host_version", HOST_PROG, "upcall", id="ii-plugin-calls-its-host"),
+        pytest.param(VER_PROG, VER_FRONT, "ver_name", VER_PROG, "upcall", id="ii-twin-at-a-version-never-bound"),
+        pytest.param(NEEDY_PROG, NEEDY, "undecl_fn", UNDECL, "hidden", id="iii-undeclared-library"),
     ],
 )
-def test_oracle_hidden_cases_fail_without(case: Case, program: str, module: str, symbol: str, provider: str) -> None:
+def test_oracle_needed_cases_fail_without(
+    case: Case, program: str, module: str, symbol: str, provider: str, verdict: str
+) -> None:
     """(ii) without host_version in the program, (iii) without libundecl in the program's NEEDED:
-    the reference is left undefined and the program stops at it."""
+    the reference is left undefined and the program stops at it; in (ii) the program's own tree
+    loads the library (an upcall), in (iii) libundecl's does not load libneedy (hidden)."""
     assert (module, symbol, None, provider) in case.traces[program].bindings
     assert provider not in case.without_traces[program].objects or provider == program
     assert case.without_traces[program].undefined == [(symbol, None, module)]
     rc, out, err = run(case.without, program)
     assert rc != 0 and out == [], (rc, out, err)
     assert "symbol lookup error" in err and f"undefined symbol: {symbol}" in err, err
-    assert judge(case, program) == {(module, symbol, provider): "hidden"}
+    assert (module in own_tree(case.real, case.traces[program], provider)) == (verdict == "upcall")
+    assert judge(case, program) == {(module, symbol, provider): verdict}
 
 
 def test_fixture_verback_defines_ver_name_at_a_non_default_version(case: Case) -> None:
@@ -281,8 +277,8 @@ def test_oracle_mixed_edge(case: Case) -> None:
     assert rc != 0 and out == [] and "undefined symbol: mixed_hook" in err, (rc, out, err)
     assert judge(case, MIXED_PROG) == {
         (MIXED, "mixed_name", MIXED_PROG): "interposed",
-        (MIXED, "mixed_hook", MIXED_PROG): "hidden",
-        (MIXDEP, "mixed_hook", MIXED_PROG): "hidden",
+        (MIXED, "mixed_hook", MIXED_PROG): "upcall",
+        (MIXDEP, "mixed_hook", MIXED_PROG): "upcall",
     }
 
 
@@ -317,19 +313,20 @@ def test_case_i_the_library_itself_defines_it_is_interposed(case: Case) -> None:
     assert got == {(SELF, "self_prog", SELF_PROG, "interposed", ("self_name",))}
 
 
-def test_case_ii_plugin_to_host_is_hidden(case: Case) -> None:
+def test_case_ii_plugin_to_host_is_an_upcall(case: Case) -> None:
     got = {e for e in edge_set(case.rows, [PLUGIN]) if e[2] == HOST_PROG}
-    assert got == {(PLUGIN, "host_prog", HOST_PROG, "hidden", ("host_version",))}
+    assert got == {(PLUGIN, "host_prog", HOST_PROG, "upcall", ("host_version",))}
 
 
-def test_case_ii_mixed_edge_is_hidden(case: Case) -> None:
-    """One binding the program alone satisfies makes the edge hidden, interposed ones beside it or not."""
+def test_case_ii_mixed_edge_is_an_upcall(case: Case) -> None:
+    """One binding only the program satisfies, while the program loads the library, makes the edge
+    an upcall, interposed ones beside it or not."""
     got = [e for e in edge_set(case.rows, [MIXED]) if e[2] == MIXED_PROG]
-    assert len(got) == 1 and got[0][:4] == (MIXED, "mixed_prog", MIXED_PROG, "hidden"), got
+    assert len(got) == 1 and got[0][:4] == (MIXED, "mixed_prog", MIXED_PROG, "upcall"), got
     assert "mixed_hook" in got[0][4] and set(got[0][4]) <= {"mixed_hook", "mixed_name"}, got
-    # libmixdep only refers to mixed_hook: no twin, hidden too.
+    # libmixdep only refers to mixed_hook: no twin, and the program loads it too: an upcall.
     assert {e for e in edge_set(case.rows, [MIXDEP]) if e[2] == MIXED_PROG} == {
-        (MIXDEP, "mixed_prog", MIXED_PROG, "hidden", ("mixed_hook",))
+        (MIXDEP, "mixed_prog", MIXED_PROG, "upcall", ("mixed_hook",))
     }
     # mixed_name binds to the program, not to libmixdep, which libmixed declares for it.
     assert {e for e in edge_set(case.rows, [MIXED]) if e[2] == MIXDEP} == {
@@ -337,10 +334,10 @@ def test_case_ii_mixed_edge_is_hidden(case: Case) -> None:
     }
 
 
-def test_case_ii_twin_at_a_version_never_bound_is_hidden(case: Case) -> None:
+def test_case_ii_twin_at_a_version_never_bound_is_an_upcall(case: Case) -> None:
     got = {e for e in edge_set(case.rows, [VER_FRONT]) if e[2] in (VER_PROG, VER_BACK)}
     assert got == {
-        (VER_FRONT, "ver_prog", VER_PROG, "hidden", ("ver_name",)),
+        (VER_FRONT, "ver_prog", VER_PROG, "upcall", ("ver_name",)),
         (VER_FRONT, "libverback.so", VER_BACK, "declared-unused", ()),
     }
 
@@ -362,7 +359,7 @@ def test_every_edge_as_the_two_judges_say(case: Case) -> None:
     assert {(e[0], e[2], e[3]) for e in expected - strict(expected)} == {(e[0], e[2], e[3]) for e in got - strict(got)}
 
 
-def test_interposed_edges_are_not_counted_hidden(case: Case) -> None:
+def test_interposed_and_upcall_edges_are_not_counted_hidden(case: Case) -> None:
     statuses = [r["status"] for r in case.rows]
     assert case.summary == {s: statuses.count(s) for s in set(statuses)}
     interposed = {(e[0], e[2]) for e in expected_edges(case) if e[3] == "interposed"}
@@ -370,15 +367,14 @@ def test_interposed_edges_are_not_counted_hidden(case: Case) -> None:
     counted = {(r["from"], r["to"]) for r in case.rows if r["status"] == "interposed" and r["from"] in SOURCES}
     assert counted == interposed
     hidden = {(e[0], e[2]) for e in expected_edges(case) if e[3] == "hidden"}
-    assert hidden == {
-        (PLUGIN, HOST_PROG),
-        (MIXED, MIXED_PROG),
-        (MIXDEP, MIXED_PROG),
-        (VER_FRONT, VER_PROG),
-        (NEEDY, UNDECL),
-    }
+    assert hidden == {(NEEDY, UNDECL)}
+    upcall = {(e[0], e[2]) for e in expected_edges(case) if e[3] == "upcall"}
+    assert upcall == {(PLUGIN, HOST_PROG), (MIXED, MIXED_PROG), (MIXDEP, MIXED_PROG), (VER_FRONT, VER_PROG)}
+    counted = {(r["from"], r["to"]) for r in case.rows if r["status"] == "upcall" and r["from"] in SOURCES}
+    assert counted == upcall
     assert {(f, t) for f, t in case.hidden_query if f in SOURCES} == hidden
     assert {(f, t) for f, t in case.interposed_query if f in SOURCES} == interposed
+    assert {(f, t) for f, t in case.upcall_query if f in SOURCES} == upcall
 
 
 def test_the_report_and_the_store_agree(case: Case) -> None:

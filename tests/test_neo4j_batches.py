@@ -21,7 +21,8 @@ NAMES = TABLES["RESOLVES_TO"].column_names
 
 
 def resolves_to(count: int) -> list[dict[str, Any]]:
-    """Edges among a few modules, pairs repeating, scopes and versions recurring, copy and interposed rare."""
+    """Edges among a few modules, pairs repeating, scopes and versions recurring, copy, interposed and
+    upcall rare."""
     pick = random.Random(7)
     return [
         {
@@ -32,6 +33,7 @@ def resolves_to(count: int) -> list[dict[str, Any]]:
             "copy": pick.random() < 0.1,
             "scope": f"fw:scope:{pick.randrange(4)}",
             "interposed": pick.random() < 0.05,
+            "upcall": pick.random() < 0.03,
         }
         for _ in range(count)
     ]
@@ -76,7 +78,7 @@ def test_edge_batches_carry_every_edge_once(batch: int, monkeypatch: pytest.Monk
     assert read_back(jobs) == want
     assert len(jobs) > 1 if batch < 500 else len(jobs) == 1
     for job in jobs:  # the absent value itself is never sent
-        for name in ("copy", "interposed"):
+        for name in ("copy", "interposed", "upcall"):
             assert False not in job.params["rows"][0][3 + NAMES.index(name)]
 
 

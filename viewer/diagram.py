@@ -34,7 +34,7 @@ import subprocess
 from typing import Any
 
 from ..loader.errors import DiagramError
-from ..loader.model import Status
+from ..loader.report.analysis import UNDECLARED
 from .diagram_legend import foot_block
 from .dot_text import Html, attrs, display_text, html_text, label_text, shorten
 from .drawing_style import (
@@ -147,7 +147,7 @@ def _edge_statement(
     tip = [f"{status}: {shown[tail]} → {shown[head]}"]
     if edge.get("soname"):
         soname = display_text(edge["soname"])
-        tip.append(f"soname {soname} (not declared)" if status == Status.HIDDEN else f"DT_NEEDED {soname}")
+        tip.append(f"soname {soname} (not declared)" if status in UNDECLARED else f"DT_NEEDED {soname}")
     if symbols or count:
         tip += [f"{count} symbol{'' if count == 1 else 's'}:", *_symbol_lines(symbols, count)]
     label = {"label": Html(str(count))} if status in COUNTED else {}

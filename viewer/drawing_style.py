@@ -1,8 +1,7 @@
 """The drawing conventions of every diagram (the viewer's, the exports', the compliance report's):
 node shapes per kind, edge styles per status (used solid black with the symbol count,
-declared-unused dashed blue, hidden solid red, interposed dotted orange, missing dotted grey; a dlopen
-edge dashed teal with an
-open arrowhead), the legend, and the outline
+declared-unused dashed blue, hidden solid red, interposed dotted orange, upcall dotted magenta,
+missing dotted grey; a dlopen edge dashed teal with an open arrowhead), the legend, and the outline
 and fill of each licence class, sober enough to print; what an exported diagram's title block says."""
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ class StatusLook:
     help: str
     legend: str  # the text beside the legend's sample line in a diagram
     counted: bool = False  # labelled with its symbol count
+    backward: bool = False  # its target loads its source (an upcall): never a "depends on" of the source
     penwidth: str = "1"
     arrowhead: str = "normal"
 
@@ -53,7 +53,7 @@ class KindLook:
     short: str  # the file tree's mark
 
 
-BLUE, RED, GREY, ORANGE = "#1f4fbf", "#c8201e", "#8c8c8c", "#b35c00"
+BLUE, RED, GREY, ORANGE, MAGENTA = "#1f4fbf", "#c8201e", "#8c8c8c", "#b35c00", "#a1286e"
 STATUS_LOOKS: dict[Status, StatusLook] = {
     Status.USED: StatusLook("black", "solid", "declared, and symbols bind to it", "used (N symbols)", counted=True),
     Status.DECLARED_UNUSED: StatusLook(
@@ -73,6 +73,15 @@ STATUS_LOOKS: dict[Status, StatusLook] = {
         "module only comes first in the lookup (it interposes them, as a program defining malloc)",
         "interposed (N symbols)",
         counted=True,
+    ),
+    Status.UPCALL: StatusLook(
+        MAGENTA,
+        "dotted",
+        "not declared, and no dependency: an upcall, this module's own dependencies load the object, which calls "
+        "back into it (as the C runtime calling a program's main); the dependency runs the other way",
+        "upcall (N symbols)",
+        counted=True,
+        backward=True,
     ),
     Status.MISSING: StatusLook(GREY, "dotted", "declared, no file in the image satisfies it", "missing"),
 }

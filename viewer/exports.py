@@ -61,10 +61,15 @@ def analysis_rows(found: dict[str, Any]) -> Iterator[list[Any]]:
         yield ["declared-unused", path, e["to"], e["soname"], Status.DECLARED_UNUSED.value, "", ""]
     for e in found["hidden"]:
         yield ["hidden", path, e["to"], e["soname"], Status.HIDDEN.value, _joined(e["symbols"]), ""]
+    for status in (Status.INTERPOSED, Status.UPCALL):  # no dependency: each its own section
+        for e in found.get(status.value, []):
+            yield [status.value, path, e["to"], e["soname"], status.value, _joined(e["symbols"]), ""]
     for e in found["missing"]:
         yield ["missing", path, None, e["soname"], "missing", "", ""]
     for e in found["used_by"]:
         yield ["used-by", e["module"], path, None, e["status"], _joined(e["symbols"]), ""]
+    for e in found.get("called_back_by", []):  # upcalls into the file: no use of it
+        yield ["called-back-by", e["module"], path, None, Status.UPCALL.value, _joined(e["symbols"]), ""]
     for u in found["unresolved"]:
         symbol = f"{u['symbol']}@{u['version']}" if u.get("version") else u["symbol"]
         yield ["unresolved", path, None, None, "weak" if u["weak"] else "strong", symbol, _joined(u["executables"])]

@@ -1,6 +1,6 @@
 """How one module reaches another inside one program's process: the shortest chains of edges of
 the program's link map (named query ``link-map-steps``), each edge with its status (used,
-declared-unused, hidden, interposed, missing) and the number of symbols bound across it.
+declared-unused, hidden, interposed, upcall, missing) and the number of symbols bound across it.
 
 Only the edges that hold in the program's own link map count, so a library's edges into other
 programs (a program that defines ``malloc`` interposes on libc in its own process only) never

@@ -35,12 +35,15 @@ def _edge_look(name: str, look: StatusLook) -> dict[str, Any]:
         "help": look.help,
         "width": float(look.penwidth),
         "arrowhead": look.arrowhead,
+        "backward": look.backward,
     }
 
 
 def vocabulary() -> dict[str, Any]:
-    """The statuses, licence classes and kinds in their order, with names, colours and explanations;
-    ``laterEdges``: the edges that are no start-up status (dlopen), drawn beside them."""
+    """The statuses, licence classes and kinds in their order, with names, colours and explanations
+    (``backward``: an edge whose target loads its source, an upcall, which the pages never list or
+    follow as a dependency of its source); ``laterEdges``: the edges that are no start-up status
+    (dlopen), drawn beside them."""
     return {
         "statuses": [_edge_look(status.value, look) for status, look in STATUS_LOOKS.items()],
         "laterEdges": [_edge_look(DLOPEN_EDGE, DLOPEN_LOOK)],

@@ -117,7 +117,8 @@ def scan(
     which file each DT_NEEDED loads, and which object each symbol reference binds to. A
     re-scan of the same content replaces the earlier graph; every dependency is classified
     used, declared-unused, hidden, interposed (bound only because that module comes first in
-    the lookup, while the object's own dependencies define the symbol too) or missing.
+    the lookup, while the object's own dependencies define the symbol too), upcall (that module's
+    own dependencies load the object, which calls back into it, as libc calls main) or missing.
 
     Every module also gets a licence fact (an SPDX expression, where it comes from, declared,
     identified or inferred, and its package): from --licences, the firmware's package data (dpkg,

@@ -84,6 +84,8 @@ def diagram(
       hidden           solid red, labelled with the symbol count: not declared, yet used
       interposed       dotted orange, with the symbol count: bound there only because that module
                        comes first in the lookup; the object's own dependencies define them too
+      upcall           dotted magenta, with the symbol count: no dependency, that module loads the
+                       object, which calls back into it (libc calling the program's main)
       missing          dotted grey, to a grey dashed node: declared, but no file satisfies it
       dlopen           dashed teal, open arrowhead: FILE may load it later with dlopen (docs/dlopen.md)
     Executables are boxes, libraries ellipses, kernel modules hexagons; a plugin family (four or

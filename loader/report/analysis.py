@@ -16,6 +16,8 @@ from ..model import Status
 from .kernel_view import add_kernel_links, kernel_flags
 from .rows import Queryable, Row
 
+UNDECLARED = (Status.HIDDEN, Status.INTERPOSED, Status.UPCALL)  # HIDDEN edges: bindings to a module not declared
+
 
 def find_module(store: Queryable, firmware_id: str, path: str) -> Row:
     """The module at *path* (or the module a symlink at *path* leads to)."""
@@ -66,16 +68,16 @@ def _found_by(row: Row) -> Row:
 
 def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
     """Overview and ELF analysis of one file: declared, used, declared-unused, hidden, interposed
-    (bindings to a module the file does not need: docs/graph.md), missing, used by, unresolved,
-    duplicate providers."""
+    (bindings to a module the file does not need), upcalls (bindings to a module that loads the
+    file: docs/graph.md), missing, used by, called back by (the upcalls into the file, which are no
+    use of it), unresolved, duplicate providers."""
     module = find_module(store, firmware_id, path)
     real = module["path"]
     params = {"firmware": firmware_id, "path": real}
     edges = _edges_from(store, firmware_id, [real])
-    undeclared = (Status.HIDDEN, Status.INTERPOSED)
-    declared = sorted((e for e in edges if e["status"] not in undeclared), key=lambda e: e["position"] or 0)
-    hidden = sorted((e for e in edges if e["status"] == Status.HIDDEN), key=lambda e: e["to"] or "")
-    interposed = sorted((e for e in edges if e["status"] == Status.INTERPOSED), key=lambda e: e["to"] or "")
+    declared = sorted((e for e in edges if e["status"] not in UNDECLARED), key=lambda e: e["position"] or 0)
+    undeclared = {s: sorted((e for e in edges if e["status"] == s), key=lambda e: e["to"] or "") for s in UNDECLARED}
+    users = store.query("used-by", params)
     return {
         "module": module,
         "declared": [
@@ -97,12 +99,18 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
         "declared_unused": [
             {"soname": e["soname"], "to": e["to"]} for e in declared if e["status"] == Status.DECLARED_UNUSED
         ],
-        "hidden": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in hidden],
-        "interposed": [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in interposed],
+        **{
+            key: [{"soname": e["soname"], "to": e["to"], "symbols": _symbols(e)} for e in undeclared[status]]
+            for key, status in (("hidden", Status.HIDDEN), ("interposed", Status.INTERPOSED), ("upcall", Status.UPCALL))
+        },
         "missing": [{"soname": e["soname"]} for e in declared if e["status"] == Status.MISSING],
         "used_by": [
             {"module": r["module"], "status": r["status"], "symbols": _symbols(r)}
-            for r in store.query("used-by", params)
+            for r in users
+            if r["status"] != Status.UPCALL
+        ],
+        "called_back_by": [
+            {"module": r["module"], "symbols": _symbols(r)} for r in users if r["status"] == Status.UPCALL
         ],
         "unresolved": [
             {
@@ -129,7 +137,7 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
     """The dependency graph from one file (node n0), see docs/viewer.md.
 
     A program's graph is its link map: the objects the loader loads for it, the declared edges
-    that hold in that link map and the hidden and interposed edges its process holds (a library no program
+    that hold in that link map and the hidden, interposed and upcall edges its process holds (a library no program
     loads has a link map of its own). Any other library gets what it declares, transitively, its
     own hidden edges, and the hidden edges among the modules reached: the hidden edges of the
     libraries it loads hold in other programs' link maps and would drag those in."""
@@ -180,7 +188,7 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
         )
         frontier = []
         for r in rows:
-            hidden = r["status"] in (Status.HIDDEN, Status.INTERPOSED)
+            hidden = r["status"] in UNDECLARED
             if loaded is not None:
                 if not _holds_in(r, root, loaded, hidden):
                     continue
@@ -204,7 +212,7 @@ def dependency_graph(store: Queryable, firmware_id: str, path: str) -> Row:
 
 def _holds_in(edge: Row, program: str, loaded: set[str], undeclared: bool) -> bool:
     """Whether ``edge`` holds in the process of ``program``: a declared edge when its resolution is
-    the program's link map's, a hidden or interposed one when that process binds across it (a
+    the program's link map's, a hidden, interposed or upcall one when that process binds across it (a
     store written before edges recorded their programs: when it ends at an object of the map)."""
     if not undeclared:
         return program in (edge["executables"] or [])

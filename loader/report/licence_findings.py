@@ -57,8 +57,9 @@ def gpl_used_by(store: Queryable, firmware_id: str) -> list[Row]:
 
 def _add_hop_symbols(store: Queryable, firmware_id: str, found: list[Row]) -> None:
     """Each hop's ``symbols``: those bound across it in the process of one of its row's programs
-    (the evidence of that path, not of other programs), none interposed and, for a hidden hop, no
-    copy relocation: the bindings that make the hop hold, as the classification counts them."""
+    (the evidence of that path, not of other programs), none interposed nor an upcall and, for a
+    hidden hop, no copy relocation: the bindings that make the hop hold, as the classification
+    counts them."""
     pairs = sorted({(h["from"], h["to"]) for f in found for h in f["hops"]})
     if not pairs:
         return
@@ -66,8 +67,8 @@ def _add_hop_symbols(store: Queryable, firmware_id: str, found: list[Row]) -> No
     held = {sid: frozenset(exes or []) for sid, exes in store.stream("scopes", params)}
     bound: dict[tuple[str, str], list[tuple[str, bool, str]]] = {}
     rows = store.stream("pair-bindings", {**params, "pairs": [{"from": a, "to": b} for a, b in pairs]})
-    for source, target, symbol, copy, interposed, scope in rows:
-        if not interposed:
+    for source, target, symbol, copy, interposed, upcall, scope in rows:
+        if not interposed and not upcall:
             bound.setdefault((source, target), []).append((symbol, bool(copy), scope))
     for row in found:
         programs = frozenset(row["programs"])

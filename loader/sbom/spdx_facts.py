@@ -20,7 +20,8 @@ from ..model import Status
 # a used or hidden edge is a dynamic link (the loader binds symbols across it at run time); a
 # declared-unused one is a dependency only (the loader needs the file, nothing binds to it); a
 # missing one is a dependency on an element nobody can name; an interposed one is no dependency
-# (the module needs nothing there: its own dependencies define those symbols too), an OTHER
+# (the module needs nothing there: its own dependencies define those symbols too), nor an upcall
+# (the other module loads this one: the dependency runs the other way), each an OTHER
 # relationship whose comment says so.
 SPDX2_TYPE = {
     Status.USED: "DYNAMIC_LINK",
@@ -28,6 +29,7 @@ SPDX2_TYPE = {
     Status.DECLARED_UNUSED: "DEPENDS_ON",
     Status.MISSING: "DEPENDS_ON",
     Status.INTERPOSED: "OTHER",
+    Status.UPCALL: "OTHER",
 }
 SPDX3_TYPE = {
     Status.USED: "hasDynamicLink",
@@ -35,6 +37,7 @@ SPDX3_TYPE = {
     Status.DECLARED_UNUSED: "dependsOn",
     Status.MISSING: "dependsOn",
     Status.INTERPOSED: "other",
+    Status.UPCALL: "other",
 }
 # the first line of every edge comment: "linkgraph KIND: STATUS" (KIND one of these)
 DEPENDENCY, DLOPEN, KERNEL = "dependency", "dlopen", "kernel link"
@@ -110,6 +113,8 @@ def dependency_lines(entry: dict[str, Any]) -> list[str]:
         lines.append("not in DT_NEEDED: bound only because another object of the link map loads it")
     elif status == Status.INTERPOSED:
         lines.append("not in DT_NEEDED and no dependency: the module or its own dependencies define these symbols too")
+    elif status == Status.UPCALL:
+        lines.append("not in DT_NEEDED and no dependency: an upcall, that file's own dependencies load the module")
     elif status == Status.DECLARED_UNUSED:
         lines.append("in DT_NEEDED and loaded, yet no symbol of the module binds to it")
     elif status == Status.MISSING:

@@ -24,10 +24,11 @@ from ..kmod.stage import scan_kernel_modules
 from ..kmod.stage import wanted as kmod_wanted
 from ..ldso.bind_symbols import SymbolBinder
 from ..ldso.flavours import LoaderFlavour
-from ..ldso.interposition import find_interposed
+from ..ldso.interposition import DependencyTrees, find_interposed
 from ..ldso.link_map import build_link_map
 from ..ldso.loader_config import MAX_CONFIG_SIZE
 from ..ldso.risky_paths import readers, risky_search_paths
+from ..ldso.upcalls import find_upcalls
 from ..ldso.world import World
 from ..licences import Overrides, licence_facts
 from ..model import ElfFacts, Kind, Module, Resolution, ScanResult
@@ -263,7 +264,9 @@ def _resolve(
             resolution.link_maps.append(link_map)
             binder.bind(link_map, objects, resolution)
     binder.finish(resolution)
-    resolution.interposed = find_interposed(resolution, flavours, binder.definers_by_name)
+    trees = DependencyTrees(resolution.link_maps)
+    resolution.interposed = find_interposed(resolution, flavours, binder.definers_by_name, trees)
+    resolution.upcalls = find_upcalls(resolution, trees)  # interposition first: an upcall is neither
     return resolution, default, binder, flavours
 
 

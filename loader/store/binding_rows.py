@@ -42,15 +42,18 @@ def binding_rows(rows: GraphRows, result: ScanResult, mid: dict[str, str]) -> No
     for key, exes in res.bindings.items():
         module, name, version, provider = key
         copy = module != provider and (provider, name) in copied
-        interposed = res.interposed.get(key)
-        if interposed is None:
-            add(mid[module], mid[provider], name, version, copy, scope_of(exes), False)  # in ResolvesToRow's order
-        else:  # interposition under some executables: one row for those, one for the others
-            apart = set(interposed)
+        interposed, upcall = res.interposed.get(key), res.upcalls.get(key)
+        if interposed is None and upcall is None:  # in ResolvesToRow's order
+            add(mid[module], mid[provider], name, version, copy, scope_of(exes), False, False)
+        else:  # interposition or an upcall under some executables: a row for those, one for the others
+            apart = {*(interposed or ()), *(upcall or ())}
             rest = [exe for exe in exes if exe not in apart]
             if rest:
-                add(mid[module], mid[provider], name, version, copy, scope_of(rest, keep=True), False)
-            add(mid[module], mid[provider], name, version, copy, scope_of(interposed, keep=True), True)
+                add(mid[module], mid[provider], name, version, copy, scope_of(rest, keep=True), False, False)
+            if interposed:
+                add(mid[module], mid[provider], name, version, copy, scope_of(interposed, keep=True), True, False)
+            if upcall:
+                add(mid[module], mid[provider], name, version, copy, scope_of(upcall, keep=True), False, True)
         if module != provider:  # PROVIDES: what an object offers others (self-use is no dependency)
             sid = sid_of.get((name, version))
             if sid is None:

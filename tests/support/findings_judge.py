@@ -23,16 +23,20 @@ The rules, for one program P (one link map: its executable, or a library rooted 
   object, or any definition of an object without version table; an unversioned reference takes a
   definition of index 0 to 2, or one not hidden; glibc also skips a value 0 not absolute nor TLS;
   musl: any definition whose version is not hidden; uClibc: versions are not checked);
+* **upcall binding**: O binds s to a provider outside O's own tree, the binding is not interposed,
+  and O is in the provider's own tree: the provider loads O, and O calls back into it (uClibc's
+  libc calling the program's ``main``). So the program whose link map loads O (its own tree is
+  that link map) is never the target of a hop from O, nor is any library whose tree loads O;
 * **hop status** in P: ``used`` when one of the source's ``DT_NEEDED`` names names the target and at
   least one binding of P goes from source to target (copy bindings included); ``hidden`` when none
   names it and at least one binding of P from source to target is neither a copy binding nor
-  interposed;
+  interposed nor an upcall;
 * **row**: a path m -> ... -> g of 1 to 4 hops, no module twice, m of licence class ``incompatible``
   or ``unknown``, g of class ``gpl``, no module before g of class ``gpl``, every hop holding in P
   with its status; its programs are every P in which it holds so, and it is a row when one does.
 
 :func:`judge` returns the rows as ``(module, gpl_module, hops, statuses, programs)`` tuples;
-:func:`Judge` keeps counts of what it decided (interposed and copy bindings left out) for reports.
+:func:`Judge` keeps counts of what it decided (interposed, upcall and copy bindings left out) for reports.
 """
 
 from __future__ import annotations
@@ -330,6 +334,9 @@ class Judge:
                 acceptable(d, version, flavour) for o in own for d in self.facts(o).definitions.get(symbol, ())
             ):
                 self.counts["interposed bindings"] += 1
+                continue
+            if provider not in own and module in tree(provider):  # the provider loads the module
+                self.counts["upcall bindings"] += 1
                 continue
             hops[pair] = "hidden"
         return hops

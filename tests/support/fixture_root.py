@@ -683,10 +683,12 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
 
     For every object of every traced link map: each DT_NEEDED entry is resolved the way ld.so
     matched it, and its symbols are the object's bindings to that target; a binding to an object
-    it does not declare makes a hidden edge (soname = the provider's soname), or an interposed one
+    it does not declare makes a hidden edge (soname = the provider's soname, or its file name), or an interposed one
     when every such binding is interposition: the provider is outside the object's own dependency
     tree (its DT_NEEDED closure as ld.so resolved it) and an object of that tree defines the symbol
-    too.  Edges from *skip* objects (e.g. the interpreter, whose references trace mode does not
+    too; or an upcall one when every such binding that is no interposition is an upcall: the
+    provider is outside the object's own tree and the object is in the provider's own tree (the
+    provider loads it).  Edges from *skip* objects (e.g. the interpreter, whose references trace mode does not
     show) are left out.  Link maps are merged (union).  Returns (from, soname, to, status, sorted
     symbols) like :meth:`Scan.edge_set`.
     """
@@ -707,6 +709,7 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
 
     symbols: dict[tuple[str, str], set[str]] = defaultdict(set)
     interposed: dict[tuple[str, str], set[str]] = defaultdict(set)
+    upcalls: dict[tuple[str, str], set[str]] = defaultdict(set)
     declared: dict[str, list[tuple[str, str | None]]] = {}
     for trace in traces:
         target = _needed_targets(root, trace)
@@ -719,6 +722,8 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
                 tree = _closure(module, needs)
                 if provider not in tree and any(defines(o, symbol) for o in tree):
                     interposed[(module, provider)].add(symbol)
+                elif provider not in tree and module in _closure(provider, needs):
+                    upcalls[(module, provider)].add(symbol)
                 else:
                     symbols[(module, provider)].add(symbol)
     edges: set[EdgeKey] = set()
@@ -730,15 +735,33 @@ def edges_from_traces(root: Root, traces: Iterable[GlibcTrace], skip: Iterable[s
             else:
                 syms = tuple(sorted(symbols.get((obj, to), ())))
                 edges.add((obj, name, to, "used" if syms else "declared-unused", syms))
-        for (source, provider), syms in symbols.items():
-            if source == obj and provider not in targets:
-                soname = elf_dynamic(root.host(provider))[0]
-                edges.add((obj, soname, provider, "hidden", tuple(sorted(syms))))
-        for (source, provider), syms in interposed.items():
-            if source == obj and provider not in targets and not symbols.get((source, provider)):
-                soname = elf_dynamic(root.host(provider))[0]
-                edges.add((obj, soname, provider, "interposed", tuple(sorted(syms))))
+        for kind, found in (("hidden", symbols), ("upcall", upcalls), ("interposed", interposed)):
+            for (source, provider), syms in found.items():
+                if source != obj or provider in targets:
+                    continue
+                if kind != "hidden" and symbols.get((source, provider)):
+                    continue  # a binding the object needs beside them: a hidden edge
+                if kind == "interposed" and upcalls.get((source, provider)):
+                    continue  # an upcall beside interposition: an upcall edge
+                soname = elf_dynamic(root.host(provider))[0] or provider.rsplit("/", 1)[1]  # a program: its name
+                edges.add((obj, soname, provider, kind, tuple(sorted(syms))))
     return edges
+
+
+def own_tree(root: Root, trace: GlibcTrace, obj: str) -> set[str]:
+    """*obj* and the breadth-first closure of its DT_NEEDED, as loaded in *trace*'s link map."""
+    dynamic = {loaded: elf_dynamic(root.host(loaded)) for loaded in trace.objects}
+    by_name: dict[str, str] = {}
+    for loaded, (soname, _) in dynamic.items():
+        by_name.setdefault(soname or loaded.rsplit("/", 1)[1], loaded)
+    tree, queue = [obj], [obj]
+    while queue:
+        for name in dynamic[queue.pop(0)][1]:
+            target = by_name.get(name)
+            if target is not None and target not in tree:
+                tree.append(target)
+                queue.append(target)
+    return set(tree)
 
 
 def _closure(obj: str, needs: dict[str, list[str | None]]) -> set[str]:

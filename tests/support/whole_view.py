@@ -34,17 +34,18 @@ def neighbourhood(
     whole: dict[str, Any], start: str, hops: int, direction: str, hide: tuple[str, ...] = ()
 ) -> tuple[list[str], list[list[str]]]:
     """The modules within `hops` edges of `start` and the edges among them (but those of the statuses
-    `hide`), from the API's answer."""
+    `hide`), from the API's answer; one direction follows no upcall (it is no dependency)."""
     _, edges = keyed(whole)
     edges = [e for e in edges if e[2] not in hide]
+    followed = [e for e in edges if direction == "both" or e[2] != "upcall"]
     seen = {start}
     ring = deque([(start, 0)])
     while ring:
         key, depth = ring.popleft()
         if depth == hops:
             continue
-        steps = [t for f, t, _ in edges if f == key and direction != "in"]
-        steps += [f for f, t, _ in edges if t == key and direction != "out"]
+        steps = [t for f, t, _ in followed if f == key and direction != "in"]
+        steps += [f for f, t, _ in followed if t == key and direction != "out"]
         for step in steps:
             if step not in seen:
                 seen.add(step)

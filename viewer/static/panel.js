@@ -207,7 +207,8 @@ export class FilePanel {
       : el("p", {className: "summary"},
       `${plural(d.declared.length, "declared dependency", "declared dependencies")}: `,
       `${d.used.length} used, ${d.declared_unused.length} declared-unused, ${d.missing.length} missing; `,
-      `${d.hidden.length} hidden, ${(d.interposed || []).length} interposed; used by ${plural(d.used_by.length, "module")}; `,
+      `${d.hidden.length} hidden, ${(d.interposed || []).length} interposed, ${(d.upcall || []).length} upcall; `,
+      `used by ${plural(d.used_by.length, "module")}; `,
       `${plural(d.unresolved.filter((u) => !u.weak).length, "unresolved strong reference")}`,
       d.unresolved.some((u) => u.weak) ? ` (and ${d.unresolved.filter((u) => u.weak).length} weak)` : "", ".");
     const unusedHelp = d.declared_unused.length
@@ -303,10 +304,17 @@ export class FilePanel {
         "dependencies define these symbols too, but that module comes first in the lookup (it interposes " +
         "them, as a program defining malloc).", d.interposed || [], ["soname", "file", "symbols"],
       (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
+      this.section("upcall", "Upcalls", "Not declared, and no dependency: that module's own dependencies load " +
+        "this file, which calls back into it (as the C runtime calls a program's main); the dependency runs " +
+        "the other way.", d.upcall || [], ["soname", "file", "symbols"],
+      (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
       this.section("missing", "Missing", "Declared, but no file in the image satisfies it.", d.missing,
         ["soname"], (r) => [code(r.soname)]),
       this.section("used_by", "Used by", "Modules that depend on this file.", d.used_by,
         ["module", "status", "symbols"], (r) => [this.fileLink(r.module), statusTag(r.status), symbolDetails(r.symbols)]),
+      this.section("called_back_by", "Called back by", "Modules this file's own dependencies load that call back " +
+        "into it (upcalls): no use of this file.", d.called_back_by || [], ["module", "symbols"],
+      (r) => [this.fileLink(r.module), symbolDetails(r.symbols)]),
       this.section("unresolved", "Unresolved", "References of this file nothing in the link map defines.",
         d.unresolved, ["symbol", "version", "binding", "in the link maps of"],
         (r) => [code(r.symbol), code(r.version), r.weak ? "weak" : "strong", paths(r.executables)]),

@@ -3,7 +3,7 @@
 // an aggregated edge between groups (its count by status and the edges it stands for).
 // Names are text. The panel only shows: what a button does is whole.js's (`actions`).
 import {
-  KIND_LABEL, apiUrl, append, clear, el, errorBox, fileHref, getJson, plural, statusTag, symbolDetails,
+  BACKWARD, KIND_LABEL, apiUrl, append, clear, el, errorBox, fileHref, getJson, plural, statusTag, symbolDetails,
 } from "./common.js";
 import {kernelSymbols} from "./kernel.js";
 import {classTag} from "./licence.js";
@@ -71,8 +71,12 @@ export function showSelection() {
       state.focus === i ? "Focused" : "Focus on its neighbourhood"));
   if (n.path) buttons.append(" ", el("a", {href: fileHref(n.path), className: "open-file"}, "Open in the file view"));
   info.appendChild(buttons);
-  edgeList("Depends on", state.out[i], (e) => e.to);
-  edgeList("Used by", state.in[i], (e) => e.from);
+  // an upcall (the other module loads this one, which calls back into it) is no dependency: apart
+  const back = (ks, wanted) => ks.filter((k) => BACKWARD.has(state.edges[k].status) === wanted);
+  edgeList("Depends on", back(state.out[i], false), (e) => e.to);
+  edgeList("Calls back into", back(state.out[i], true), (e) => e.to);
+  edgeList("Used by", back(state.in[i], false), (e) => e.from);
+  edgeList("Called back by", back(state.in[i], true), (e) => e.from);
 }
 
 async function showEdge(k) {

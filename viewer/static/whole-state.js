@@ -1,7 +1,7 @@
 // The shared state of the whole-firmware view: the graph as the API gives it, what the user chose
 // (grouping, colouring, filters, focus, isolation, selection: all of it kept in the URL by
 // whole-url.js) and what follows from it (the modules and edges shown). whole-graph.js draws it.
-import {LATER_EDGES, STATUSES, printable} from "./common.js";
+import {BACKWARD, LATER_EDGES, STATUSES, printable} from "./common.js";
 import {LICENCE_CLASSES, LICENCE_STYLE} from "./licence.js";
 import {VOCABULARY} from "./vocabulary.js";
 
@@ -87,16 +87,18 @@ function inProcess(k) {
   return !(p && p.focus === state.focus && state.direction === "out" && p.edges.size) || p.edges.has(k);
 }
 
-/** The modules within `hops` edges of `start` (edges allowed by `edgeOk`), in `direction`. */
+/** The modules within `hops` edges of `start` (edges allowed by `edgeOk`), in `direction`; "what it
+ * depends on" and "what uses it" follow no upcall (its target loads its source: no dependency). */
 function neighbourhood(start, hops, direction, edgeOk) {
   const seen = new Set([start]);
   let ring = [start];
+  const ok = (k) => edgeOk[k] && (direction === "both" || !BACKWARD.has(state.edges[k].status));
   for (let h = 0; h < hops && ring.length; h++) {
     const next = [];
     for (const i of ring) {
       const steps = [];
-      if (direction !== "in") for (const k of state.out[i]) if (edgeOk[k] && inProcess(k)) steps.push(state.edges[k].to);
-      if (direction !== "out") for (const k of state.in[i]) if (edgeOk[k]) steps.push(state.edges[k].from);
+      if (direction !== "in") for (const k of state.out[i]) if (ok(k) && inProcess(k)) steps.push(state.edges[k].to);
+      if (direction !== "out") for (const k of state.in[i]) if (ok(k)) steps.push(state.edges[k].from);
       for (const j of steps) if (!seen.has(j)) { seen.add(j); next.push(j); }
     }
     ring = next;
