@@ -157,8 +157,9 @@ def test_identified_components_and_the_copies_inside(tmp_path: Path) -> None:
     components = _assert_is_the_report(_read_back(text), report)
     assert sorted(str(x.name) for x in components[MEDIATOOL].components) == ["ffmpeg", "glibc"]
     assert [str(x.name) for x in components[VENDOR_WIFI].components] == ["wireless-tools"]
-    # dnsmasq and libc by their strings, the loader by its name (the name table)
-    assert sum(1 for c in components.values() if c.evidence and c.evidence.identity) == 3
+    # dnsmasq and libc by their strings, the loader by its name (the name table), the two GNU
+    # programs and the GNU library by gnulib's text, docview by its copyright holder and home page
+    assert sum(1 for c in components.values() if c.evidence and c.evidence.identity) == 7
 
 
 # --------------------------------------------------------------------------- the article's root

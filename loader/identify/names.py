@@ -19,7 +19,7 @@ from fnmatch import translate
 
 from ..data_files import load_yaml
 from ..licences.packages import part_for
-from ..model import Certainty, Flavour, Kind, Module
+from ..model import Certainty, Kind, Module
 from .model import Evidence, EvidenceKind, Identification
 from .project_table import project_named
 from .table import components as signatures
@@ -29,20 +29,19 @@ from .table import ids_of
 # (libpthread, libgcc_s, libstdc++: uClibc's, musl's or glibc's, GCC's), "gettext-full" a gettext
 # build whose libintl name uClibc's stub shares
 PACKAGING = frozenset({"toolchain", "gettext-full"})
-# the C library components of the table, and the C library each is
-LIBC_COMPONENTS = {"glibc": Flavour.GLIBC, "uclibc": Flavour.UCLIBC, "musl": Flavour.MUSL}
-# a C library's own soname, in a module's DT_NEEDED or as its soname (libc.so.0: uClibc and uClibc-ng)
-LIBC_SONAMES = {"libc.so.6": Flavour.GLIBC, "libc.so.0": Flavour.UCLIBC, "libc.so.1": Flavour.UCLIBC}
-LIBC_NAMES = {Flavour.GLIBC: "glibc", Flavour.UCLIBC: "uclibc", Flavour.MUSL: "musl"}
+# the C library components of the name table
+LIBC_COMPONENTS = frozenset({"glibc", "uclibc", "musl"})
+# a C library's own soname, in a module's DT_NEEDED or as its soname (libc.so.0: uClibc and
+# uClibc-ng; musl's libc.so), and the component it is
+LIBC_SONAMES = {"libc.so.6": "glibc", "libc.so.0": "uclibc", "libc.so.1": "uclibc", "libc.so": "musl"}
 
 
-def own_libc(module: Module) -> Flavour | None:
-    """The C library a module is built with, as its own dynamic section says: the libc it loads (or
-    is), musl's ``libc.so``; None when it says nothing (a static program, a loader)."""
+def own_libc(module: Module) -> str | None:
+    """The C library (its component) a module is built with, as its own dynamic section says: the
+    libc it loads (or is); None when it says nothing (a static program, a loader)."""
     names = [*module.facts.needed, *([module.facts.soname] if module.facts.soname else [])]
     found = {LIBC_SONAMES[n] for n in names if n in LIBC_SONAMES}
-    if any(n == "libc.so" or n.startswith("libc.musl-") for n in names):
-        found.add(Flavour.MUSL)
+    found |= {"musl" for n in names if n.startswith("libc.musl-")}
     return found.pop() if len(found) == 1 else None
 
 
@@ -141,10 +140,10 @@ def identify_by_name(module: Module, names: list[str]) -> Identification | None:
         named = found[0]
         if named.component in PACKAGING:
             return None
-        libc = LIBC_COMPONENTS.get(named.component)
-        if libc is not None and own_libc(module) not in (None, libc):
+        libc = own_libc(module)
+        if named.component in LIBC_COMPONENTS and libc not in (None, named.component):
             # the name of another C library's file (uClibc's libpthread-0.9.30.so is no glibc)
-            named = name_table().components.get(LIBC_NAMES[own_libc(module) or libc], named)
+            named = name_table().components.get(libc or named.component, named)
             evidence_libc = f"its C library: {', '.join(module.facts.needed) or module.facts.soname}"
         else:
             evidence_libc = None
