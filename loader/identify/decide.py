@@ -107,8 +107,7 @@ def decide(module: Module, hits: list[Hit], table: tuple[Component, ...]) -> Mod
     """What ``module`` is and contains, given its hits."""
     by_component: dict[int, list[Hit]] = {}
     for hit in hits:
-        if hit.component < len(table):  # past the table: a project family's (projects.py)
-            by_component.setdefault(hit.component, []).append(hit)
+        by_component.setdefault(hit.component, []).append(hit)
     names = module_names(module)
     needed = list(module.facts.needed)
     exported = _exported(module, _api_names(table)) if module.facts.symbols else set()

@@ -100,7 +100,8 @@ def match_file(fh: BinaryIO, size: int) -> list[Hit]:
     scanner = yara_x.Scanner(compiled)  # type: ignore[arg-type]
     seen: dict[int, set[int]] = {}
     hits: list[Hit] = []
-    for base, data in windows(fh, string_ranges(fh, size)):
+    ranges = string_ranges(fh, size)
+    for base, data in windows(fh, ranges):
         for matched in scanner.scan(data).matching_rules:
             index = int(matched.identifier[1:])
             rule, offsets = rules[index], seen.setdefault(index, set())
@@ -114,10 +115,10 @@ def match_file(fh: BinaryIO, size: int) -> list[Hit]:
                     version = found.group(1).decode("latin-1") if found and found.re.groups else None
                     at, shown = base + m.offset, _text(text)
                     hits.append(Hit(rule.component, rule.statement, rule.pattern, at, shown, version, rule.vendor))
-    return hits + _version_tokens(fh, size, hits)
+    return hits + _version_tokens(fh, ranges, hits)
 
 
-def _version_tokens(fh: BinaryIO, size: int, hits: list[Hit]) -> list[Hit]:
+def _version_tokens(fh: BinaryIO, ranges: list[tuple[int, int]], hits: list[Hit]) -> list[Hit]:
     """The version strings of a file in which a family that keeps them found a key (a second read of
     its string ranges, for those few files only)."""
     patterns = family_patterns()
@@ -128,7 +129,7 @@ def _version_tokens(fh: BinaryIO, size: int, hits: list[Hit]) -> list[Hit]:
     wanted = [(index, regex) for index, family, regex in _token_patterns() if family in keyed]
     found: list[Hit] = []
     for index, regex in wanted:
-        for start, data in windows(fh, string_ranges(fh, size)):
+        for start, data in windows(fh, ranges):
             for m in regex.finditer(data):
                 if len(found) >= MAX_TOKENS:
                     return found

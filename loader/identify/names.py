@@ -130,9 +130,6 @@ def _part(named: Named, kind: Kind) -> tuple[str | None, str | None]:
 def identify_by_name(module: Module, names: list[str]) -> Identification | None:
     """The component a name of ``module`` is installed by, if the table knows one for sure."""
     table = name_table()
-    owners = {found[0].component for found in map(table.lookup, names) if found}
-    if len(owners) > 1:  # a vendor's multi-call program (D-Link's nsbbox is brctl, ntpclient, vconfig)
-        return None
     for name in names:
         found = table.lookup(name)
         if not found:

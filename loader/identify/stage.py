@@ -32,8 +32,10 @@ def identify_modules(
     out: dict[str, ModuleIdentity] = {}
     projects: dict[str, ProjectFound] = {}
     for module in modules:
-        mine = [h for h in hits.get(module.path, []) if not h.vendor]  # a vendor's strings: loader.identify.vendor
-        found = decide(module, mine, table)
+        # the signature table's hits; past its end, the project families'; a vendor's strings are
+        # loader.identify.vendor's
+        mine = [h for h in hits.get(module.path, []) if not h.vendor]
+        found = decide(module, [h for h in mine if h.component < len(table)], table)
         family_hits = _family_hits(mine, len(table))
         # the file's own words (a project family) before the name table; a distribution's package
         # name (a Debian debug link) after it, whose names can tell the package's part

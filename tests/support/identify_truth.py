@@ -77,6 +77,7 @@ DISPUTED = {
     "ppp-mod-pppoe": ("GPL-2.0-or-later", "ppp pppd/plugins/rp-pppoe/plugin.c header"),
     "ppp-mod-pppol2tp": ("GPL-2.0-or-later", "ppp pppd/plugins/pppol2tp/pppol2tp.c header"),
     "ppp-mod-pptp": ("GPL-2.0-or-later", "ppp pppd/plugins/pptp/pptp.c header"),
+    "pppoe-discovery": ("GPL-2.0-or-later", "ppp pppd/plugins/rp-pppoe/pppoe-discovery.c header"),
     # OpenWrt's procd, fstools and ubox Makefiles say GPL-2.0; every source file's header says
     # "GNU Lesser General Public License version 2.1"
     "procd": ("LGPL-2.1-only", "procd file headers (procd.c, state.c, initd/init.c)"),
