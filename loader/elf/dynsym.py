@@ -36,6 +36,23 @@ def column(raw: Bytes, code: IntCode, start: int, step: int, big_endian: bool) -
     return out
 
 
+_ENCODED_KEPT = 4
+_encoded_kept: list[tuple[frozenset[str], frozenset[bytes]]] = []
+
+
+def _encoded(wanted: set[str] | frozenset[str]) -> frozenset[bytes]:
+    """``wanted``'s names as the string table holds them. The last few frozen sets asked for are
+    kept: the same sets (a root's referenced names, an API table) are asked of every table in turn."""
+    if not isinstance(wanted, frozenset):
+        return frozenset(name.encode("utf-8", "surrogateescape") for name in wanted)
+    for kept, raw in _encoded_kept:
+        if kept is wanted:
+            return raw
+    raw = frozenset(name.encode("utf-8", "surrogateescape") for name in wanted)
+    _encoded_kept[:] = [(wanted, raw), *_encoded_kept[: _ENCODED_KEPT - 1]]
+    return raw
+
+
 class DynSymbols(Sequence[DynSymbol]):
     """The symbols of one dynamic symbol table, index 0 included, each made when asked for.
 
@@ -125,6 +142,10 @@ class DynSymbols(Sequence[DynSymbol]):
         sections, name = self._shndx, self.name
         return (name(i) for i, v in enumerate(self._value) if v in addresses and sections[i] != SHN_UNDEF)
 
+    def undefined_names(self) -> Iterator[str]:
+        """The names of the undefined symbols (index 0 included, whose name is empty), in table order."""
+        return map(self.name, np.flatnonzero(np.asarray(self._shndx) == SHN_UNDEF).tolist())
+
     def named(self, wanted: Container[str]) -> Iterator[DynSymbol]:
         """The symbols whose name is in ``wanted``, in table order (the others are never made)."""
         table, far = self._table, self._far
@@ -133,6 +154,9 @@ class DynSymbols(Sequence[DynSymbol]):
         elif isinstance(table, str):
             find = table.find
             hits = [i for i, off in enumerate(self._name) if table[off : find("\0", off)] in wanted]
+        elif isinstance(wanted, set | frozenset):  # compared as bytes: no name is decoded to be let go
+            find_b, raw = table.find, _encoded(wanted)
+            hits = [i for i, off in enumerate(self._name) if table[off : find_b(b"\0", off)] in raw]
         else:
             find_b = table.find
             decoded = (table[off : find_b(b"\0", off)].decode("utf-8", "surrogateescape") for off in self._name)
@@ -172,6 +196,13 @@ def defined_at(symbols: Sequence[DynSymbol], addresses: Container[int]) -> Itera
     return (sym.name for sym in symbols if sym.defined and sym.value in addresses)
 
 
+def undefined_names(symbols: Sequence[DynSymbol]) -> Iterable[str]:
+    """The names of the undefined symbols of a table (only their names are cut from DynSymbols)."""
+    if isinstance(symbols, DynSymbols):
+        return symbols.undefined_names()
+    return (sym.name for sym in symbols if not sym.defined)
+
+
 def symbols_named(symbols: Sequence[DynSymbol], wanted: Container[str]) -> Iterable[DynSymbol]:
     """The symbols of a table (DynSymbols, or a list made by hand) whose name is in ``wanted``."""
     if isinstance(symbols, DynSymbols):
@@ -179,7 +210,7 @@ def symbols_named(symbols: Sequence[DynSymbol], wanted: Container[str]) -> Itera
     return (sym for sym in symbols if sym.name in wanted)
 
 
-def referenced_names(modules: Iterable[ElfFacts]) -> set[str]:
+def referenced_names(modules: Iterable[ElfFacts]) -> frozenset[str]:
     """Every name a relocation of some object names (prelinked slots included): the only names a
     lookup, and so a binding, can ask a definition for."""
     names: set[str] = set()
@@ -193,4 +224,4 @@ def referenced_names(modules: Iterable[ElfFacts]) -> set[str]:
             names.update(symbols.name(i) for i in indices if i < count)
         else:
             names.update(symbols[i].name for i in indices if i < count)
-    return names
+    return frozenset(names)

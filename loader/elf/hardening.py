@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 
 from ..model import ElfFacts, Kind
+from .dynsym import undefined_names
 from .facts import PT_GNU_RELRO, PT_GNU_STACK
 from .tables import DT_BIND_NOW, DT_TEXTREL
 
@@ -79,7 +80,7 @@ def hardening(facts: ElfFacts) -> Hardening | None:
     bind_now = DT_BIND_NOW in marks or bool(facts.dt_flags & DF_BIND_NOW) or bool(facts.dt_flags_1 & DF_1_NOW)
     relro = Relro.NONE if PT_GNU_RELRO not in marks else Relro.FULL if bind_now else Relro.PARTIAL
     nx = facts.machine in NX_WITHOUT_MARKING if stack is None else not stack & PF_X
-    undefined = {s.name for s in facts.symbols if not s.defined}
+    undefined = set(undefined_names(facts.symbols))
     fortified = tuple(sorted(m.group(1) for name in undefined if (m := _FORTIFIED.fullmatch(name))))
     return Hardening(
         pie=facts.elf_type == "ET_DYN" and (facts.interpreter is not None or bool(facts.dt_flags_1 & DF_1_PIE)),
