@@ -20,8 +20,11 @@ Goals: scan wall time <= 2 x readelf's, scan peak memory < 1.5 GiB; the report's
 its time < 40 s; with ``--identify-cost``, the identification stage adds <= 20% to the scan (each
 scan is also run with ``--no-identify``, alternating, best of N each).
 
+With ``--baseline REV`` the scan of another commit (bench/baseline.py installs it once, cached) is
+timed in the same run, alternating with this one's, and its ratio and peak are printed beside.
+
 Usage: python bench/scan_speed.py [--root host|usr-opt] [--limit N] [--report] [--batch N]
-       [--per-file] [--readelf-runs N] [--scan-runs N]
+       [--per-file] [--readelf-runs N] [--scan-runs N] [--baseline REV]
 Exit status 0 when the goals hold.
 """
 
@@ -38,6 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import baseline
 import usr_opt_root
 from support import hostroot
 
@@ -81,14 +85,15 @@ def time_readelf(files: list[Path], batch: int) -> float:
     return time.perf_counter() - start
 
 
-def time_scan(root: Path, db: Path, *extra: str) -> tuple[float, int, int]:
-    """Wall time, peak RSS in bytes and exit status of one ``linkgraph scan``."""
-    return time_command(["scan", str(root), "--db", str(db), "--quiet", *extra])
+def time_scan(root: Path, db: Path, *extra: str, cli: list[str] | None = None) -> tuple[float, int, int]:
+    """Wall time, peak RSS in bytes and exit status of one ``linkgraph scan`` (``cli``: another
+    commit's command, bench/baseline.py)."""
+    return time_command(["scan", str(root), "--db", str(db), "--quiet", *extra], cli)
 
 
-def time_command(args: list[str]) -> tuple[float, int, int]:
+def time_command(args: list[str], cli: list[str] | None = None) -> tuple[float, int, int]:
     """Wall time, peak RSS in bytes and exit status of one linkgraph command."""
-    cmd = [*hostroot.linkgraph_command(), *args]
+    cmd = [*(cli or hostroot.linkgraph_command()), *args]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(proc.pid, 0)
@@ -113,7 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         help="also run each scan with --no-identify (alternating) and give what the identification adds "
         f"(goal <= {IDENTIFY_GOAL * 100:.0f}%%)",
     )
+    parser.add_argument("--baseline", metavar="REV", help="also time this commit's scan, in the same run")
     args = parser.parse_args(argv)
+    base_cli = baseline.installed(args.baseline) if args.baseline else None
 
     root = usr_opt_root.cached_root() if args.root == "usr-opt" else hostroot.cached_host_root(limit=args.limit)
     files = elf_files(root)
@@ -129,9 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     report = None
     with tempfile.TemporaryDirectory(prefix="linkgraph-speed-") as tmp:
-        bare = []
+        bare, base = [], []
         for i in range(max(1, args.scan_runs)):
             runs.append(time_scan(root, Path(tmp) / f"db{i}"))
+            if base_cli:
+                base.append(time_scan(root, Path(tmp) / f"base{i}", cli=base_cli))
             if args.identify_cost:
                 bare.append(time_scan(root, Path(tmp) / f"bare{i}", "--no-identify"))
         if args.report:
@@ -151,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"linkgraph scan --quiet --no-identify: {bare_s:.2f}s, peak RSS {max(r[1] for r in bare) / 1024**2:.0f} MiB"
         )
+    if base:
+        base_s, base_peak, base_code = min(r[0] for r in base), max(r[1] for r in base), max(r[2] for r in base)
+        print(f"baseline {args.baseline} scan: {base_s:.2f}s (exit {base_code}), peak {base_peak / 1024**2:.0f} MiB")
     if report is not None:
         ok = ok and report[2] == 0 and report[1] < REPORT_MEMORY_GOAL and report[0] < REPORT_TIME_GOAL
     print("\nSUMMARY")
@@ -159,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  linkgraph scan   : {scan_s:.2f}s")
     print(f"  ratio            : {ratio:.2f}x   (goal <= {RATIO_GOAL:.0f}x)")
     print(f"  peak memory      : {peak / 1024**2:.0f} MiB   (goal < {MEMORY_GOAL / 1024**3:.1f} GiB)")
+    if base:
+        print(f"  baseline {args.baseline:<8}: {base_s / readelf_s:.2f}x, peak {base_peak / 1024**2:.0f} MiB")
     if cost is not None:
         print(f"  identification   : +{cost:.1%} of the scan without it   (goal <= {IDENTIFY_GOAL:.0%})")
     if report is not None:
