@@ -57,9 +57,12 @@ def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
     """The distinct lookups an object's relocations cause, in order of first appearance."""
     seen: dict[tuple[str, str | None, int], Lookup] = {}
     got_is_plt = flavour.mips_got_needs_definition and facts.machine == "EM_MIPS"
+    asked: set[tuple[int, RelocClass]] = set()  # a symbol many relocations name is read once per class
+    count = len(facts.symbols)
     for ref in facts.references:
-        if ref.symbol_index >= len(facts.symbols):
+        if ref.symbol_index >= count or (ref.symbol_index, ref.reloc_class) in asked:
             continue
+        asked.add((ref.symbol_index, ref.reloc_class))
         sym = facts.symbols[ref.symbol_index]
         if not sym.name or sym.bind == STB_LOCAL:
             continue
