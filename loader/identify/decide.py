@@ -10,7 +10,6 @@ makes its licence ``declared``, once the component is identified by its name or 
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from collections.abc import Iterable
@@ -39,15 +38,26 @@ def _exported(module: Module, wanted: frozenset[str]) -> set[str]:
     return {s.name for s in found if s.shndx != 0 and s.bind in (1, 2)}
 
 
-@functools.cache
+_derived: dict[int, tuple[tuple[Component, ...], frozenset[str], re.Pattern[str]]] = {}
+
+
+def _of_table(table: tuple[Component, ...]) -> tuple[tuple[Component, ...], frozenset[str], re.Pattern[str]]:
+    """What is worked out once per table, kept by the table's identity (hashing a table hashes
+    every component's fields: a cache keyed by its value costs more than it saves)."""
+    kept = _derived.get(id(table))
+    if kept is None or kept[0] is not table:
+        names = "|".join(f"(?:{c.files.pattern})" for c in table if c.files is not None) or "(?!)"
+        kept = _derived[id(table)] = (table, frozenset().union(*(c.symbols for c in table)), re.compile(names))
+    return kept
+
+
 def _api_names(table: tuple[Component, ...]) -> frozenset[str]:
-    return frozenset().union(*(c.symbols for c in table))
+    return _of_table(table)[1]
 
 
-@functools.cache
 def _any_name(table: tuple[Component, ...]) -> re.Pattern[str]:
     """One expression for every component's file names: most names match none, and are let go at once."""
-    return re.compile("|".join(f"(?:{c.files.pattern})" for c in table if c.files is not None) or "(?!)")
+    return _of_table(table)[2]
 
 
 def _candidates(table: tuple[Component, ...], hit: Iterable[int], names: list[str], exported: set[str]) -> list[int]:
