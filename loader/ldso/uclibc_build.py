@@ -51,8 +51,7 @@ class UclibcBuild:
             or cls.name
         )
         ng = not name.endswith(".so.0")
-        found = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
-        version = tuple(int(v) for v in found.groups()) if found else (99,)
+        version = uclibc_version(loader) or (99,)
         last, by_basename = version < (0, 9, 33), version < (0, 9, 29)
         if loader is None or not loader.symbols:
             return cls(rpath_origin=ng, name=name, loader_always_last=last, reuse_by_basename=by_basename)
@@ -61,3 +60,18 @@ class UclibcBuild:
 
 
 _UCLIBC_VERSION = re.compile(r"^ld-uClibc-(\d+)\.(\d+)\.(\d+)")
+
+#: uClibc's ``_dl_find_hash`` up to 0.9.26 kept a weak definition aside (``weak_result``) and went
+#: on looking for a global one, and a global ``STT_NOTYPE`` definition of a library did not end the
+#: search either (``data_result``, the "nakao" hack); commit e98bb7452 (February 2004, first
+#: released in 0.9.27) put the weak case under ``#if 0`` and dropped ``data_result``: from then on
+#: the first definition wins whatever its binding, as in every later uClibc and uClibc-ng.
+FIRST_DEFINITION_WINS = (0, 9, 27)
+
+
+def uclibc_version(loader: ElfFacts | None) -> tuple[int, ...] | None:
+    """The version of a uClibc loader as its file name states it (uClibc installs it as
+    ``ld-uClibc-0.9.26.so``, ``ld-uClibc.so.0`` being a link to it); None when the name is silent
+    (the loader's bytes hold no version string: its ``VERSION`` is not compiled into ld.so)."""
+    found = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
+    return tuple(int(v) for v in found.groups()) if found else None

@@ -9,8 +9,9 @@ from ..errors import RootfsError
 from ..model import ElfFacts, Kind
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .flavours import FLAVOURS, LoaderFlavour, flavour_of, for_loader_version
+from .flavours import FLAVOURS, LoaderFlavour, VersionSource, flavour_of, for_loader_version
 from .loader_config import LoaderConfig
+from .uclibc_build import uclibc_version
 
 
 class World:
@@ -82,8 +83,11 @@ class World:
     def flavour(self, interp: str | None) -> LoaderFlavour:
         """The loader a PT_INTERP names, as the version of it in the root behaves."""
         flavour = flavour_of(interp)
-        musl = self.config.musl_version(interp) if interp and flavour.weak_rule_by_version else None
-        return for_loader_version(flavour, musl)
+        if not interp or not flavour.weak_rule_by_version:
+            return flavour
+        if flavour.version_source is VersionSource.LOADER_FILE_NAME:
+            return for_loader_version(flavour, uclibc_version(self.interpreter_file(interp)[1]))
+        return for_loader_version(flavour, self.config.musl_version(interp))
 
     def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
         """The PT_INTERP most executables of this flavour use, one the root holds first (the
