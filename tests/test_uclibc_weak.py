@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 from conftest import scan_and_report
 from linkgraph.loader.ldso.flavours import UCLIBC_BEFORE_0_9_27
-from linkgraph.loader.ldso.uclibc_build import FIRST_DEFINITION_WINS
+from linkgraph.loader.ldso.uclibc_build import FIRST_DEFINITION_WINS, WEAK_STUBS_LIBDL
 from support import vendor_roots as vendor
-from test_musl_weak import PROGRAM, build_fixture
+from test_musl_weak import PROGRAM, _run, build_fixture
 from test_runtime_agreement import root_agreement
 
 pytestmark = pytest.mark.slow
@@ -40,16 +40,19 @@ OLD_RULE = {"pick_a": GL, "pick_b": WK, "pick_c": WK, "pick_d": GL, "pick_e": GL
 NEW_RULE = {"pick_a": WK, "pick_b": WK, "pick_c": WK, "pick_d": WK, "pick_e": PROGRAM}
 
 
-def _hilink_root(tmp_path: Path, loader_name: str) -> Path:
+def _hilink_root(tmp_path: Path, loader_name: str, libdl: Path | None = None) -> Path:
     """The Hi-Link root's uClibc (loader, libc) and the fixture, the loader's file named so."""
     image_root = vendor.extracted_root("hilink_hlk-rm04")[0]
     root, build = tmp_path / "uclibc-weak", tmp_path / "build-mipsel"
     for folder in (root / "lib", root / "usr/lib", root / "usr/bin", build):
         folder.mkdir(parents=True)
     shutil.copy2(image_root / "lib/ld-uClibc-0.9.28.so", root / "lib" / loader_name)
-    os.symlink(loader_name, root / "lib/ld-uClibc.so.0")
+    if loader_name != "ld-uClibc.so.0":
+        os.symlink(loader_name, root / "lib/ld-uClibc.so.0")
     shutil.copy2(image_root / "lib/libuClibc-0.9.28.so", root / "lib/libuClibc-0.9.28.so")
     os.symlink("libuClibc-0.9.28.so", root / "lib/libc.so.0")
+    if libdl is not None:
+        shutil.copy2(libdl, root / "lib/libdl.so.0")
     libc = [str(root / "lib/libc.so.0"), "-rpath-link", str(root / "lib")]
     build_fixture(root, build, ["-EL", "-march=mips2"], "/lib/ld-uClibc.so.0", "lib", libc)
     return root
@@ -85,3 +88,30 @@ def test_uclibc_0_9_26_weak_gives_way_by_its_source(tmp_path: Path) -> None:
     bound = {(b["module"], b["symbol"]): b["provider"] for b in report["bindings"] if b["executable"] == PROGRAM}
     assert _picks(bound) == OLD_RULE, sorted(bound.items())
     assert UCLIBC_BEFORE_0_9_27.weak_yields_to_later_global
+
+
+def _stub_libdl(build: Path) -> Path:
+    """``libdl.so.0`` as uClibc 0.9.26 built it: weak ``_dl_*`` stubs (tests/fixtures/uclibc_weak)."""
+    build.mkdir()
+    source = Path(__file__).resolve().parent / "fixtures" / "uclibc_weak" / "libdl_stubs.s"
+    _run(["mips-linux-gnu-as", "-EL", "-KPIC", "-mabi=32", "-march=mips2", "-o", str(build / "s.o"), str(source)])
+    out = build / "libdl.so.0"
+    _run(["mips-linux-gnu-ld", "-EL", "-shared", "-soname", "libdl.so.0", "-o", str(out), str(build / "s.o")])
+    return out
+
+
+@pytest.mark.parametrize("libdl", ["stubs", "hilink"])
+def test_uclibc_silent_loader_name_told_by_its_libdl(libdl: str, tmp_path: Path) -> None:
+    """A loader whose file name states no version (``ld-uClibc.so.0`` itself): a libdl beside it
+    that defines weak ``_dl_find_hash`` stubs was built for the old rule (0.9.26's libdl.c), one
+    that only references the loader's functions (the Hi-Link root's, 0.9.28) was not. From the
+    sources only, as above."""
+    assert WEAK_STUBS_LIBDL < FIRST_DEFINITION_WINS
+    if libdl == "stubs":
+        dl = _stub_libdl(tmp_path / "build-libdl")
+    else:
+        dl = vendor.extracted_root("hilink_hlk-rm04")[0] / "lib/libdl-0.9.28.so"
+    root = _hilink_root(tmp_path, "ld-uClibc.so.0", dl)
+    report = scan_and_report(root, tmp_path / "graph.lbdb")
+    bound = {(b["module"], b["symbol"]): b["provider"] for b in report["bindings"] if b["executable"] == PROGRAM}
+    assert _picks(bound) == (OLD_RULE if libdl == "stubs" else NEW_RULE), sorted(bound.items())

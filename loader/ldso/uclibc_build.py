@@ -6,7 +6,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from ..model import SHN_UNDEF, ElfFacts
+from ..model import SHN_UNDEF, STB_WEAK, ElfFacts
 
 
 @dataclass(frozen=True)
@@ -75,3 +75,23 @@ def uclibc_version(loader: ElfFacts | None) -> tuple[int, ...] | None:
     (the loader's bytes hold no version string: its ``VERSION`` is not compiled into ld.so)."""
     found = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
     return tuple(int(v) for v in found.groups()) if found else None
+
+
+#: What a loader whose file name is silent is taken for when the ``libdl.so.0`` beside it defines
+#: the loader's ``_dl_*`` functions as weak stubs: libdl up to 0.9.26 did (``foobar`` aliases,
+#: "we provide these weak symbols to make the link succeed"), counting on the loader's own global
+#: definitions to win; from 0.9.27 it only references them.
+WEAK_STUBS_LIBDL = (0, 9, 26)
+
+
+def loader_version(loader: ElfFacts | None, libdl: ElfFacts | None) -> tuple[int, ...] | None:
+    """The uClibc version a loader behaves as: its file name's, else 0.9.26 or older when the
+    libdl beside it defines weak ``_dl_find_hash`` stubs, else unknown (None)."""
+    version = uclibc_version(loader)
+    if (
+        version is None
+        and libdl is not None
+        and any(s.name == "_dl_find_hash" and s.bind == STB_WEAK and s.shndx != SHN_UNDEF for s in libdl.symbols)
+    ):
+        return WEAK_STUBS_LIBDL
+    return version
