@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 from conftest import scan_and_report
-from linkgraph.loader.ldso.flavours import UCLIBC_BEFORE_0_9_27
 from linkgraph.loader.ldso.uclibc_build import FIRST_DEFINITION_WINS, WEAK_STUBS_LIBDL
+from linkgraph.loader.ldso.weak_rule import UCLIBC_BEFORE_0_9_27
 from support import vendor_roots as vendor
 from test_musl_weak import PROGRAM, _run, build_fixture
 from test_runtime_agreement import root_agreement

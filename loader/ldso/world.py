@@ -10,9 +10,10 @@ from ..errors import RootfsError
 from ..model import ElfFacts, Kind
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .flavours import FLAVOURS, LoaderFlavour, VersionSource, flavour_of, for_loader_version
+from .flavours import FLAVOURS, LoaderFlavour, VersionSource, flavour_of
 from .loader_config import LoaderConfig
 from .uclibc_build import loader_version
+from .weak_rule import for_loader_version
 
 
 class World:
