@@ -52,6 +52,22 @@ def _run(cmd: list[str]) -> None:
     assert proc.returncode == 0, f"{cmd!r} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
 
 
+def build_fixture(root: Path, build: Path, flags: list[str], interp: str, libdir: str, libc: list[str]) -> None:
+    """The MIPS fixture assembled with GNU as (``flags``: endianness first) and linked into
+    ``root``: the two libraries in ``libdir``, the program for ``interp`` with ``libc``."""
+    endian = flags[0]
+    for name in ("libwk", "libgl", "prog"):
+        obj, src = str(build / f"{name}.o"), str(FIXTURE / f"{name}.s")
+        _run(["mips-linux-gnu-as", *flags, "-KPIC", "-mabi=32", "-o", obj, src])
+    libs = [str(root / libdir / f"{name}.so") for name in ("libwk", "libgl")]
+    for name, out in zip(("libwk", "libgl"), libs, strict=True):
+        _run(["mips-linux-gnu-ld", endian, "-shared", "-soname", f"{name}.so", "-o", out, str(build / f"{name}.o")])
+    _run(
+        ["mips-linux-gnu-ld", endian, "-E", "--dynamic-linker", interp, "-e", "__start",
+         "-o", str(root / PROGRAM.lstrip("/")), str(build / "prog.o"), *libs, *libc]
+    )  # fmt: skip
+
+
 def _lede_root(tmp_path: Path) -> tuple[Path, Path]:
     """A root holding the LEDE image's musl loader and the MIPS fixture; the image's root too."""
     image_root = qo.extract_root(qo.firmware_image("lede-17.01.4-"), tmp_path / "image")
@@ -60,17 +76,8 @@ def _lede_root(tmp_path: Path) -> tuple[Path, Path]:
         folder.mkdir(parents=True)
     shutil.copy2(image_root / "lib/libc.so", root / "lib/libc.so")
     os.symlink("libc.so", root / "lib/ld-musl-mips-sf.so.1")
-    flags = ["-EB", "-KPIC", "-mabi=32", "-march=mips32r2", "-msoft-float"]
-    for name in ("libwk", "libgl", "prog"):
-        _run(["mips-linux-gnu-as", *flags, "-o", str(build / f"{name}.o"), str(FIXTURE / f"{name}.s")])
-    for name in ("libwk", "libgl"):
-        out = root / "usr/lib" / f"{name}.so"
-        _run(["mips-linux-gnu-ld", "-EB", "-shared", "-soname", f"{name}.so", "-o", str(out), str(build / f"{name}.o")])
-    _run(
-        ["mips-linux-gnu-ld", "-EB", "-E", "--dynamic-linker", "/lib/ld-musl-mips-sf.so.1", "-e", "__start",
-         "-o", str(root / PROGRAM.lstrip("/")), str(build / "prog.o"),
-         str(root / WK.lstrip("/")), str(root / GL.lstrip("/")), "-L", str(root / "lib"), "-lc"]
-    )  # fmt: skip
+    build_fixture(root, build, ["-EB", "-march=mips32r2", "-msoft-float"], "/lib/ld-musl-mips-sf.so.1", "usr/lib",
+                  ["-L", str(root / "lib"), "-lc"])  # fmt: skip
     return root, image_root
 
 

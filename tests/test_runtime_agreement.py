@@ -67,11 +67,16 @@ class Agreement:
     missing: dict = field(default_factory=dict)  # program -> symbols of its slots without an outcome
     stubs: dict = field(default_factory=dict)  # program -> lazy stubs the oracle called self bindings
     tls_by_rule: int = 0  # DTPMOD bindings whose module id came from the load order (runtime_tls.py)
+    slots_read: dict = field(default_factory=dict)  # program -> its own relocation slots the oracle read
 
     def summary(self, name: str) -> str:
         lines = [f"[{name}] covered {self.covered}/{self.programs} programs, {self.slots} program slot symbols "
                  f"with an outcome, {self.unobserved} unobserved, {self.tls_by_rule} TLS ids by load order; "
                  f"bindings: oracle {self.oracle}, linkgraph {self.ours}, common {self.common}"]  # fmt: skip
+        if self.slots_read:
+            fewest = min(self.slots_read, key=self.slots_read.__getitem__)
+            lines.append(f"    own relocation slots read: {sum(self.slots_read.values())} in {len(self.slots_read)} "
+                         f"programs, fewest {self.slots_read[fewest]} ({fewest})")  # fmt: skip
         lines += [f"    {n} x {key}: e.g. {self.examples[key]}" for key, n in self.differences.most_common(10)]
         return "\n".join(lines)
 
@@ -112,6 +117,8 @@ def root_agreement(root: Path, work: Path) -> tuple[Agreement, dict[str, ro.Runt
             continue
         result.covered += 1
         lazy = slot_outcomes.program_slot_symbols(root / exe.lstrip("/"))
+        slot_outcomes.check_not_blind(trace, lazy)  # an oracle that read nothing here judged nothing
+        result.slots_read[exe] = trace.program_slots
         result.slots += len(lazy)
         if missing := sorted(set(lazy) - slot_outcomes.outcome_names(trace, exe)):
             result.missing[exe] = missing

@@ -21,9 +21,9 @@ import posixpath
 from collections.abc import Callable
 
 from ..model import ElfFacts, Flavour
+from . import musl_build, uclibc_build
 from .header_checks import glibc_verdict, musl_verdict, uclibc_verdict
 from .interp_defaults import glibc_hwcaps, glibc_system_dirs, uclibc_dirs
-from .musl_build import FIRST_DEFINITION_WINS
 from .preload_file import PreloadRule, glibc_preload_names, uclibc_preload_names
 from .uclibc_build import UclibcBuild
 
@@ -70,6 +70,15 @@ class SearchOrder(enum.Enum):
     #: uClibc ``_dl_load_shared_library``: the requester's own DT_RPATH or DT_RUNPATH, the cache,
     #: the interpreter's folder (when built so), the defaults
     REQUESTER_ONLY = "requester-only"
+
+
+class VersionSource(enum.Enum):
+    """Where a loader's version is read from (for rules that changed between versions)."""
+
+    #: The version string compiled into the loader (musl's ``VERSION``: ``musl_build``).
+    LOADER_BYTES = "loader-bytes"
+    #: The loader's own file name (``ld-uClibc-0.9.26.so``: ``uclibc_build``).
+    LOADER_FILE_NAME = "loader-file-name"
 
 
 class LoaderFlavour:
@@ -138,8 +147,15 @@ class LoaderFlavour:
     #: A weak definition gives way to a global (or unique) one of a later object in the scope
     #: (musl up to 1.1.16, ``find_sym``); every other loader here takes the first definition.
     weak_yields_to_later_global = False
-    #: That rule changed between versions of this loader: its version is read from its file.
+    #: A global definition of type STT_NOTYPE in a library does not end the search either: the
+    #: last such one is taken unless a global function or object (or the program's) comes later,
+    #: and it beats a weak one (uClibc up to 0.9.26, ``data_result``).
+    notype_global_yields = False
+    #: That rule changed between versions of this loader: its version is read from its file, and
+    #: a loader older than ``first_definition_wins_since`` keeps the older rule (``weak_rule``).
     weak_rule_by_version = False
+    first_definition_wins_since: tuple[int, ...] = ()
+    version_source = VersionSource.LOADER_BYTES
     #: /etc/ld.so.preload (``preload_file``): read or not, split how, searched with the program's
     #: RPATH/RUNPATH (glibc) or none (uClibc), a name not loaded fatal (uClibc) or ignored.
     preload_file = PreloadRule.ALWAYS
@@ -224,21 +240,11 @@ class Musl(LoaderFlavour):
 
     fixed_default_dirs = True
     preload_file = PreloadRule.NEVER  # only LD_PRELOAD
-    weak_rule_by_version = True  # musl_build.FIRST_DEFINITION_WINS
+    weak_rule_by_version = True
+    first_definition_wins_since = musl_build.FIRST_DEFINITION_WINS
 
     def default_dirs(self, facts: ElfFacts, has_dir: Callable[[str], bool]) -> list[str]:
         return ["/lib", "/usr/local/lib", "/usr/lib"]
-
-
-class MuslBefore1117(Musl):
-    """musl 0.8.0 to 1.1.16: ``find_sym`` keeps looking after a weak definition and takes a
-    later global one (``if (def.sym && weak) continue; ... if (global) break;``)."""
-
-    weak_yields_to_later_global = True
-
-    @property
-    def key(self) -> str:
-        return "musl<1.1.17"
 
 
 class UClibc(LoaderFlavour):
@@ -259,6 +265,9 @@ class UClibc(LoaderFlavour):
     preload_names = staticmethod(uclibc_preload_names)
     preload_uses_program_rpath = False  # _dl_load_shared_library(0, &rpnt, NULL, name, ...)
     preload_missing_fatal = True  # "can't load library": _dl_exit(15)
+    weak_rule_by_version = True
+    first_definition_wins_since = uclibc_build.FIRST_DEFINITION_WINS
+    version_source = VersionSource.LOADER_FILE_NAME
 
     def compiled_dirs(self, interpreter: bytes) -> tuple[list[str] | None, list[str]]:
         return uclibc_dirs(interpreter), []
@@ -271,15 +280,6 @@ class UClibc(LoaderFlavour):
 
 
 FLAVOURS: dict[Flavour, LoaderFlavour] = {f.flavour: f for f in (Glibc(), Musl(), UClibc())}
-MUSL_BEFORE_1_1_17 = MuslBefore1117()
-
-
-def for_loader_version(flavour: LoaderFlavour, musl: tuple[int, int, int] | None) -> LoaderFlavour:
-    """The flavour as the device's loader of that version behaves (``musl``: the version a musl
-    loader states; an unstated one is taken as today's musl)."""
-    if flavour.weak_rule_by_version and musl is not None and musl < FIRST_DEFINITION_WINS:
-        return MUSL_BEFORE_1_1_17
-    return flavour
 
 
 @functools.lru_cache(maxsize=256)

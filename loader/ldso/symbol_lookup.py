@@ -33,6 +33,7 @@ from ..model import (
     STV_PROTECTED,
     DynSymbol,
     ElfFacts,
+    Kind,
     RelocClass,
 )
 from .flavours import LoaderFlavour
@@ -139,17 +140,29 @@ def winner_of(
 ) -> str | None:
     """Which of the providers (in search order) the loader takes: the first, or where a weak
     definition gives way to a later global one (musl up to 1.1.16's ``find_sym``: a later weak
-    one is passed over, the search ends at the first global one)."""
+    one is passed over, the search ends at the first global one; uClibc up to 0.9.26's
+    ``_dl_find_hash`` likewise, and there a library's global STT_NOTYPE definition does not end
+    the search either: the last one is taken, before any weak one)."""
     if len(providers) < 2 or not flavour.weak_yields_to_later_global:
         return providers[0] if providers else None
-    chosen = None
+    chosen = notype = None
     for path in providers:
         table = tables.get(path)
         sym = table.definition(lookup, flavour) if table is not None else None
         bind = sym.bind if sym is not None else STB_GLOBAL
+        if (
+            flavour.notype_global_yields
+            and sym is not None
+            and table is not None
+            and bind == STB_GLOBAL
+            and sym.type == STT_NOTYPE
+            and table.facts.kind is not Kind.EXECUTABLE
+        ):
+            notype = path
+            continue
         if chosen is not None and bind == STB_WEAK:
             continue
         chosen = path
         if bind == STB_GLOBAL:
-            break
-    return chosen
+            return chosen
+    return notype or chosen

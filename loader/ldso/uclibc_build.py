@@ -6,7 +6,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from ..model import SHN_UNDEF, ElfFacts
+from ..model import SHN_UNDEF, STB_WEAK, ElfFacts
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,7 @@ class UclibcBuild:
             or cls.name
         )
         ng = not name.endswith(".so.0")
-        found = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
-        version = tuple(int(v) for v in found.groups()) if found else (99,)
+        version = uclibc_version(loader) or (99,)
         last, by_basename = version < (0, 9, 33), version < (0, 9, 29)
         if loader is None or not loader.symbols:
             return cls(rpath_origin=ng, name=name, loader_always_last=last, reuse_by_basename=by_basename)
@@ -61,3 +60,38 @@ class UclibcBuild:
 
 
 _UCLIBC_VERSION = re.compile(r"^ld-uClibc-(\d+)\.(\d+)\.(\d+)")
+
+#: uClibc's ``_dl_find_hash`` up to 0.9.26 kept a weak definition aside (``weak_result``) and went
+#: on looking for a global one, and a global ``STT_NOTYPE`` definition of a library did not end the
+#: search either (``data_result``, the "nakao" hack); commit e98bb7452 (February 2004, first
+#: released in 0.9.27) put the weak case under ``#if 0`` and dropped ``data_result``: from then on
+#: the first definition wins whatever its binding, as in every later uClibc and uClibc-ng.
+FIRST_DEFINITION_WINS = (0, 9, 27)
+
+
+def uclibc_version(loader: ElfFacts | None) -> tuple[int, ...] | None:
+    """The version of a uClibc loader as its file name states it (uClibc installs it as
+    ``ld-uClibc-0.9.26.so``, ``ld-uClibc.so.0`` being a link to it); None when the name is silent
+    (the loader's bytes hold no version string: its ``VERSION`` is not compiled into ld.so)."""
+    found = _UCLIBC_VERSION.match(posixpath.basename(loader.path)) if loader is not None else None
+    return tuple(int(v) for v in found.groups()) if found else None
+
+
+#: What a loader whose file name is silent is taken for when the ``libdl.so.0`` beside it defines
+#: the loader's ``_dl_*`` functions as weak stubs: libdl up to 0.9.26 did (``foobar`` aliases,
+#: "we provide these weak symbols to make the link succeed"), counting on the loader's own global
+#: definitions to win; from 0.9.27 it only references them.
+WEAK_STUBS_LIBDL = (0, 9, 26)
+
+
+def loader_version(loader: ElfFacts | None, libdl: ElfFacts | None) -> tuple[int, ...] | None:
+    """The uClibc version a loader behaves as: its file name's, else 0.9.26 or older when the
+    libdl beside it defines weak ``_dl_find_hash`` stubs, else unknown (None)."""
+    version = uclibc_version(loader)
+    if (
+        version is None
+        and libdl is not None
+        and any(s.name == "_dl_find_hash" and s.bind == STB_WEAK and s.shndx != SHN_UNDEF for s in libdl.symbols)
+    ):
+        return WEAK_STUBS_LIBDL
+    return version

@@ -3,14 +3,17 @@ the interpreters it holds, and the problems its preload file gives (once per nam
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 
 from ..errors import RootfsError
 from ..model import ElfFacts, Kind
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
-from .flavours import FLAVOURS, LoaderFlavour, flavour_of, for_loader_version
+from .flavours import FLAVOURS, LoaderFlavour, VersionSource, flavour_of
 from .loader_config import LoaderConfig
+from .uclibc_build import loader_version
+from .weak_rule import for_loader_version
 
 
 class World:
@@ -27,6 +30,7 @@ class World:
         self._default_flavour: LoaderFlavour | None = None
         self._held: dict[str, bool] = {}  # PT_INTERP -> whether the root holds it
         self._preload_reported: set[tuple[str, str]] = set()
+        self._uclibc_versions: dict[str, tuple[int, ...] | None] = {}  # PT_INTERP -> as which version
 
     def preload_failed(self, path: str, name: str, flavour: LoaderFlavour) -> None:
         """A name of the preload file the loader cannot load: one ``preload-missing`` problem per
@@ -82,8 +86,16 @@ class World:
     def flavour(self, interp: str | None) -> LoaderFlavour:
         """The loader a PT_INTERP names, as the version of it in the root behaves."""
         flavour = flavour_of(interp)
-        musl = self.config.musl_version(interp) if interp and flavour.weak_rule_by_version else None
-        return for_loader_version(flavour, musl)
+        if not interp or not flavour.weak_rule_by_version:
+            return flavour
+        if flavour.version_source is VersionSource.LOADER_FILE_NAME:
+            if interp not in self._uclibc_versions:
+                loader = self.interpreter_file(interp)[1]
+                folder = posixpath.dirname(loader.path) if loader is not None else "/lib"
+                libdl = self.canonical(posixpath.join(folder, "libdl.so.0"))
+                self._uclibc_versions[interp] = loader_version(loader, self.modules.get(libdl or ""))
+            return for_loader_version(flavour, self._uclibc_versions[interp])
+        return for_loader_version(flavour, self.config.musl_version(interp))
 
     def default_interpreter(self, flavour: LoaderFlavour) -> str | None:
         """The PT_INTERP most executables of this flavour use, one the root holds first (the

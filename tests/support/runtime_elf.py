@@ -131,15 +131,27 @@ class DynElf:
         self.tags: dict[int, int] = {}
         self.tag_list: list[tuple[int, int]] = []
         if self.dynamic is not None:
-            fmt, size = (e + "iI", 8) if self.bits == 32 else (e + "qQ", 16)
-            for i in range(self.dynamic.filesz // size):
-                tag, val = self._unpack(fmt, self.dynamic.offset + i * size)
-                if tag == DT_NULL:
-                    break
-                self.tag_list.append((tag, val))
-                self.tags.setdefault(tag, val)
+            self._read_dynamic(e)
         self._slots: list[Slot] | None = None
         self._defined: dict[str, set[str | None]] | None = None
+
+    def _read_dynamic(self, e: str) -> None:
+        """The dynamic array as the loader reads it: at ``p_vaddr`` in the loaded segments, up to
+        DT_NULL (``p_offset``/``p_filesz`` may be 0 or short: the loader never looks at them)."""
+        dynamic = self.dynamic
+        assert dynamic is not None
+        fmt, size = (e + "iI", 8) if self.bits == 32 else (e + "qQ", 16)
+        loaded = any(seg.vaddr <= dynamic.vaddr < seg.vaddr + seg.memsz for seg in self.loads)
+        count = (dynamic.memsz if loaded else dynamic.filesz) // size
+        for i in range(min(count, len(self.data) // size)):
+            if loaded:
+                tag, val = struct.unpack(fmt, self.read_at(dynamic.vaddr + i * size, size))
+            else:  # not in any PT_LOAD (no loader would run it): the file's headers
+                tag, val = self._unpack(fmt, dynamic.offset + i * size)
+            if tag == DT_NULL:
+                break
+            self.tag_list.append((tag, val))
+            self.tags.setdefault(tag, val)
 
     # ------------------------------------------------------------------ raw access
 

@@ -150,6 +150,7 @@ class _SlotReader:
                     continue
                 ref: RefKey = (module, slot.name, slot.version)
                 result.slots += 1
+                result.program_slots += module == result.executable
                 if slot.kind == "copy":
                     result.copies.add(ref)
                     continue

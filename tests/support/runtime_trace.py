@@ -20,7 +20,7 @@ from pathlib import Path
 from .hostroot import cache_dir
 from .oracle import BindingKey
 
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 _HERE = Path(__file__).resolve().parent
 SOURCES = [
     _HERE / f"{name}.py"
@@ -64,6 +64,7 @@ class RuntimeTrace:
     seconds: float = 0.0
     stderr: str = ""  # the program's stderr up to the entry point (or its end)
     tls_by_rule: set[BindingKey] = field(default_factory=set)  # DTPMOD bindings whose module id the load order gave
+    program_slots: int = 0  # of ``slots``, the program's own (none read where it has relocations: a blind oracle)
 
     def to_json(self) -> dict:
         def keys(s: Iterable[tuple]) -> list:
@@ -77,7 +78,7 @@ class RuntimeTrace:
             "unobserved": [[*k, v] for k, v in sorted(self.unobserved.items(), key=lambda kv: _sort_key(kv[0]))],
             "snapshot": self.snapshot, "changed_by_init": keys(self.changed_by_init),
             "late_objects": self.late_objects, "redirected": keys(self.redirected), "prelinked": self.prelinked,
-            "slots": self.slots, "seconds": round(self.seconds, 3),
+            "slots": self.slots, "program_slots": self.program_slots, "seconds": round(self.seconds, 3),
             "stderr": self.stderr, "tls_by_rule": keys(self.tls_by_rule),
         }  # fmt: skip
 
@@ -91,14 +92,15 @@ class RuntimeTrace:
             tuples(d["self_bindings"]), tuples(d["unresolved"]), tuples(d["copies"]),
             {(u[0], u[1], u[2]): u[3] for u in d["unobserved"]}, d["snapshot"], tuples(d["changed_by_init"]),
             list(d["late_objects"]), tuples(d["redirected"]), d["prelinked"], d["slots"], d["seconds"], d["stderr"],
-            tuples(d["tls_by_rule"]),
+            tuples(d["tls_by_rule"]), d["program_slots"],
         )  # fmt: skip
 
     def describe(self) -> str:
         if not self.covered:
             return f"{self.executable}: NOT COVERED: {self.reason}"
         return (
-            f"{self.executable}: {len(self.objects)} objects, {self.slots} slots, {len(self.bindings)} "
+            f"{self.executable}: {len(self.objects)} objects, {self.slots} slots ({self.program_slots} its own), "
+            f"{len(self.bindings)} "
             f"cross-object bindings, {len(self.unresolved)} unresolved, {len(self.copies)} copies, "
             f"{len(self.unobserved)} unobserved, {len(self.changed_by_init)} changed by initialisers, "
             f"{len(self.redirected)} redirected{', prelinked' if self.prelinked else ''} "

@@ -7,7 +7,9 @@ to check that the oracle gave each one an outcome: no slot silently missing.
 * on MIPS also the global GOT, dynamic symbols ``DT_MIPS_GOTSYM`` up to ``DT_MIPS_SYMTABNO``
   (section symbols left out: no lookup).
 
-Both are read from the dynamic segment, so sstripped files (no section headers) are read too.
+Both are read from the dynamic segment, so sstripped files (no section headers) are read too, and
+the dynamic segment is read where the loader reads it: at its address in the loaded segments
+(``loaded_dynamic``), whatever its ``p_offset`` and ``p_filesz`` say.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
+from elftools.construct.lib.container import Container
 from elftools.elf.dynamic import DynamicSegment
 from elftools.elf.elffile import ELFFile
 
@@ -29,7 +32,7 @@ def program_slot_symbols(path: Path) -> dict[str, bool]:
     or (MIPS) a global GOT entry that is no canonical ``STO_MIPS_PLT`` entry."""
     with open(path, "rb") as fh:
         elf = ELFFile(fh)
-        dynamic = next((s for s in elf.iter_segments() if isinstance(s, DynamicSegment)), None)
+        dynamic = loaded_dynamic(elf)
         if dynamic is None:
             return {}
         lazy: dict[str, bool] = {}
@@ -44,6 +47,20 @@ def program_slot_symbols(path: Path) -> dict[str, bool]:
             for name, stub in _mips_global_got(elf, dynamic, fh).items():
                 lazy[name] = lazy.get(name, True) and stub
         return lazy
+
+
+def loaded_dynamic(elf: ELFFile) -> DynamicSegment | None:
+    """The dynamic segment at its ``p_vaddr`` in the ``PT_LOAD`` segments, as the loader finds it
+    (a file whose ``PT_DYNAMIC`` has ``p_filesz`` 0, or a wrong ``p_offset``, still has one)."""
+    header = next((s.header for s in elf.iter_segments() if s["p_type"] == "PT_DYNAMIC"), None)
+    if header is None:
+        return None
+    offsets = list(elf.address_offsets(header["p_vaddr"], header["p_memsz"] or 1))
+    if not offsets:  # not loaded (no loader would run it): the header as it is
+        return DynamicSegment(header, elf.stream, elf)
+    loaded = Container(**header)
+    loaded["p_offset"], loaded["p_filesz"] = offsets[0], header["p_memsz"]
+    return DynamicSegment(loaded, elf.stream, elf)
 
 
 def _mips_global_got(elf: ELFFile, dynamic: DynamicSegment, fh: BinaryIO) -> dict[str, bool]:
@@ -79,3 +96,18 @@ def lazy_self_bindings(trace: RuntimeTrace, module: str, lazy: dict[str, bool]) 
     """Lazy-stub symbols of ``module`` (:func:`program_slot_symbols`) the oracle calls bound to ``module``
     itself: a stub taken for a binding (a lookup never finds an undefined symbol in its own object)."""
     return sorted(b[1] for b in trace.self_bindings if b[0] == module and lazy.get(b[1], False))
+
+
+class BlindOracle(AssertionError):
+    """The oracle read no relocation slot of a program that has some: it judged nothing there."""
+
+
+def check_not_blind(trace: RuntimeTrace, slot_symbols: dict[str, bool]) -> None:
+    """Fail when the oracle reached a program's entry point yet read none of its relocation slots
+    while the program has some (``slot_symbols``: :func:`program_slot_symbols`, read with
+    pyelftools where the loader reads the dynamic segment)."""
+    if trace.covered and trace.program_slots == 0 and slot_symbols:
+        raise BlindOracle(
+            f"{trace.executable}: the oracle read 0 relocation slots of the program, which has "
+            f"{len(slot_symbols)} symbols in its slots ({', '.join(sorted(slot_symbols)[:5])} ...)"
+        )
