@@ -117,7 +117,7 @@ class Tally:
     by_status: Counter[Status] = field(default_factory=Counter)
     versions_given: int = 0  # agreed in name, the judge giving a version
     versions_same: int = 0
-    linkgraph_only: int = 0  # files linkgraph identifies that this judge does not name
+    linkgraph_only: int = 0  # files linkgraph identifies that this judge names nothing right in
 
 
 def tally(name: str, j: Judge, result: ScanResult, verdicts: list[Verdict]) -> Tally:
@@ -127,7 +127,7 @@ def tally(name: str, j: Judge, result: ScanResult, verdicts: list[Verdict]) -> T
         if v.same_component and v.finding.version is not None:
             t.versions_given += 1
             t.versions_same += v.status is Status.AGREED
-    judged = {v.finding.file for v in verdicts}
+    judged = {v.finding.file for v in verdicts if v.status is not Status.ACCEPTED}  # a judge error names nothing
     userland = {m.path for m in result.modules if m.facts.kind is not Kind.KERNEL_MODULE}
     t.linkgraph_only = sum(1 for p, i in result.identities.items() if i.own and p in userland and p not in judged)
     return t

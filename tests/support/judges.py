@@ -80,7 +80,7 @@ def install_syft() -> Path:
     if binary.is_file():
         return binary
     env = dict(os.environ, GOBIN=str(binary.parent), CGO_ENABLED="0")
-    subprocess.run([GO, "install", "-p", "1", f"github.com/anchore/syft/cmd/syft@{SYFT_VERSION}"], check=True, env=env)
+    subprocess.run([GO, "install", f"github.com/anchore/syft/cmd/syft@{SYFT_VERSION}"], check=True, env=env)
     return binary
 
 
