@@ -49,6 +49,11 @@ if [[ $want_tests -eq 1 ]]; then
     .venv/bin/python tests/support/neo4j_server.py fetch >/dev/null
     echo "setup: fetching zlib's Debian source for the static-program tests (cached after the first run)"
     .venv/bin/python tests/support/static_fixtures.py fetch >/dev/null
+    # cve-bin-tool (PyPI) and syft (Go module) judge the identification: each in its own folder of
+    # the test cache, never imported by linkgraph; syft is built by the machine's Go toolchain (1.24 or
+    # later, on PATH or in /usr/local/go)
+    echo "setup: installing the identification's judges, cve-bin-tool and syft (cached after the first run)"
+    PATH="$PATH:/usr/local/go/bin" python3 tests/support/judges.py install >/dev/null
 else
     .venv/bin/python -m pip install -q .
 fi

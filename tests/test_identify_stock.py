@@ -57,6 +57,16 @@ def alone(rel: str, shape: str) -> Oracle:
     return read
 
 
+def following(rel: str, marker: str) -> Oracle:
+    """The string right after the first string of ``rel`` that is ``marker``."""
+
+    def read(root: Path) -> str | None:
+        found = strings(root / rel)
+        return found[found.index(marker) + 1]
+
+    return read
+
+
 def name_version(rel: str) -> Oracle:
     return lambda _root: rel.rsplit(".so.", 1)[1]
 
@@ -153,7 +163,7 @@ EXPECTED: dict[str, list[tuple[str, str, Oracle]]] = {
         *((p, "dbus", recipe("dbus")) for p in ("usr/bin/dbus-daemon", "usr/lib/libdbus-1.so.3")),
         ("usr/bin/dbus-send", "dbus", none),
         *((f"usr/lib/lib{g}-2.0.so.0", "glib", recipe("glib-2.0")) for g in ("glib", "gio", "gobject")),
-        ("usr/lib/libperl.so.5", "perl", none),
+        ("usr/lib/libperl.so.5", "perl", alone("usr/lib/libperl.so.5", r"v(5\.\d+\.\d+)")),
         ("sbin/ip.iproute2", "iproute2", alone("sbin/ip.iproute2", r"\d{6}")),
         ("sbin/tc", "iproute2", alone("sbin/tc", r"\d{6}")),
         ("usr/sbin/conntrack", "conntrack-tools", none),
@@ -167,7 +177,7 @@ EXPECTED: dict[str, list[tuple[str, str, Oracle]]] = {
         ("app/bin/boa", "boa", alone("app/bin/boa", r"Boa/([\w.]+)")),
         ("app/bin/miniupnpd", "miniupnpd", none),
         ("app/bin/dhcp6s", "wide-dhcpv6", none),
-        ("app/bin/radvd", "radvd", none),
+        ("app/bin/radvd", "radvd", following("app/bin/radvd", "Version: %s")),
         ("app/bin/ntpclient", "ntpclient", none),
         ("app/bin/brctl", "bridge-utils", none),
         ("usr/sbin/pimd", "pimd", none),
@@ -256,7 +266,9 @@ def test_no_module_is_two_components(name: str) -> None:
 # and mrd are multi-call programs (brctl, ntpclient, vconfig; igmpproxy, mldproxy), JioFi's
 # libqmi.so.1 is Qualcomm's QMI library (libqmi installs libqmi-glib), syslog-ng's libcurl.so is its
 # plugin that loads libcurl.so.4, ppp's pppoe-discovery is its rp-pppoe plugin's (GPL-2.0-or-later),
-# libprocps is LGPL by its own headers (OpenWrt's recipe says GPL-2.0).
+# libprocps is LGPL by its own headers (OpenWrt's recipe says GPL-2.0). D-Link's libgmp.so.10.1.3, once
+# listed here as GMP 6's dual licence, is GMP 5.1.3 by its own version string: LGPL-3.0-or-later
+# (the dual licence began with 6.0); a signature identifies it now, with that version's licence.
 HAND_CHECKED: dict[str, dict[str, tuple[str, str]]] = {
     "hilink_hlk-rm04": {
         "/bin/ser2net": ("ser2net", "GPL-2.0-or-later"),
@@ -267,7 +279,6 @@ HAND_CHECKED: dict[str, dict[str, tuple[str, str]]] = {
     "dlink_dir880l": {
         "/bin/sqlite3": ("sqlite", "blessing"),
         "/lib/ld-uClibc-0.9.32.1.so": ("uclibc", "LGPL-2.1-or-later"),
-        "/lib/libgmp.so.10.1.3": ("gmp", "GPL-2.0-or-later OR LGPL-3.0-or-later"),
         "/lib/libpthread-0.9.32.1.so": ("uclibc", "LGPL-2.1-or-later"),
         "/usr/bin/udevstart": ("udev", "GPL-2.0-only"),
         "/usr/sbin/taskset": ("util-linux", "GPL-2.0-or-later"),
@@ -290,7 +301,6 @@ HAND_CHECKED: dict[str, dict[str, tuple[str, str]]] = {
         "/usr/bin/aplay": ("alsa-utils", "GPL-2.0-only"),
         "/usr/bin/dbus-launch": ("dbus", "AFL-2.1 OR GPL-2.0-or-later"),
         "/usr/bin/dbus-monitor": ("dbus", "AFL-2.1 OR GPL-2.0-or-later"),
-        "/usr/bin/openssl": ("openssl", "OpenSSL"),
         "/usr/bin/xmlcatalog": ("libxml2", "MIT"),
         "/usr/lib/libgmodule-2.0.so.0": ("glib", "LGPL-2.1-or-later"),
         "/usr/lib/libgps_utils_so.so.1": ("qcom-gps", "BSD-3-Clause"),
@@ -321,9 +331,8 @@ HAND_CHECKED: dict[str, dict[str, tuple[str, str]]] = {
         "/usr/lib/libprocps.so.5": ("procps-ng3", "LGPL-2.0-or-later"),
         "/usr/lib/libprocps.so.5.0.0": ("procps-ng3", "LGPL-2.0-or-later"),
         "/usr/lib/libsyslog-ng-3.9.so.0.0.0": ("syslog-ng", "LGPL-2.1-or-later"),
-        "/usr/sbin/dnsmasq": ("dnsmasq", "GPL-2.0-only OR GPL-3.0-only"),
+        "/usr/lib/libthriftnb-0.9.1.so": ("thrift", "Apache-2.0"),  # Thrift's non-blocking server library
         "/usr/sbin/ipset": ("ipset", "GPL-2.0-only"),
-        "/usr/sbin/nginx": ("nginx", "BSD-2-Clause"),
         "/usr/sbin/odhcpd": ("odhcpd", "GPL-2.0-only"),
     },
 }
