@@ -25,6 +25,7 @@ from .model import ReleaseIndex, SourceStatus, Tier
 from .text_index import binary_segments
 
 MIN_SCORE = 6.0
+MIN_KERNEL_SCORE = 1.0
 MIN_SHARE = 0.05  # of the module's strings and functions, the winner must hold this share
 COPY_SHARE = 0.9  # a runner-up this close holds a copy of the same source
 MAX_EVIDENCE = 12  # matches kept per module as evidence
@@ -71,41 +72,62 @@ class Matcher:
             if f.elf:
                 self.by_name[posixpath.basename(f.path)].append(f.path)
         self.source_folder = [self.folders.of(p) for p in index.sources]
+        # (folder, stem) of every C source: a binary built beside its source (extensions/libxt_tcp.c)
+        self.beside = {_stem_place(p) for p in index.sources if p.endswith((".c", ".cc", ".cpp"))}
         self.kbuild: dict[str, set[str]] = defaultdict(set)  # a kernel object's name -> folders that build it
         for name, makefiles in index.kbuild_objects.items():
             self.kbuild[_kernel_name(name)].update(self.folders.of(m) for m in makefiles)
 
     def match(self, module: ModuleInput) -> SourceMatch:
         same = sorted(self.by_hash.get(module.sha256, ()))
+        named = sorted(self.by_name.get(posixpath.basename(module.path), ()))
         folder, score, evidence = self._vote(module)
         if folder is not None:
-            package = self.folders.package(folder)
-            version = package.version if package else None
-            found = SourceMatch(
-                module.path,
-                SourceStatus.SOURCE,
-                Tier.BYTES if same else Tier.STRINGS,
-                folder,
-                package.name if package else None,
-                version,
-                same,
-                evidence,
-                score,
+            return self._sourced(module, folder, Tier.BYTES if same else Tier.STRINGS, same, evidence, score)
+        built = self._built_beside(same or named)
+        if built is not None:
+            folder, source = built
+            beside: list[dict[str, str | int]] = [
+                {"kind": "beside", "text": posixpath.basename(source), "file": source, "line": 1}
+            ]
+            return self._sourced(
+                module, folder, Tier.BYTES if same else Tier.NAME, same or named, beside + evidence, score
             )
-            found.mismatch = bool(module.version and version and _plain(module.version) != _plain(version))
-            return found
-        if same:
+        if same or named:
+            tier = Tier.BYTES if same else Tier.NAME
             return SourceMatch(
-                module.path, SourceStatus.PREBUILT, Tier.BYTES, release_paths=same, evidence=evidence, score=score
-            )
-        named = sorted(self.by_name.get(posixpath.basename(module.path), ()))
-        if named:
-            return SourceMatch(
-                module.path, SourceStatus.PREBUILT, Tier.NAME, release_paths=named, evidence=evidence, score=score
+                module.path, SourceStatus.PREBUILT, tier, release_paths=same or named, evidence=evidence, score=score
             )
         known_free = module.licence_class in (LicenceClass.PERMISSIVE, LicenceClass.INCOMPATIBLE)
         status = SourceStatus.NOT_REQUIRED if known_free else SourceStatus.ABSENT
         return SourceMatch(module.path, status, None, evidence=evidence, score=score)
+
+    def _sourced(
+        self,
+        module: ModuleInput,
+        folder: str,
+        tier: Tier,
+        paths: list[str],
+        evidence: list[dict[str, str | int]],
+        score: float,
+    ) -> SourceMatch:
+        package = self.folders.package(folder)
+        version = package.version if package else None
+        name = package.name if package else None
+        found = SourceMatch(module.path, SourceStatus.SOURCE, tier, folder, name, version, paths, evidence, score)
+        found.mismatch = bool(module.version and version and _plain(module.version) != _plain(version))
+        return found
+
+    def _built_beside(self, binaries: list[str]) -> tuple[str, str] | None:
+        """A release binary lying beside a C source of its name (or one folder up, from ``.libs``):
+        the source folder and that source file."""
+        for binary in binaries:
+            folder = posixpath.dirname(binary)
+            stem = _stem(binary)
+            for where in (folder, posixpath.dirname(folder) if folder.endswith("/.libs") else None):
+                if where is not None and (where, stem) in self.beside:
+                    return self.folders.of(binary), f"{where}/{stem}.c"
+        return None
 
     def _allowed(self, module: ModuleInput) -> Callable[[str], bool]:
         """The folders a module can be built from: a kernel module from one whose Makefile builds an
@@ -136,7 +158,9 @@ class Matcher:
         share = score / max(1, len(seen) + len(module.functions))
         # a copy of the same source in two folders ties: the first is named (the other is a copy)
         copy = runner >= COPY_SHARE * score
-        if score < MIN_SCORE or share < MIN_SHARE or (score < 2 * runner and not copy):
+        # a kernel module's folder builds an object of its name: one string of it there is enough
+        weak = score < MIN_KERNEL_SCORE if module.kernel else (score < MIN_SCORE or share < MIN_SHARE)
+        if weak or (score < 2 * runner and not copy):
             return None, score, examples[best][:MAX_EVIDENCE]
         return best, score, examples[best][:MAX_EVIDENCE]
 
@@ -164,6 +188,14 @@ class Matcher:
                 examples[folder].append(
                     {"kind": tier.value, "text": text[:200], "file": self.index.sources[number], "line": line}
                 )
+
+
+def _stem(path: str) -> str:
+    return posixpath.basename(path).split(".", 1)[0]
+
+
+def _stem_place(path: str) -> tuple[str, str]:
+    return posixpath.dirname(path), _stem(path)
 
 
 def _kernel_name(name: str) -> str:
