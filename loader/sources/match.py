@@ -75,8 +75,10 @@ class Matcher:
         # (folder, stem) of every C source: a binary built beside its source (extensions/libxt_tcp.c)
         self.beside = {_stem_place(p) for p in index.sources if p.endswith((".c", ".cc", ".cpp"))}
         self.kbuild: dict[str, set[str]] = defaultdict(set)  # a kernel object's name -> folders that build it
+        self.kbuild_makefiles: dict[str, list[str]] = defaultdict(list)
         for name, makefiles in index.kbuild_objects.items():
             self.kbuild[_kernel_name(name)].update(self.folders.of(m) for m in makefiles)
+            self.kbuild_makefiles[_kernel_name(name)].extend(makefiles)
 
     def match(self, module: ModuleInput) -> SourceMatch:
         same = sorted(self.by_hash.get(module.sha256, ()))
@@ -84,11 +86,12 @@ class Matcher:
         folder, score, evidence = self._vote(module)
         if folder is not None:
             return self._sourced(module, folder, Tier.BYTES if same else Tier.STRINGS, same, evidence, score)
-        built = self._built_beside(same or named)
+        built = self._built_beside(same or named) or self._kbuild_folder(module)
         if built is not None:
             folder, source = built
+            kind = "kbuild" if source.rsplit("/", 1)[-1].startswith(("Makefile", "Kbuild")) else "beside"
             beside: list[dict[str, str | int]] = [
-                {"kind": "beside", "text": posixpath.basename(source), "file": source, "line": 1}
+                {"kind": kind, "text": posixpath.basename(source), "file": source, "line": 1}
             ]
             return self._sourced(
                 module, folder, Tier.BYTES if same else Tier.NAME, same or named, beside + evidence, score
@@ -117,6 +120,18 @@ class Matcher:
         found = SourceMatch(module.path, SourceStatus.SOURCE, tier, folder, name, version, paths, evidence, score)
         found.mismatch = bool(module.version and version and _plain(module.version) != _plain(version))
         return found
+
+    def _kbuild_folder(self, module: ModuleInput) -> tuple[str, str] | None:
+        """A kernel module whose object only one folder outside a kernel tree builds (an out-of-tree
+        module's own Makefile, ``obj-m := br_filter.o``): that folder and Makefile."""
+        if not module.kernel:
+            return None
+        name = _kernel_name(posixpath.basename(module.path).removesuffix(".ko"))
+        makefiles = self.kbuild_makefiles.get(name, [])
+        folders = {self.folders.of(m) for m in makefiles}
+        if len(folders) != 1 or any(self.folders.is_system(f) for f in folders):
+            return None
+        return folders.pop(), makefiles[0]
 
     def _built_beside(self, binaries: list[str]) -> tuple[str, str] | None:
         """A release binary lying beside a C source of its name (or one folder up, from ``.libs``):

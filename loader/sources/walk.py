@@ -64,7 +64,7 @@ def safe_name(raw: str, budget: Budget) -> str | None:
     shown = raw.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     if shown != raw:
         budget.problem(shown, ProblemCode.NAME_NOT_UTF8, "member name is not UTF-8: kept with its bytes escaped")
-    name = posixpath.normpath(shown.replace("\\", "/"))
+    name = posixpath.normpath(shown)
     if shown.startswith("/") or name == ".." or name.startswith("../"):
         budget.problem(
             shown, ProblemCode.RELEASE_NAME_UNSAFE, "absolute member name or one climbing out with '..': skipped"
@@ -105,7 +105,7 @@ def _tar(release: Path, budget: Budget) -> Iterator[Member]:
 def _zip(release: Path, budget: Budget) -> Iterator[Member]:
     with zipfile.ZipFile(release) as archive:
         for info in archive.infolist():
-            name = safe_name(info.filename, budget)
+            name = safe_name(info.filename.replace("\\", "/"), budget)  # a Windows zip's separators
             if name is None or info.is_dir():
                 continue
             if not budget.take(name, info.file_size):
