@@ -196,3 +196,58 @@ def test_busybox_of_another_version_is_a_mismatch(mr3020_root: Path, tmp_path: P
     rows = {r["module"]: r for r in query(db, "source-version-mismatch")}
     assert rows["/bin/busybox"]["identified_version"] == "1.25.1"
     assert (rows["/bin/busybox"]["folder"], rows["/bin/busybox"]["release_version"]) == ("apps/busybox-1.01", "1.01")
+
+
+def test_sbom_carries_the_source_status(mr3020) -> None:
+    """Acceptance 5: the CycloneDX SBOM gives every checked module its source status, and a module
+    built from a release folder a source-distribution reference to it; it still validates."""
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+
+    db, status = mr3020
+    text = linkgraph("report", "--db", str(db), "--format", "cyclonedx-json").stdout
+    assert not list(JsonStrictValidator(SchemaVersion.V1_6).validate_str(text, all_errors=True) or [])
+    components = {c["bom-ref"]: c for c in json.loads(text)["components"]}
+    for path, row in status.items():
+        props = {p["name"]: p["value"] for p in components[path]["properties"]}
+        assert props["linkgraph:source-status"] == row["status"]
+        refs = components[path].get("externalReferences", [])
+        if row["status"] == "source":
+            assert refs == [
+                {
+                    "url": f"TL-MR3020_V1_GPL.tar.xz#{row['folder']}",
+                    "type": "source-distribution",
+                    "comment": refs[0]["comment"],
+                }
+            ]
+        else:
+            assert not refs
+
+
+def test_json_report_source_section(mr3020) -> None:
+    db, status = mr3020
+    report = json.loads(linkgraph("report", "--db", str(db), "--format", "json").stdout)
+    found = report["source_check"]
+    assert found["checked"] and found["release"] == "TL-MR3020_V1_GPL.tar.xz"
+    assert sum(found["statuses"].values()) == len(status) == 165
+    assert {r["module"] for r in found["missing"]} == {
+        p for p, r in status.items() if r["status"] in ("prebuilt", "absent") and r["class"] in ("gpl", "lgpl")
+    }
+
+
+def test_both_stores_give_the_same_rows(mr3020, neo4j_server, neo4j_env: dict[str, str]) -> None:
+    """Acceptance 5: pushed to Neo4j, every named query of the check gives the same rows."""
+    db, _status = mr3020
+    linkgraph("push", "--db", str(db), "--neo4j", neo4j_server.uri, env=neo4j_env)
+    for name in (
+        "source-status",
+        "source-missing",
+        "source-uses-missing",
+        "source-version-mismatch",
+        "source-release-gaps",
+    ):
+        ours = query(db, name)
+        theirs = json.loads(
+            linkgraph("query", name, "--neo4j", neo4j_server.uri, "--json", "--quiet", env=neo4j_env).stdout
+        )
+        assert theirs == ours, name
