@@ -72,11 +72,13 @@ def source_check(open_: Callable, where: str, firmware: str | None, as_json: boo
     RELEASE`): GPL and LGPL modules without source in the release, copyleft programs that use a
     module without source (with the symbols and the build-file lines that link it), version
     mismatches, and what the release lacks to be built."""
+    from ..loader.report.source_findings import finding_rows
+
     del where
     try:
         with open_(True) as store:
             fw = pick_firmware(store, firmware)
-            found = {name: store.query(name, {"firmware": fw}) for name in FINDINGS}
+            found = {name: finding_rows(store, name, fw) for name in FINDINGS}
     except LinkgraphError as exc:
         fail(str(exc))
     if as_json:

@@ -17,6 +17,15 @@ FINDINGS = {
 }
 
 
+def finding_rows(store: GraphStore, name: str, firmware: str) -> list[dict[str, Any]]:
+    """A finding's rows with each edge's symbols sorted (the stores keep them in their own order)."""
+    rows = store.query(name, {"firmware": firmware})
+    for row in rows:
+        if isinstance(row.get("symbols"), list):
+            row["symbols"] = sorted(row["symbols"])
+    return rows
+
+
 def source_findings(store: GraphStore, firmware: str) -> dict[str, Any]:
     """``{"checked": False}`` when no release was given; else the release, the counts per status,
     every module's status with its evidence, and each finding's rows."""
@@ -32,5 +41,5 @@ def source_findings(store: GraphStore, firmware: str) -> dict[str, Any]:
         "release": gaps[0]["release"] if gaps else None,
         "statuses": dict(sorted(Counter(r["status"] for r in modules).items())),
         "modules": modules,
-        **{key: store.query(name, p) for key, name in FINDINGS.items()},
+        **{key: finding_rows(store, name, firmware) for key, name in FINDINGS.items()},
     }

@@ -15,9 +15,13 @@ MAX_SOURCE = 2 << 20  # a source file larger than this is not indexed (generated
 MIN_SEGMENT = 6  # shorter pieces of text say nothing about their origin
 MAX_PLACES = 6  # places kept per segment or function (enough to tell one folder from many)
 
-_LITERAL = re.compile(rb'"((?:[^"\\\n]|\\.){%d,400})"' % MIN_SEGMENT)
+# unrolled (a run of plain characters, then escapes each followed by one): linear, no alternation per
+# character; a definition's line found from its line end (a literal "\n" the engine searches for fast)
+_LITERAL = re.compile(rb'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
+MAX_LITERAL = 400
 _ESCAPE = re.compile(r"\\(.)")
-_DEFINITION = re.compile(rb"^(?:[A-Za-z_][\w \t\*]*?[\s\*])?([A-Za-z_]\w{2,})[ \t]*\([^;{}]*$", re.M)
+_DEFINITION = re.compile(rb"\n([A-Za-z_][\w \t\*]*)\([^;\n{}]*$", re.M)
+_LAST_NAME = re.compile(rb"([A-Za-z_]\w{2,})[ \t]*$")
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "defined", "define"})
 _KEEP = {'"': '"', "\\": "\\", "'": "'", "?": "?"}
 
@@ -55,7 +59,10 @@ def index_source(
     """Add one source file's literal segments and function definitions (with line numbers)."""
     line, seen = 1, 0  # matches come in order: lines are counted between them, in C
     for match in _LITERAL.finditer(data):
-        found = segments(match.group(1).decode("latin-1"))
+        raw = match.group(1)
+        if not MIN_SEGMENT <= len(raw) <= MAX_LITERAL:
+            continue
+        found = segments(raw.decode("latin-1"))
         if found:
             line += data.count(b"\n", seen, match.start())
             seen = match.start()
@@ -63,8 +70,11 @@ def index_source(
                 _add(literals, segment, (number, line))
     line, seen = 1, 0
     for match in _DEFINITION.finditer(data):
-        name = match.group(1).decode("ascii")
+        named = _LAST_NAME.search(match.group(1))
+        if named is None:
+            continue
+        name = named.group(1).decode("ascii")
         if name not in _NOT_FUNCTIONS:
-            line += data.count(b"\n", seen, match.start())
-            seen = match.start()
+            line += data.count(b"\n", seen, match.start() + 1)  # the match starts at the line end before it
+            seen = match.start() + 1
             _add(functions, name, (number, line))
