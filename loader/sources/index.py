@@ -15,7 +15,7 @@ from pathlib import Path
 from . import build_lines, packages, text_index
 from .gaps import GapFinder
 from .model import Package, ReleaseFile, ReleaseIndex
-from .walk import Budget, members
+from .walk import Budget, members, prefetched
 
 _VERSION_FILES = frozenset({"VERSION", "version", "Version"})
 _MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
@@ -32,7 +32,7 @@ def index_release(release: Path, key: str, budget: Budget | None = None) -> Rele
     folders: set[str] = set()
     gaps = GapFinder()
     prefix: str | None = None
-    for member in members(release, budget):
+    for member in prefetched(members(release, budget)):
         path = member.path
         if prefix is None:
             prefix = path.split("/", 1)[0] + "/" if "/" in path else ""

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+import queue
 import stat
 import tarfile
+import threading
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -87,6 +89,45 @@ def members(release: Path, budget: Budget) -> Iterator[Member]:
             yield from _tar(release, budget)
     except (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, ValueError) as exc:
         budget.problem(str(release.name), ProblemCode.RELEASE_UNREADABLE, f"the release cannot be read on: {exc}")
+
+
+def prefetched(found: Iterator[Member], depth: int = 32) -> Iterator[Member]:
+    """``found`` read ahead in a thread: decompressing and reading release members (which free the
+    interpreter lock) overlap with the indexing of the members before them (which holds it). At most
+    ``depth`` members wait; an error of the reader is raised here."""
+    waiting: queue.Queue[Member | BaseException | None] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def offer(item: Member | BaseException | None) -> bool:
+        """Hand one item over; False once the consumer has stopped."""
+        while not stop.is_set():
+            try:
+                waiting.put(item, timeout=0.1)
+            except queue.Full:
+                continue
+            else:
+                return True
+        return False
+
+    def read() -> None:
+        try:
+            for member in found:
+                if not offer(member):
+                    return
+            offer(None)
+        except BaseException as exc:  # handed to the consumer, which raises it
+            offer(exc)
+
+    reader = threading.Thread(target=read, name="release-reader", daemon=True)
+    reader.start()
+    try:
+        while (item := waiting.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        reader.join()
 
 
 def _tar(release: Path, budget: Budget) -> Iterator[Member]:
