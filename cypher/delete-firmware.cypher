@@ -9,4 +9,8 @@ MATCH (p:Problem {firmware: $firmware}) DETACH DELETE p;
 MATCH (k:Kernel {firmware: $firmware}) DETACH DELETE k;
 MATCH (c:Component {firmware: $firmware}) DETACH DELETE c;
 MATCH (x:Finding {firmware: $firmware}) DELETE x;
+MATCH (x:Source {firmware: $firmware}) DELETE x;
+MATCH (x:Release {firmware: $firmware}) DELETE x;
+MATCH (x:LinkLine {firmware: $firmware}) DELETE x;
+MATCH (x:ReleaseGap {firmware: $firmware}) DELETE x;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

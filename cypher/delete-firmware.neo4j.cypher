@@ -19,4 +19,12 @@ MATCH (f:Firmware {id: $firmware})
 MATCH (c:Component {firmware: coalesce(f.generation, f.id)}) DETACH DELETE c;
 MATCH (f:Firmware {id: $firmware})
 MATCH (x:Finding {firmware: coalesce(f.generation, f.id)}) DELETE x;
+MATCH (f:Firmware {id: $firmware})
+MATCH (x:Source {firmware: coalesce(f.generation, f.id)}) DELETE x;
+MATCH (f:Firmware {id: $firmware})
+MATCH (x:Release {firmware: coalesce(f.generation, f.id)}) DELETE x;
+MATCH (f:Firmware {id: $firmware})
+MATCH (x:LinkLine {firmware: coalesce(f.generation, f.id)}) DELETE x;
+MATCH (f:Firmware {id: $firmware})
+MATCH (x:ReleaseGap {firmware: coalesce(f.generation, f.id)}) DELETE x;
 MATCH (f:Firmware {id: $firmware}) DETACH DELETE f;

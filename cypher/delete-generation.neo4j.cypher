@@ -21,5 +21,13 @@ MATCH (n:Component {firmware: $generation})
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS;
 MATCH (n:Finding {firmware: $generation})
 CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Source {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:Release {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:LinkLine {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
+MATCH (n:ReleaseGap {firmware: $generation})
+CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS;
 MATCH (f:StagedFirmware|RetiredFirmware {generation: $generation})
 DETACH DELETE f;

@@ -291,6 +291,7 @@ class ScanResult:
     loader_defaults: dict[str, dict] = field(default_factory=dict)  # "flavour interp" -> default dirs used, whence
     kernel: list[Any] = field(default_factory=list)  # loader.kmod KernelGraph per kernel (no cycle)
     dlopen: list[Any] = field(default_factory=list)  # loader.dlopen.DlopenEdge: what may be loaded later
+    root_dir: str = ""  # the root's folder on this machine while the scan runs (the source check reads its files)
     pending: Callable[[], None] | None = None  # a stage left to run: scan_root(defer_dlopen=True)
 
     def complete(self) -> None:

@@ -66,6 +66,10 @@ class ProblemCode(enum.StrEnum):
     # dlopen edges (loader/dlopen)
     DLOPEN_HINTS_UNREADABLE = "dlopen-hints-unreadable"
     DLOPEN_CAPPED = "dlopen-capped"
+    # the source release (loader/sources): a release that cannot be read, a member name that is
+    # absolute or climbs out with "..", a member that is no regular file
+    RELEASE_UNREADABLE = "release-unreadable"
+    RELEASE_NAME_UNSAFE = "release-name-unsafe"
 
 
 @dataclass(slots=True)

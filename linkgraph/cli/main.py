@@ -23,6 +23,7 @@ from .console import ProgressBar, ScanSummary, print_found, print_summary
 from .exit_noise import silence_exit_noise
 from .internal_error import keep_traces_in, write_trace
 from .options import DEFAULT_DB, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, fail, store_options
+from .source_command import check_result, load_release, source_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -93,6 +94,7 @@ def main() -> None:
     "APIs and the name table (docs/identify.md); --no-identify leaves licences to the package data, "
     ".modinfo and the knowledge base, and finds no copies inside programs.",
 )
+@source_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def scan(
     target: str,
@@ -105,6 +107,7 @@ def scan(
     licences: str | None,
     cpu: str,
     identify: bool,
+    release: Path | None,
     quiet: bool,
 ) -> None:
     """Analyse TARGET and store its dependency graph.
@@ -139,6 +142,7 @@ def scan(
         keep_traces_in(workdir)
     try:
         overrides = load_overrides(licences) if licences else None
+        index = load_release(release, quiet) if release is not None else None
         # the collector paused (scan_root pauses it too) until the command ends, see paused_gc
         with open_(False) as store, work_folder(workdir, keep_workdir) as folder, paused_gc(freeze=True):
             with ProgressBar(not quiet) as progress:
@@ -159,6 +163,8 @@ def scan(
                 t_store = time.perf_counter()
                 summary = ScanSummary.of(result)
                 rows = build_rows(result)
+                if index is not None:
+                    check_result(rows, result, index, quiet)
                 rows.disposable = True
                 # what the store needs is in the rows now: the parsed files and bindings go (the
                 # dlopen stage, run while the store writes, keeps what it needs of them)
@@ -183,10 +189,11 @@ def _add_commands() -> None:
     from .diff_command import diff
     from .graph_commands import query, report
     from .push_command import push
+    from .source_command import source_check
     from .viewer_commands import diagram, serve
     from .vuln_command import vulnerable_use
 
-    for command in (report, query, push, serve, diagram, diff, vulnerable_use):
+    for command in (report, query, push, serve, diagram, diff, vulnerable_use, source_check):
         main.add_command(command)
 
 

@@ -29,6 +29,7 @@ RECORD_TYPES = {
     "problems": "problem",
     "kernel_links": "kernel_link",
     "licence_findings": "licence_findings",
+    "source_check": "source_check",
 }
 _ENCODE: Any = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C, as json.dumps uses it
 _FLUSH_BYTES = 1 << 16

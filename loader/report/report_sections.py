@@ -24,6 +24,7 @@ from .hardening import hardening_by_module
 from .identities import components, contained_by_module
 from .licence_coverage import licence_coverage
 from .licence_findings import licence_findings
+from .source_findings import source_findings
 from .vendor_code import origin_entry
 
 SCHEMA = "linkgraph-report/1"
@@ -39,6 +40,7 @@ SECTIONS = (
     "problems",
     "kernel_links",
     "licence_findings",
+    "source_check",
 )
 Entry = dict[str, Any]
 
@@ -67,6 +69,8 @@ def single(store: GraphStore, firmware: str, name: str) -> Entry | None:
         return {k: found[k] for k in (*kept, "vendor_code", "unknown_origin", "origin_statement")}
     if name == "licence_findings":
         return licence_findings(store, firmware)
+    if name == "source_check":
+        return source_findings(store, firmware)
     return None
 
 

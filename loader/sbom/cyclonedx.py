@@ -28,6 +28,7 @@ from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import Entry, component, depends_on, edges_by_module, firmware_manager
+from .source_reference import add_source, source_statuses
 
 SPEC_VERSION = "1.6"
 FIRMWARE_REF = "firmware"  # the metadata component's bom-ref (modules' are their paths: "/...")
@@ -51,6 +52,7 @@ def write_cyclonedx(store: GraphStore, firmware: str, out: TextIO) -> None:
     manager = firmware_manager(f.licence_source for f in module_files(store, firmware))
     identified = by_module(components(store, firmware))
     hardening = hardening_by_module(store, firmware)
+    release, sources = source_statuses(store, firmware)
 
     out.write('{\n "bomFormat": "CycloneDX",\n "specVersion": "' + SPEC_VERSION + '",\n')
     out.write(' "serialNumber": ' + _dumps(_serial_number(header["sha256"])) + ',\n "version": 1,\n')
@@ -63,6 +65,7 @@ def write_cyclonedx(store: GraphStore, firmware: str, out: TextIO) -> None:
             dlopen.get(file.path, []), kernel.get(file.path, []), identified.get(file.path),
         )  # fmt: skip
         entry["properties"] = entry.get("properties", []) + hardening_properties(hardening.get(file.path))
+        add_source(entry, release, sources.get(file.path))
         out.write(("\n  " if first else ",\n  ") + _dumps(entry))
         first = False
         if file.kind == Kind.EXECUTABLE:

@@ -188,6 +188,7 @@ def _scan_root(
         resolution=resolution,
         problems=problems,
         elapsed=timings,
+        root_dir=host_dir,
         licences=licences,
         identities=identities,
         loader_defaults={key: d.record() for key, d in world.config.defaults_used.items()},
