@@ -18,6 +18,7 @@ from ..errors import StoreError
 from .base import GraphStore
 from .columns import Columns, column_values
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
+from .finding_paths import batches, finding_rows, read_graph
 from .graph_rows import NODE_TABLES, GraphRows, Rows
 from .queries import NamedQuery, load_query
 
@@ -28,6 +29,9 @@ ARROW: dict[ColumnType, pa.DataType] = {
     ColumnType.BOOL: pa.bool_(),
     ColumnType.STRINGS: pa.list_(pa.string()),
 }
+
+
+FINDING_BATCH = 20_000  # finding (a) rows per COPY
 
 
 class LadybugStore(GraphStore):
@@ -177,6 +181,7 @@ class LadybugStore(GraphStore):
                 self.run_query(load_query("delete-firmware"), {"firmware": rows.firmware})
             self._copy_all(rows)
             self.run_query(load_query("classify", self.engine), {"firmware": rows.firmware})
+            self._write_findings(rows.firmware)
             self._disconnect()  # LadybugDB checkpoints on close: the staging file is then complete
             switch_in(self.path)
         except BaseException:
@@ -186,6 +191,12 @@ class LadybugStore(GraphStore):
                 self._open_live()
             raise
         self._open_live()
+
+    def _write_findings(self, firmware: str) -> None:
+        """Licence finding (a), computed from the classified edges (``finding_paths``), copied in batches."""
+        graph = read_graph(lambda name: self.stream(name, {"firmware": firmware}))
+        for batch in batches(finding_rows(firmware, graph), FINDING_BATCH):
+            self._copy("Finding", None, _arrow("Finding", batch, None))
 
     def _copy_all(self, rows: GraphRows) -> None:
         """Copies every table in, the nodes first. LadybugDB copies without the GIL, so each table's Arrow
