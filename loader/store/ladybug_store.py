@@ -20,6 +20,7 @@ from .columns import Columns, column_values
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
 from .finding_paths import batches, finding_rows, read_graph
 from .graph_rows import NODE_TABLES, GraphRows, Rows
+from .ladybug_memory import buffer_pool_size, full_message, is_full
 from .queries import NamedQuery, load_query
 
 # Arrow types of the schema's column types, for COPY
@@ -42,6 +43,8 @@ class LadybugStore(GraphStore):
 
     def __init__(self, path: str, read_only: bool = False) -> None:
         self.path = path
+        self.pool = buffer_pool_size()
+        self._running = "a query"  # what a full buffer pool is reported for
         self._db: Any = None
         self._conn: Any = None
         self._lock: WriterLock | None = None
@@ -71,7 +74,7 @@ class LadybugStore(GraphStore):
         import ladybug
 
         try:
-            self._db = ladybug.Database(path, read_only=read_only)
+            self._db = ladybug.Database(path, read_only=read_only, buffer_pool_size=self.pool)
             self._conn = ladybug.Connection(self._db)
         except Exception as exc:  # ladybug raises RuntimeError for every failure
             self._db = self._conn = None
@@ -124,10 +127,14 @@ class LadybugStore(GraphStore):
             yield tuple(result.get_next())
 
     def run_query(self, query: NamedQuery, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        if not query.one_thread:
-            return super().run_query(query, params)
-        with self._on_one_thread():
-            return super().run_query(query, params)
+        self._running = f"the query {query.name}"
+        try:
+            if not query.one_thread:
+                return super().run_query(query, params)
+            with self._on_one_thread():
+                return super().run_query(query, params)
+        finally:
+            self._running = "a query"
 
     def stream(self, name: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
         rows = super().stream(name, params)
@@ -159,6 +166,8 @@ class LadybugStore(GraphStore):
                     f"{self.path}: this database was written by an older linkgraph and lacks a property "
                     f"({exc}); scan the firmware again into it (or into a new one)"
                 ) from exc
+            if is_full(exc):
+                raise StoreError(full_message(self._running, self.pool, exc)) from exc
             raise StoreError(f"query failed: {exc}") from exc
         return result[-1] if isinstance(result, list) else result
 
@@ -229,6 +238,8 @@ class LadybugStore(GraphStore):
         try:
             self._conn.execute(ladybug_copy(table, pair), {"arrow": arrow})
         except RuntimeError as exc:
+            if is_full(exc):
+                raise StoreError(full_message(f"writing the {table} table", self.pool, exc)) from exc
             raise StoreError(f"writing {table} failed: {exc}") from exc
 
     def close(self) -> None:
