@@ -15,6 +15,7 @@ import os
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import linkgraph, linkgraph_cmd
@@ -52,6 +53,24 @@ def test_finding_a_is_the_judges(scanned: tuple[Path, Path, dict]) -> None:
     if found:
         pytest.fail(found)
     found = differences("findings-scale", want, rows_of(report["licence_findings"]["gpl_used_by"]), "the JSON report")
+    if found:
+        pytest.fail(found)
+
+
+@pytest.mark.slow
+def test_neo4j_gives_the_same_rows(
+    scanned: tuple[Path, Path, dict], neo4j_server: Any, neo4j_env: dict[str, str]
+) -> None:
+    root, db, _report = scanned
+    _root, overrides = findings_root.cached()
+    server = ["--neo4j", neo4j_server.uri]
+    name = ["--name", "findings-scale"]
+    proc = linkgraph("scan", str(root), *server, *name, "--licences", str(overrides), "--quiet", env=neo4j_env)
+    assert proc.returncode in (0, 1), proc.stderr
+    chosen = ["--firmware", "findings-scale"]
+    theirs = linkgraph("query", "licence-gpl-used-by", *server, *chosen, "--json", env=neo4j_env).stdout
+    ours = linkgraph("query", "licence-gpl-used-by", "--db", str(db), "--json").stdout
+    found = differences("findings-scale", query_rows(json.loads(ours)), query_rows(json.loads(theirs)), "Neo4j")
     if found:
         pytest.fail(found)
 
