@@ -91,11 +91,22 @@ def scan(command: str, root: Path, extra: list[str], db: Path) -> dict[str, Any]
     return figures
 
 
-def judged(command: str, root: Path, db: Path, rows: set[Any]) -> str:
+def judged(command: str, root: Path, db: Path) -> str:
+    """The judge's verdict on the scan in ``db``, decided in a process of its own: the judge holds the
+    whole report (8 GiB for /usr+/opt), and a scan started from a process that big would count that
+    process's memory as its own peak (the peak survives fork and exec)."""
+    proc = subprocess.run([sys.executable, __file__, "--judge", str(root), str(db), command],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return proc.stdout.strip()
+
+
+def judge_only(root: Path, db: Path, command: str) -> str:
     report = subprocess.run([command, "report", "--db", str(db), "--format", "json"],
                             capture_output=True, text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run([command, "query", "licence-gpl-used-by", "--db", str(db), "--json"],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
     want = Judge(json.loads(report), root).rows()
-    return differences(str(root), want, rows, "linkgraph") or f"equal ({len(want)} rows)"
+    return differences(str(root), want, query_rows(json.loads(out)), "linkgraph") or f"equal ({len(want)} rows)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,7 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--roots", default="findings,synthetic16k,usr-opt-dpkg")
     parser.add_argument("--before", help="another linkgraph command to scan the same roots with, and compare")
     parser.add_argument("--no-judge", action="store_true", help="leave out the judge (it reads every file)")
+    parser.add_argument("--judge", nargs=3, metavar=("ROOT", "DB", "LINKGRAPH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.judge:
+        print(judge_only(Path(args.judge[0]), Path(args.judge[1]), args.judge[2]))
+        return 0
     command = shutil.which("linkgraph", path=str(Path(sys.executable).parent)) or "linkgraph"
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     for name in args.roots.split(","):
@@ -114,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             line = f"{name}: {now}" + (f", {len(rows)} (a) rows" if rows is not None else "")
             print(line, flush=True)
             if rows is not None and not args.no_judge:
-                print(f"  judge: {judged(command, root, Path(tmp) / 'now.lbdb', rows)}", flush=True)
+                print(f"  judge: {judged(command, root, Path(tmp) / 'now.lbdb')}", flush=True)
             if args.before:
                 before = scan(args.before, root, extra, Path(tmp) / "before.lbdb")
                 old = before.pop("rows", None)
