@@ -1,4 +1,4 @@
-// internal: (in LadybugDB's dialect: list_sort, list_to_string, is_acyclic and the filtered path search; Neo4j has classify.neo4j.cypher) mark every NEEDED edge used, declared-unused or missing; add the hidden, the interposed and the upcall edges; record the programs (link maps) in whose process each edge holds with its status; and store licence finding (a) per program (docs/graph.md, docs/licences.md). An interposed binding (the object's own dependency tree defines the symbol too) or an upcall (the provider's own tree loads the object) makes no edge used or hidden; a declared provider is in the object's tree, so an upcall on a NEEDED edge is a binding of a link map that resolved that name to another file.
+// internal: (in LadybugDB's dialect: list_sort; Neo4j has classify.neo4j.cypher) mark every NEEDED edge used, declared-unused or missing; add the hidden, the interposed and the upcall edges; and record the programs (link maps) in whose process each edge holds with its status (docs/graph.md, docs/licences.md); licence finding (a) is then computed from these edges (loader/store/finding_paths.py). An interposed binding (the object's own dependency tree defines the symbol too) or an upcall (the provider's own tree loads the object) makes no edge used or hidden; a declared provider is in the object's tree, so an upcall on a NEEDED edge is a binding of a link map that resolved that name to another file.
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED]->(t:Module)
 OPTIONAL MATCH (m)-[r:RESOLVES_TO]->(t)
 WHERE NOT coalesce(r.interposed, false) AND NOT coalesce(r.upcall, false)
@@ -36,15 +36,3 @@ MATCH (c:Scope {id: sid})
 UNWIND c.executables AS program
 WITH h, collect(DISTINCT program) AS programs
 SET h.programs = list_sort(programs);
-MATCH p = (m:Module {firmware: $firmware})-[:NEEDED|HIDDEN*1..4 (r, n | WHERE r.status IN ['used', 'hidden'] AND coalesce(n.licence_class, '') <> 'gpl')]->(g:Module {firmware: $firmware, licence_class: 'gpl'})
-WHERE m.licence_class IN ['incompatible', 'unknown'] AND is_acyclic(p)
-WITH m, g, properties(nodes(p), 'path') AS hops, properties(relationships(p), 'status') AS statuses,
-     properties(relationships(p), 'programs') AS held
-UNWIND range(1, size(held)) AS i
-UNWIND held[i] AS program
-WITH m, g, hops, statuses, size(held) AS length, program, count(DISTINCT i) AS holding
-WHERE holding = length
-WITH m, g, hops, statuses, list_sort(collect(program)) AS programs
-CREATE (:Finding {id: $firmware + ':a:' + list_to_string('>', hops), firmware: $firmware, kind: 'gpl-used-by',
-                  module: m.path, licence: m.licence, class: m.licence_class, gpl_module: g.path, gpl_licence: g.licence,
-                  hops: hops, statuses: statuses, programs: programs});

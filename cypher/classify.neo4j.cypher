@@ -1,4 +1,4 @@
-// internal: Neo4j only: classify.cypher's classification with the bindings of each pair of modules gathered in one pass (its symbols, those that are no copy relocation, those that are interposition or upcalls), then its NEEDED edges set used or, without one, a HIDDEN edge made (Neo4j otherwise expands a module's bindings once per NEEDED edge: 0.45 s instead of 0.28 s on the 1k host root); the path search of finding (a) filtered with all(), and the programs common to a path's hops counted per path in a CALL subquery (one aggregation over every path held 1.4 GiB of transaction memory on a graph of 5,000 paths of edges holding in 300 programs each) and sorted by ORDER BY, where LadybugDB has list functions and a filtered path search. A RESOLVES_TO edge ends at a Module.
+// internal: Neo4j only: classify.cypher's classification with the bindings of each pair of modules gathered in one pass (its symbols, those that are no copy relocation, those that are interposition or upcalls), then its NEEDED edges set used or, without one, a HIDDEN edge made (Neo4j otherwise expands a module's bindings once per NEEDED edge: 0.45 s instead of 0.28 s on the 1k host root); each edge's programs sorted by ORDER BY, where LadybugDB has list_sort. A RESOLVES_TO edge ends at a Module. Licence finding (a) is then computed from these edges (loader/store/finding_paths.py).
 MATCH (m:Module {firmware: $firmware})-[n:NEEDED]->(:Module)
 SET n.status = 'declared-unused', n.symbols = [], n.programs = [];
 MATCH (m:Module {firmware: $firmware})-[r:RESOLVES_TO]->(t)
@@ -40,22 +40,3 @@ UNWIND c.executables AS program
 WITH DISTINCT h, program ORDER BY program
 WITH h, collect(program) AS programs
 SET h.programs = programs;
-MATCH p = (m:Module {firmware: $firmware})-[rs:NEEDED|HIDDEN*1..4]->(g:Module {firmware: $firmware, licence_class: 'gpl'})
-WHERE m.licence_class IN ['incompatible', 'unknown']
-  AND all(r IN rs WHERE r.status IN ['used', 'hidden'])
-  AND single(n IN nodes(p) WHERE n.licence_class = 'gpl')
-  AND all(n IN nodes(p) WHERE single(x IN nodes(p) WHERE x = n))
-WITH m, g, [n IN nodes(p) | n.path] AS hops, [r IN rs | r.status] AS statuses, [r IN rs | r.programs] AS held
-CALL (held) {
-  UNWIND held AS programs
-  UNWIND programs AS program
-  WITH program, count(*) AS holding
-  WHERE holding = size(held)
-  WITH program ORDER BY program
-  RETURN collect(program) AS programs
-}
-WITH m, g, hops, statuses, programs
-WHERE size(programs) > 0
-CREATE (:Finding {id: $firmware + ':a:' + reduce(s = '', h IN hops | s + '>' + h), firmware: $firmware, kind: 'gpl-used-by',
-                  module: m.path, licence: m.licence, class: m.licence_class, gpl_module: g.path, gpl_licence: g.licence,
-                  hops: hops, statuses: statuses, programs: programs});

@@ -18,7 +18,9 @@ from ..errors import StoreError
 from .base import GraphStore
 from .columns import Columns, column_values
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
+from .finding_paths import batches, finding_rows, read_graph
 from .graph_rows import NODE_TABLES, GraphRows, Rows
+from .ladybug_memory import buffer_pool_size, full_message, is_full
 from .queries import NamedQuery, load_query
 
 # Arrow types of the schema's column types, for COPY
@@ -30,6 +32,9 @@ ARROW: dict[ColumnType, pa.DataType] = {
 }
 
 
+FINDING_BATCH = 20_000  # finding (a) rows per COPY
+
+
 class LadybugStore(GraphStore):
     """LadybugDB at ``path``. A reader opens the live file read-only; a writer holds the writer's
     lock and replaces the file as a whole (``db_file``), so readers never see a half-written graph."""
@@ -38,6 +43,8 @@ class LadybugStore(GraphStore):
 
     def __init__(self, path: str, read_only: bool = False) -> None:
         self.path = path
+        self.pool = buffer_pool_size()
+        self._running = "a query"  # what a full buffer pool is reported for
         self._db: Any = None
         self._conn: Any = None
         self._lock: WriterLock | None = None
@@ -67,7 +74,7 @@ class LadybugStore(GraphStore):
         import ladybug
 
         try:
-            self._db = ladybug.Database(path, read_only=read_only)
+            self._db = ladybug.Database(path, read_only=read_only, buffer_pool_size=self.pool)
             self._conn = ladybug.Connection(self._db)
         except Exception as exc:  # ladybug raises RuntimeError for every failure
             self._db = self._conn = None
@@ -120,10 +127,14 @@ class LadybugStore(GraphStore):
             yield tuple(result.get_next())
 
     def run_query(self, query: NamedQuery, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        if not query.one_thread:
-            return super().run_query(query, params)
-        with self._on_one_thread():
-            return super().run_query(query, params)
+        self._running = f"the query {query.name}"
+        try:
+            if not query.one_thread:
+                return super().run_query(query, params)
+            with self._on_one_thread():
+                return super().run_query(query, params)
+        finally:
+            self._running = "a query"
 
     def stream(self, name: str, params: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
         rows = super().stream(name, params)
@@ -155,6 +166,8 @@ class LadybugStore(GraphStore):
                     f"{self.path}: this database was written by an older linkgraph and lacks a property "
                     f"({exc}); scan the firmware again into it (or into a new one)"
                 ) from exc
+            if is_full(exc):
+                raise StoreError(full_message(self._running, self.pool, exc)) from exc
             raise StoreError(f"query failed: {exc}") from exc
         return result[-1] if isinstance(result, list) else result
 
@@ -177,6 +190,7 @@ class LadybugStore(GraphStore):
                 self.run_query(load_query("delete-firmware"), {"firmware": rows.firmware})
             self._copy_all(rows)
             self.run_query(load_query("classify", self.engine), {"firmware": rows.firmware})
+            self._write_findings(rows.firmware)
             self._disconnect()  # LadybugDB checkpoints on close: the staging file is then complete
             switch_in(self.path)
         except BaseException:
@@ -186,6 +200,12 @@ class LadybugStore(GraphStore):
                 self._open_live()
             raise
         self._open_live()
+
+    def _write_findings(self, firmware: str) -> None:
+        """Licence finding (a), computed from the classified edges (``finding_paths``), copied in batches."""
+        graph = read_graph(lambda name: self.stream(name, {"firmware": firmware}))
+        for batch in batches(finding_rows(firmware, graph), FINDING_BATCH):
+            self._copy("Finding", None, _arrow("Finding", batch, None))
 
     def _copy_all(self, rows: GraphRows) -> None:
         """Copies every table in, the nodes first. LadybugDB copies without the GIL, so each table's Arrow
@@ -218,6 +238,8 @@ class LadybugStore(GraphStore):
         try:
             self._conn.execute(ladybug_copy(table, pair), {"arrow": arrow})
         except RuntimeError as exc:
+            if is_full(exc):
+                raise StoreError(full_message(f"writing the {table} table", self.pool, exc)) from exc
             raise StoreError(f"writing {table} failed: {exc}") from exc
 
     def close(self) -> None:

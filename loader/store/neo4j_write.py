@@ -18,6 +18,7 @@ from ...cypher.schema import TABLES
 from ..errors import StoreError
 from . import neo4j_generations as generations
 from .columns import column_values
+from .finding_paths import batches, finding_rows, read_graph
 from .graph_rows import NODE_TABLES, GraphRows
 from .queries import load_query
 
@@ -39,12 +40,41 @@ def replace(driver: Any, database: str | None, rows: GraphRows) -> None:
         with driver.session(database=database) as session:
             for statement in load_query("classify", "neo4j").statements:
                 session.execute_write(_consume, statement, {"firmware": generation})
+        _write_findings(driver, database, generation)
         retired = _switch(driver, database, rows.firmware, generation)
     if retired:
         with generations.Heartbeat(driver, database, retired):
             generations.wait_for_readers(driver, database)
             for old in retired:
                 generations.delete_generation(driver, database, old)
+
+
+def _write_findings(driver: Any, database: str | None, generation: str) -> None:
+    """Licence finding (a) of the staged generation, computed from its classified edges
+    (``finding_paths``), written in batches."""
+
+    def stream(name: str) -> list[tuple[Any, ...]]:
+        statement = load_query(name, "neo4j").statements[0]
+        with driver.session(database=database) as session:
+            return session.execute_read(_rows_back, statement, {"firmware": generation})
+
+    values = _values(TABLES["Finding"].column_names)
+    statement = stage_nodes("Finding")
+    jobs = (
+        Job(
+            statement,
+            {"rows": [values(r) for r in batch], "generation": generation},
+            [("Finding", r["id"]) for r in batch],
+        )
+        for batch in batches(finding_rows(generation, read_graph(stream)), BATCH)
+    )
+    for job, result in run_batches(driver, database, jobs):
+        if len(result) != len(job.nodes or ()):
+            raise StoreError(f"writing the findings failed: {len(result)} of {len(job.nodes or ())} were written")
+
+
+def _rows_back(tx: Any, statement: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [tuple(record.values()) for record in tx.run(cast(LiteralString, statement), params)]
 
 
 def _consume(tx: Any, statement: str, params: dict[str, Any]) -> int:

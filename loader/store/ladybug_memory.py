@@ -1,0 +1,60 @@
+"""LadybugDB's memory: its buffer pool sized from the machine's memory, and a query that fills it told
+as a budget the scan reached, with what to do next (docs/graph.md, "The store's memory").
+
+LadybugDB's own default pool is about 80% of the machine's memory: a classification that grows
+without bound then takes the machine with it before failing. linkgraph gives it a quarter of the
+memory the process may use (the machine's, or the control group's limit when lower), at least
+``FLOOR``; ``LINKGRAPH_DB_MEMORY_MIB`` sets another size.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV = "LINKGRAPH_DB_MEMORY_MIB"
+MIB = 1 << 20
+FLOOR = 256 * MIB
+SHARE = 4  # the pool is one SHARE-th of the memory the process may use
+CGROUP_LIMIT = Path("/sys/fs/cgroup/memory.max")
+# what LadybugDB says when its buffer pool cannot give a query more pages
+FULL = ("Buffer manager exception", "Unable to allocate memory", "buffer pool is full")
+
+
+def machine_memory() -> int:
+    """Bytes of memory this process may use: the machine's, or its control group's limit if lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = CGROUP_LIMIT.read_text().strip()
+    except OSError:
+        return total
+    return min(total, int(limit)) if limit.isdigit() else total
+
+
+def buffer_pool_size() -> int:
+    """The buffer pool's size in bytes: ``LINKGRAPH_DB_MEMORY_MIB`` when set, else a quarter of
+    ``machine_memory()``, at least ``FLOOR``."""
+    wanted = os.environ.get(ENV, "").strip()
+    if wanted:
+        if not wanted.isdigit() or int(wanted) == 0:
+            from ..errors import StoreError
+
+            raise StoreError(f"{ENV}={wanted!r}: give the store's memory as a whole number of MiB, such as 2048")
+        return int(wanted) * MIB
+    return max(FLOOR, machine_memory() // SHARE)
+
+
+def is_full(exc: BaseException) -> bool:
+    """Whether LadybugDB's error says its buffer pool is full."""
+    text = str(exc)
+    return any(marker in text for marker in FULL)
+
+
+def full_message(what: str, pool: int, exc: BaseException) -> str:
+    """What a user reads when ``what`` (a query's or a table's name) filled the buffer pool."""
+    return (
+        f"scan-budget: the graph store's memory is full ({what} needed more than LadybugDB's buffer pool of "
+        f"{pool // MIB} MiB; the machine has {machine_memory() // MIB} MiB). Nothing was written; the previous "
+        f"graph is intact. Give the store more memory with {ENV}=N (MiB), scan a smaller part of the image, "
+        f"or write to Neo4j (--neo4j URI). LadybugDB said: {exc}"
+    )
