@@ -111,3 +111,20 @@ def test_a_full_store_is_a_scan_budget_with_what_to_do(tmp_path: Path) -> None:
     assert "scan-budget:" in proc.stderr and "LINKGRAPH_DB_MEMORY_MIB" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
     assert not db.exists()  # nothing was written
+
+
+def test_a_scan_under_an_address_space_limit_opens_its_store(tmp_path: Path) -> None:
+    """Under ``ulimit -v`` (``prlimit --as``) LadybugDB's default reservation for the database file
+    (8 TiB of address space) cannot be mapped: the store reserves within the limit and the scan runs."""
+    root = Root(tmp_path / "root")
+    root.install_glibc()
+    root.exe("/usr/bin/tiny", ["findings_scale/program.c"], cflags=["-DDECLS=", "-DCALLS=x"])
+    db = tmp_path / "tiny.lbdb"
+    capped = ["prlimit", "--as=4000000000", "--", *linkgraph_cmd()]
+    scan_argv = [*capped, "scan", str(root.path), "--db", str(db), "--quiet"]
+    proc = subprocess.run(scan_argv, capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr
+    report_argv = [*capped, "report", "--db", str(db), "--format", "json"]
+    report = subprocess.run(report_argv, capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert "/usr/bin/tiny" in {lm["executable"] for lm in json.loads(report.stdout)["link_maps"]}

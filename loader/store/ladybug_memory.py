@@ -3,13 +3,18 @@ as a budget the scan reached, with what to do next (docs/graph.md, "The store's 
 
 LadybugDB's own default pool is about 80% of the machine's memory: a classification that grows
 without bound then takes the machine with it before failing. linkgraph gives it a quarter of the
-memory the process may use (the machine's, or the control group's limit when lower), at least
-``FLOOR``; ``LINKGRAPH_DB_MEMORY_MIB`` sets another size.
+memory the process may use (the machine's, or the control group's limit or the address space limit,
+``ulimit -v``, when lower), at least ``FLOOR``; ``LINKGRAPH_DB_MEMORY_MIB`` sets another size.
+
+LadybugDB also reserves address space for the database file itself (8 TiB by default, never touched
+unless used): under an address space limit that reservation fails and no database opens, so there
+the reservation is the largest power of two (LadybugDB's rule) within half the limit.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 from pathlib import Path
 
 ENV = "LINKGRAPH_DB_MEMORY_MIB"
@@ -21,9 +26,26 @@ CGROUP_LIMIT = Path("/sys/fs/cgroup/memory.max")
 FULL = ("Buffer manager exception", "Unable to allocate memory", "buffer pool is full")
 
 
+def address_space_limit() -> int | None:
+    """The process's address space limit (``ulimit -v``, ``prlimit --as``) in bytes, None without one."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def max_db_size() -> int | None:
+    """The address space LadybugDB may reserve for the database file: None (its default) without an
+    address space limit, else the largest power of two within half of it."""
+    limit = address_space_limit()
+    if limit is None:
+        return None
+    return 1 << max(0, (limit // 2).bit_length() - 1)
+
+
 def machine_memory() -> int:
-    """Bytes of memory this process may use: the machine's, or its control group's limit if lower."""
+    """Bytes of memory this process may use: the machine's, or its control group's limit or its
+    address space limit if lower."""
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    total = min(total, address_space_limit() or total)
     try:
         limit = CGROUP_LIMIT.read_text().strip()
     except OSError:

@@ -20,7 +20,7 @@ from .columns import Columns, column_values
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
 from .finding_paths import batches, finding_rows, read_graph
 from .graph_rows import NODE_TABLES, GraphRows, Rows
-from .ladybug_memory import buffer_pool_size, full_message, is_full
+from .ladybug_memory import buffer_pool_size, full_message, is_full, max_db_size
 from .queries import NamedQuery, load_query
 
 # Arrow types of the schema's column types, for COPY
@@ -74,7 +74,9 @@ class LadybugStore(GraphStore):
         import ladybug
 
         try:
-            self._db = ladybug.Database(path, read_only=read_only, buffer_pool_size=self.pool)
+            self._db = ladybug.Database(
+                path, read_only=read_only, buffer_pool_size=self.pool, max_db_size=max_db_size()
+            )
             self._conn = ladybug.Connection(self._db)
         except Exception as exc:  # ladybug raises RuntimeError for every failure
             self._db = self._conn = None

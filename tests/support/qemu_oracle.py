@@ -416,6 +416,11 @@ class DeviceLoader:
             # --list, which turns relocation off
             argv = [qemu, *cpu, path] if info.interpreter and info.entry else [qemu, *cpu, interpreter, path]
         proc = self._run(argv, {**env, **(extra_env or {})})
+        if kind == "glibc" and argv[-2] != interpreter and proc.returncode != 0 and not proc.stdout.strip():
+            # a library with PT_INTERP and an entry point that qemu starts and loses without a word
+            # (Debian wheezy's libanl, libnss_files on PowerPC: exit 1, nothing printed): as ldd does
+            argv = [qemu, *cpu, interpreter, path]
+            proc = self._run(argv, {**env, **(extra_env or {})})
         trace = Trace(
             self.canonical(path), kind, [CHROOT, str(self.tree), *argv], proc.returncode, proc.stdout, proc.stderr
         )

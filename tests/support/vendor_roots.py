@@ -211,11 +211,10 @@ def refused_by_device(check: VendorCheck, path: str) -> bool:
 def check_vendor_root(name: str, work: Path, qemu_cache: bool = True) -> VendorCheck:
     """Extract, scan and trace one vendor root; compare linkgraph's link maps with the traces."""
     spec = VENDOR_ROOTS[name]
-    seconds = {}
     t0 = time.monotonic()
     qemu = qemu_host_binary(spec.qemu)
     root, sha = extracted_root(name)
-    seconds["extract"] = time.monotonic() - t0
+    seconds = {"extract": time.monotonic() - t0}
     key = f"{sha[:20]}-{sha256_of(qemu)[:20]}-v{TRACE_CACHE_VERSION}"
     cache_file = cache_dir() / "vendor-roots" / name / f"traces-{key}.json"
     if not qemu_cache:
@@ -224,12 +223,22 @@ def check_vendor_root(name: str, work: Path, qemu_cache: bool = True) -> VendorC
     t0 = time.monotonic()
     report = scan_and_report(root, work / "graph.lbdb")
     seconds["scan+report"] = time.monotonic() - t0
+    return check_root(spec, root, report, work, cache_file, seconds)
+
+
+def check_root(
+    spec: VendorRoot, root: Path, report: dict, work: Path, cache_file: Path, seconds: dict[str, float] | None = None
+) -> VendorCheck:
+    """Trace every program of an unpacked root (and, for glibc and musl, every other link-map root
+    of linkgraph's *report*) with the root's own loader, and compare the link maps."""
+    seconds = dict(seconds or {})
     t0 = time.monotonic()
+    work.mkdir(parents=True, exist_ok=True)
     loader = CachedLoader(root, work, cache_file)
     programs = qo.dynamic_executables(loader.elves, sonameless_pie=True)
     kinds = {qo.loader_kind(loader.elves[p].interpreter) for p in programs}
     if kinds != {spec.kind}:
-        raise qo.OracleError(f"{name}: expected {spec.kind} programs only, found loaders {kinds}")
+        raise qo.OracleError(f"{spec.name}: expected {spec.kind} programs only, found loaders {kinds}")
     others: list[str] = []
     if spec.kind in ("glibc", "musl"):  # these loaders list a library too
         others = sorted(
