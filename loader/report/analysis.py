@@ -109,9 +109,15 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
         },
         "missing": [{"soname": e["soname"]} for e in declared if e["status"] == Status.MISSING],
         "used_by": [
-            {"module": r["module"], "status": r["status"], "symbols": _symbols(r)}
+            {"module": r["module"], "kind": r["kind"], "status": r["status"], "symbols": _symbols(r)}
             for r in users
-            if r["status"] != Status.UPCALL
+            if r["status"] not in (Status.UPCALL, Status.INTERPOSED)
+        ],
+        # this file comes first in their lookup, so their references bind here: no use of it
+        "interposes_on": [
+            {"module": r["module"], "kind": r["kind"], "symbols": _symbols(r)}
+            for r in users
+            if r["status"] == Status.INTERPOSED
         ],
         "called_back_by": [
             {"module": r["module"], "symbols": _symbols(r)} for r in users if r["status"] == Status.UPCALL
