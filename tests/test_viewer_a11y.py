@@ -74,6 +74,7 @@ def page_urls(server: ViewerServer) -> dict[str, str]:
         "whole": f"/fw/{fw}/whole",
         "licences": f"/fw/{fw}/licences",
         "compare": f"/compare?old={ids[ARTICLE_NAME]}&new={ids[SHRUNK]}",
+        "error": "/fw/0000nope/",  # the viewer's error page (an unknown firmware)
     }
 
 
@@ -88,7 +89,7 @@ def settle(page: Any, name: str, watch: PageWatch) -> None:
 
 
 def drawn(page: Any, name: str) -> None:
-    if name != "compare":
+    if name not in ("compare", "error"):  # pages without a script of their own
         wait_until(page, "() => document.body.dataset.ready", timeout=60)
     if name == "file-graph":
         wait_until(page, "() => document.querySelector('#tabpanel-graph')?.dataset.state === 'ready'")
@@ -108,6 +109,9 @@ def test_axe_finds_nothing_serious(server: ViewerServer, pages: Pages) -> None:
         found[name] = severe(seen)
         kinds[name] = [f"{v['id']} ({v['impact']}, {v['count']})" for v in seen]
         screenshot(page, f"a11y-axe-{name}")
+        if name == "error":  # its own 404 is the page; nothing else may fail
+            assert watch.failed == [f"{server.url}/fw/0000nope/: 404"], watch.failed
+            watch.failed.clear()
         watch.assert_clean()
     print("axe violations (all, serious or critical) per page:", counts)
     (artifacts_dir() / "a11y-axe.json").write_text(
