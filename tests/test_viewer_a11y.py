@@ -78,6 +78,10 @@ def page_urls(server: ViewerServer) -> dict[str, str]:
     }
 
 
+BADGE_SIZES = """() => [...document.querySelectorAll('#tree .kind, #tree .flag')]
+    .map((e) => parseFloat(getComputedStyle(e).fontSize))"""
+
+
 def clean(name: str, watch: PageWatch, server: ViewerServer) -> None:
     """Nothing failed on the page (the error page's own 404 is the page itself)."""
     if name == "error":
@@ -262,6 +266,8 @@ def test_narrow_screens(server: ViewerServer, pages: Pages, width: int) -> None:
             assert shown["whole"], shown
         if name == "firmware":
             assert page.evaluate(CUT_NAMES) == []
+            badges = page.evaluate(BADGE_SIZES)  # the tree's kind and flag badges: 10 px or more
+            assert badges and min(badges) >= 10, badges
         assert page.evaluate(BROKEN_WORDS, HEADERS) == [], name
     # the search drawer's tables (a symbol: who provides it, its version, who binds it)
     page, watch = narrow_page(pages, server, page_urls(server)["firmware"], width)
