@@ -36,6 +36,7 @@ import json
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,6 +102,7 @@ class Case:
     hidden_query: set[tuple[str, str]]  # the store's "hidden" answer: (from, to)
     interposed_query: set[tuple[str, str]]  # the store's "interposed" answer: (from, to)
     upcall_query: set[tuple[str, str]]  # the store's "upcall" answer: (from, to)
+    db: Path  # the database the scan wrote
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +121,8 @@ def case(tmp_path_factory: pytest.TempPathFactory) -> Case:
         hidden = {(r["from"], r["to"]) for r in store.query("hidden", {"firmware": firmware})}
         interposed = {(r["from"], r["to"]) for r in store.query("interposed", {"firmware": firmware})}
         upcall = {(r["from"], r["to"]) for r in store.query("upcall", {"firmware": firmware})}
-    return Case(real, without, traces, without_traces, result, rows, summary, hidden, interposed, upcall)
+    db = work / "db" / "interpose.lbdb"
+    return Case(real, without, traces, without_traces, result, rows, summary, hidden, interposed, upcall, db)
 
 
 # --------------------------------------------------------------------------- the oracle's side
@@ -392,3 +395,19 @@ def test_neo4j_classifies_as_the_judges_say(case: Case, neo4j_server: Any, neo4j
     rows = json.loads(answer.stdout)
     assert edge_set(rows, SOURCES) == edge_set(case.rows, SOURCES)
     assert_same_set("dependency edges in Neo4j", strict(expected_edges(case)), strict(edge_set(rows, SOURCES)))
+
+
+def test_the_viewer_shows_interposition_apart(case: Case) -> None:
+    """The program that defines malloc "interposes on" libc and liballoc (their references bind to
+    it): the file page lists them apart from "Used by", each with its kind."""
+    from linkgraph.viewer import create_app
+
+    client = create_app({"LINKGRAPH_DB": str(case.db), "TESTING": True}).test_client()
+    (fw,) = client.get("/api/firmware").get_json()
+    found = client.get(f"/api/firmware/{fw['id']}/file", query_string={"path": ALLOC_PROG}).get_json()
+    interposed = {(r["module"], r["kind"]) for r in found["interposes_on"]}
+    assert {(LIBC, "library"), (ALLOC_LIB, "library")} <= interposed, found["interposes_on"]
+    assert not {r["module"] for r in found["used_by"]} & {LIBC, ALLOC_LIB}, found["used_by"]
+    libc = client.get(f"/api/firmware/{fw['id']}/file", query_string={"path": LIBC}).get_json()
+    assert all(r["status"] != "interposed" for r in libc["used_by"])
+    assert all("kind" in r for r in libc["used_by"])

@@ -74,7 +74,20 @@ def page_urls(server: ViewerServer) -> dict[str, str]:
         "whole": f"/fw/{fw}/whole",
         "licences": f"/fw/{fw}/licences",
         "compare": f"/compare?old={ids[ARTICLE_NAME]}&new={ids[SHRUNK]}",
+        "error": "/fw/0000nope/",  # the viewer's error page (an unknown firmware)
     }
+
+
+BADGE_SIZES = """() => [...document.querySelectorAll('#tree .kind, #tree .flag')]
+    .map((e) => parseFloat(getComputedStyle(e).fontSize))"""
+
+
+def clean(name: str, watch: PageWatch, server: ViewerServer) -> None:
+    """Nothing failed on the page (the error page's own 404 is the page itself)."""
+    if name == "error":
+        assert watch.failed == [f"{server.url}/fw/0000nope/: 404"], watch.failed
+        watch.failed.clear()
+    watch.assert_clean()
 
 
 def settle(page: Any, name: str, watch: PageWatch) -> None:
@@ -88,7 +101,7 @@ def settle(page: Any, name: str, watch: PageWatch) -> None:
 
 
 def drawn(page: Any, name: str) -> None:
-    if name != "compare":
+    if name not in ("compare", "error"):  # pages without a script of their own
         wait_until(page, "() => document.body.dataset.ready", timeout=60)
     if name == "file-graph":
         wait_until(page, "() => document.querySelector('#tabpanel-graph')?.dataset.state === 'ready'")
@@ -108,7 +121,7 @@ def test_axe_finds_nothing_serious(server: ViewerServer, pages: Pages) -> None:
         found[name] = severe(seen)
         kinds[name] = [f"{v['id']} ({v['impact']}, {v['count']})" for v in seen]
         screenshot(page, f"a11y-axe-{name}")
-        watch.assert_clean()
+        clean(name, watch, server)
     print("axe violations (all, serious or critical) per page:", counts)
     (artifacts_dir() / "a11y-axe.json").write_text(
         json.dumps({"counts": counts, "all": kinds, "severe": found}, indent=1)
@@ -244,7 +257,7 @@ def test_narrow_screens(server: ViewerServer, pages: Pages, width: int) -> None:
         shown = page.evaluate(MEASURE)
         figures[name] = shown
         screenshot(page, f"a11y-{width}px-{name}")
-        watch.assert_clean()
+        clean(name, watch, server)
         assert shown["scroll"] <= width and shown["body"] <= width, (name, shown)
         assert shown["main"] and shown["main"]["width"] >= width * 0.9 and shown["main"]["height"] > 100, (name, shown)
         if name == "file-graph":
@@ -253,6 +266,8 @@ def test_narrow_screens(server: ViewerServer, pages: Pages, width: int) -> None:
             assert shown["whole"], shown
         if name == "firmware":
             assert page.evaluate(CUT_NAMES) == []
+            badges = page.evaluate(BADGE_SIZES)  # the tree's kind and flag badges: 10 px or more
+            assert badges and min(badges) >= 10, badges
         assert page.evaluate(BROKEN_WORDS, HEADERS) == [], name
     # the search drawer's tables (a symbol: who provides it, its version, who binds it)
     page, watch = narrow_page(pages, server, page_urls(server)["firmware"], width)

@@ -87,9 +87,10 @@ def test_file_analysis_sections(client: Any, fw: str) -> None:
     assert [(h["to"], h["symbols"]) for h in apcfg["hidden"]] == [(APLOG, ["aplog_write"]), (UTIL, ["util_bar"])]
     utility = client.get(f"/api/firmware/{fw}/file", query_string={"path": UTIL}).get_json()
     assert utility["used_by"] == [
-        {"module": BUSYBOX, "status": "used", "symbols": ["util_foo"]},
-        {"module": APCFG, "status": "hidden", "symbols": ["util_bar"]},
+        {"module": BUSYBOX, "kind": "executable", "status": "used", "symbols": ["util_foo"]},
+        {"module": APCFG, "kind": "library", "status": "hidden", "symbols": ["util_bar"]},
     ]
+    assert utility["interposes_on"] == []
 
 
 def test_traps_show_in_the_analysis(client: Any, fw: str) -> None:

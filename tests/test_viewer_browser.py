@@ -140,6 +140,7 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
         "upcall",
         "missing",
         "used_by",
+        "interposes_on",
         "called_back_by",
         "unresolved",
         "duplicates",
@@ -248,6 +249,9 @@ def check_article_viewer(pages: Pages, server: ViewerServer, fw: str) -> None:
         row.locator("summary").click()
         assert row.locator("ul.symbol-list li", has_text=symbol).is_visible()
     assert page.locator(f"section[data-section='used_by'] a.file-link[data-path='{BUSYBOX}']").count() == 1
+    headers = page.eval_on_selector_all("section[data-section='used_by'] th", "els => els.map(e => e.textContent)")
+    assert headers == ["module", "kind", "status", "symbols"]
+    assert page.locator("section[data-section='used_by'] tbody [data-kind='executable']").count() == 1
     # a file link inside the analysis moves the panel
     page.click(f"section[data-section='used_by'] a.file-link[data-path='{BUSYBOX}']")
     wait_until(page, "() => document.querySelector('#panel .file-name')?.textContent === 'busybox'")

@@ -80,8 +80,16 @@ def test_whole_firmware_of_host_programs(host_server: ViewerServer, pages: Pages
     libc = next(n["path"] for n in whole["nodes"] if n["label"] == "libc.so.6")
     assert page.evaluate(f"linkgraphWhole.select({json.dumps(libc)})")
     assert page.get_attribute("#whole-info", "data-node") == libc
-    users = sum(1 for _, t, s in edges if t == libc and s != "upcall")  # an upcall is listed apart
-    assert f"Used by ({users})" in page.inner_text("#whole-info")
+    # an upcall and an interposition are listed apart, each in its own words
+    users = [f for f, t, s in edges if t == libc and s not in ("upcall", "interposed")]
+    assert f"Used by ({len(users)})" in page.inner_text("#whole-info")
+    kinds = {n["path"]: n["kind"] for n in whole["nodes"]}
+    programs = sum(1 for f in users if kinds[f] == "executable")
+    assert 0 < programs < len(users)  # libc is used by programs and by libraries: a filter by kind
+    page.select_option("select[aria-label='Used by: show the modules of one kind']", "executable")
+    assert f"Used by ({programs} of {len(users)})" in page.inner_text("#whole-info")
+    shown = page.eval_on_selector_all("ul[data-list='Used by'] li:not([hidden])", "els => els.map(e => e.dataset.kind)")
+    assert shown == ["executable"] * programs
     canvas = page.locator("#whole-canvas").bounding_box()
     exe = next(n for n in whole["nodes"] if n["kind"] == "executable")
     page.evaluate(f"linkgraphWhole.select({json.dumps(exe['path'])})")  # brings it on screen

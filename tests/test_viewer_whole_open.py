@@ -161,11 +161,11 @@ def test_path_finder_follows_curls_link_map(host_server: ViewerServer, pages: Pa
     # libc is reached through an intermediate library as well as directly: the direct edge is shortest
     answer = host_server.json(f"/api/firmware/{fw}/path?from={CURL}&to={libc}")
     assert [[(s["from"], s["to"]) for s in p] for p in answer["paths"]] == [[(CURL, libc)]]
-    # the drawing marks each module of the paths, or the box of its closed group
+    # the folders on the paths open: the drawing marks each module and each edge of the paths
     on_path = set(page.evaluate("linkgraphWhole.onPath()"))
-    whole = host_server.json(f"/api/firmware/{fw}/whole")
-    of = {(n["path"] or n["label"]): folder(n) for n in whole["nodes"]}
-    assert on_path == {f"group:{of[key]}" for chain in chains for step in chain for key in step[:2]}, on_path
+    assert on_path == {key for chain in chains for step in chain for key in step[:2]}, on_path
+    edges = {tuple(e) for e in page.evaluate("linkgraphWhole.onPathEdges()")}
+    assert edges == {(step[0], step[1]) for chain in chains for step in chain}, edges
     print(f"\npath finder: {CURL} reaches {goal} in {shortest} steps, {len(chains)} shortest path(s)")
     screenshot(page, "whole-path-finder")
     watch.assert_clean()

@@ -71,8 +71,9 @@ def test_the_scripts_get_the_vocabulary_from_the_viewer(client: Any) -> None:
     assert [c["name"] for c in served["licenceClasses"]] == list(LicenceClass)
     assert [s["color"] for s in served["statuses"]] == [look.colour for look in drawing_style.STATUS_LOOKS.values()]
     css = client.get("/static/vocabulary.css").get_data(as_text=True)
-    for status, look in drawing_style.STATUS_LOOKS.items():
-        assert f".status-{status} {{ color: {look.colour}; }}" in css
+    for status, look in drawing_style.STATUS_LOOKS.items():  # the word in a shade that reads on white
+        assert f".status-{status} {{ color: {vocabulary.text_colour(look.colour)}; }}" in css
+        assert f".line-{status} {{ border-top: 2px {look.line} {look.colour}; }}" in css
     for cls, look in drawing_style.LICENCE_LOOKS.items():
         assert f".lclass-{cls} {{ color: {look.outline};" in css
 
@@ -90,3 +91,26 @@ def test_no_script_or_style_sheet_writes_a_status_colour_or_list() -> None:
         text = f.read_text(encoding="utf-8")
         assert not {c.lower() for c in COLOUR.findall(text)} & declared, f.name
         assert '"declared-unused", "hidden"' not in text, f.name  # a list of the statuses written out
+
+
+def _wcag_contrast_on_white(hex_colour: str) -> float:
+    """WCAG 2's contrast ratio of #rrggbb against white, written out here as the standard gives it."""
+
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(int(hex_colour[i : i + 2], 16)) for i in (1, 3, 5))
+    return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05)
+
+
+def test_status_words_read_on_white() -> None:
+    """Every status word (the pages' and the HTML report's) at 4.5:1 or more: the missing edge's
+    grey line (3.36:1) keeps its colour, its word a darker shade of it."""
+    css = vocabulary.status_css()
+    words = dict(re.findall(r"\.status-([a-z-]+) \{ color: (#[0-9a-f]{6}|black); \}", css))
+    assert len(words) >= 7 and "missing" in words
+    for status, colour in words.items():
+        if colour != "black":
+            assert _wcag_contrast_on_white(colour) >= 4.5, (status, colour)
+    assert ".line-missing { border-top: 2px dotted #8c8c8c; }" in css

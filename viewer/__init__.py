@@ -40,6 +40,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from . import api, exports, pages, security, store_access
     from . import compare as _compare  # noqa: F401  # its routes join pages.bp and api.bp
     from . import search_api as _search_api  # noqa: F401  # its routes join api.bp
+    from .error_page import error_page
 
     security.init_app(app)
     store_access.init_app(app)
@@ -59,6 +60,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     def _error(exc: HTTPException) -> Any:
         if request.path.startswith("/api/"):
             return jsonify(error=exc.description), exc.code
-        return exc
+        return error_page(exc)
 
     return app

@@ -116,7 +116,10 @@ def path(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     start, goal = required_arg("from"), required_arg("to")
     program = request.args.get("program") or start
-    found = process_path.process_path(current_store(), firmware["id"], program, start, goal)
+    try:
+        found = process_path.process_path(current_store(), firmware["id"], program, start, goal)
+    except process_path.AmbiguousName as exc:
+        abort(400, str(exc))
     return jsonify({"firmware": firmware, **found})
 
 

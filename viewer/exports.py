@@ -68,6 +68,8 @@ def analysis_rows(found: dict[str, Any]) -> Iterator[list[Any]]:
         yield ["missing", path, None, e["soname"], "missing", "", ""]
     for e in found["used_by"]:
         yield ["used-by", e["module"], path, None, e["status"], _joined(e["symbols"]), ""]
+    for e in found.get("interposes_on", []):  # this file first in their lookup: no use of it
+        yield ["interposes-on", e["module"], path, None, Status.INTERPOSED.value, _joined(e["symbols"]), ""]
     for e in found.get("called_back_by", []):  # upcalls into the file: no use of it
         yield ["called-back-by", e["module"], path, None, Status.UPCALL.value, _joined(e["symbols"]), ""]
     for u in found["unresolved"]:

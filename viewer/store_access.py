@@ -19,6 +19,7 @@ from typing import Any
 from flask import Flask, abort, current_app
 
 from ..loader.errors import StoreError
+from ..loader.near_names import close_names, did_you_mean
 from ..loader.store import GraphStore, open_store
 
 _EXTENSION = "linkgraph_store"
@@ -105,6 +106,11 @@ def firmware_or_404(firmware_id: str) -> dict[str, Any]:
     except StoreError as exc:
         abort(503, str(exc))
     hits = [f for f in rows if f["id"] == firmware_id] or [f for f in rows if f["id"].startswith(firmware_id)]
-    if len(hits) != 1:
-        abort(404, f"no firmware {firmware_id!r} in this store (GET /api/firmware lists them)")
+    if len(hits) > 1:
+        abort(404, f"{firmware_id!r} begins the ids of {len(hits)} firmware in this store: give more of the id")
+    if not hits:
+        names = {f["name"]: f for f in rows if f["name"]}
+        near = [f"{n} ({names[n]['id'][:12]})" for n in close_names(firmware_id, names)]
+        listed = did_you_mean(near) if near else f"; the store holds {len(rows)} firmware, listed on the start page"
+        abort(404, f"no firmware {firmware_id!r} in this store{listed}")
     return hits[0]

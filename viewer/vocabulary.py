@@ -71,12 +71,41 @@ def css_colour(colour: str) -> str:
     return colour
 
 
+READABLE_CONTRAST = 4.5  # WCAG AA for text: what a status word needs against the page's white
+
+
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG's relative luminance of an sRGB colour."""
+    linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast_on_white(colour: str) -> float:
+    """The contrast ratio of a ``#rrggbb`` colour against white."""
+    rgb = (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
+    return 1.05 / (_luminance(rgb) + 0.05)
+
+
+def text_colour(colour: str) -> str:
+    """``colour`` for words on white: the drawing's colour, darkened (same hue) until it reads at
+    4.5:1 (a missing edge's light grey is right for a dotted line, too light for its word)."""
+    if not (colour.startswith("#") and len(colour) == 7):
+        return colour  # a named colour of the drawing style (black)
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    shade = colour
+    while contrast_on_white(shade) < READABLE_CONTRAST:
+        rgb = [int(c * 0.95) for c in rgb]
+        shade = "#" + "".join(f"{c:02x}" for c in rgb)
+    return shade
+
+
 def status_css() -> str:
-    """The status words and legend lines, coloured (also the compliance report's inline CSS)."""
+    """The status words and legend lines, coloured (also the compliance report's inline CSS): the
+    words in a shade that reads on white (``text_colour``), the lines in the drawing's colour."""
     rules = []
     for status, look in EDGE_LOOKS.items():
         colour = css_colour(look.colour)
-        rules.append(f".status-{status} {{ color: {colour}; }}")
+        rules.append(f".status-{status} {{ color: {css_colour(text_colour(colour))}; }}")
         rules.append(f".line-{status} {{ border-top: 2px {look.line} {colour}; }}")
     return "\n".join(rules)
 

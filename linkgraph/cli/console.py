@@ -144,10 +144,22 @@ def print_summary(
     )
     console = Console(stderr=True)
     console.print(table)
+    # lines that name a command are never wrapped (a command cut in two cannot be pasted)
     for line in coverage_lines(coverage, SUMMARY_TO_REVIEW):
-        console.print(line, markup=False, highlight=False)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     flag = "--neo4j" if "://" in db else "--db"
-    console.print(escape(f"graph stored in {db}; next: linkgraph report {flag} {db} --format json"))
+    console.print(escape(f"graph stored in {db}; next: linkgraph report {flag} {db} --format json"), soft_wrap=True)
+
+
+def say_problem(*lines: str) -> None:
+    """``linkgraph: LINE`` on stderr for each line, unwrapped (a command in it stays whole),
+    escaped for a terminal."""
+    import click
+
+    from ..loader.store.printable import visible
+
+    for line in lines:
+        click.echo(f"linkgraph: {visible(line)}", err=True)
 
 
 # a table is printed when each of its columns gets at least this many characters (or all of its

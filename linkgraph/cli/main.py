@@ -19,11 +19,16 @@ from .. import __version__
 from ..loader.errors import LinkgraphError
 from ..loader.model import Resolution
 from ..loader.problems import Severity
-from .console import ProgressBar, ScanSummary, print_found, print_summary
+from .console import ProgressBar, ScanSummary, print_found, print_summary, say_problem
 from .exit_noise import silence_exit_noise
 from .internal_error import keep_traces_in, write_trace
+from .near_choices import problems_command
 from .options import DEFAULT_DB, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, fail, store_options
 from .source_command import check_result, load_release, source_option
+
+NOTHING_FOUND_HINT = (
+    " (give the device's root filesystem, the folder holding /bin and /lib, or the firmware image file)"
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -138,6 +143,7 @@ def scan(
 
     start = time.perf_counter()
     results = []
+    modules = 0  # ELF files found, over every root
     if workdir:
         keep_traces_in(workdir)
     try:
@@ -162,6 +168,7 @@ def scan(
             for result in results:
                 t_store = time.perf_counter()
                 summary = ScanSummary.of(result)
+                modules += sum(summary.kinds.values())
                 rows = build_rows(result)
                 if index is not None:
                     check_result(rows, result, index, quiet)
@@ -176,13 +183,23 @@ def scan(
                 statuses = {r["status"]: r["edges"] for r in store.query("summary", fw)}
                 result.elapsed["store"] = time.perf_counter() - t_store
                 result.elapsed["total"] = time.perf_counter() - start
-                if not quiet:
+                if not quiet and summary.kinds.total():
                     coverage = licence_coverage(store, result.firmware_sha256)
                     print_summary(summary, statuses, result.elapsed, where, coverage)
     except LinkgraphError as exc:
         fail(str(exc))
-    failed = any(p.severity is Severity.ERROR for r in results for p in r.problems)
-    sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)
+    if not modules:
+        say_problem(f"no ELF file found in {target}: nothing to analyse{NOTHING_FOUND_HINT}")
+        sys.exit(EXIT_PROBLEMS)
+    errors = [(r, p) for r in results for p in r.problems if p.severity is Severity.ERROR]
+    if errors:
+        result, first = errors[0]
+        listing = problems_command(where, result.firmware_sha256[:12])
+        say_problem(
+            f"done, with {len(errors)} file error(s); the first: {first.path}: {first.code.value}: {first.message}",
+            f"`{listing}` lists them all",
+        )
+    sys.exit(EXIT_PROBLEMS if errors else EXIT_OK)
 
 
 def _add_commands() -> None:

@@ -28,6 +28,13 @@ def list_paths_command(where: str, firmware: str | None) -> str:
     return f"linkgraph query module-paths {flag} {shlex.quote(where)}{chosen}"
 
 
+def problems_command(where: str, firmware: str | None) -> str:
+    """The command that lists every problem a scan recorded, for this store and firmware."""
+    flag = "--neo4j" if "://" in where else "--db"
+    chosen = f" --firmware {shlex.quote(firmware)}" if firmware else ""
+    return f"linkgraph query problems {flag} {shlex.quote(where)}{chosen}"
+
+
 def require_module(store: Any, firmware_id: str, path: str, listing: str, what: str = "") -> None:
     """Return when *path* names a module of the firmware (its path or a symlink to it); else stop
     (exit 2) saying so, with the closest paths and *listing*, the command that lists them all."""

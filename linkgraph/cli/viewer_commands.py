@@ -4,7 +4,9 @@ dependency diagram drawn by Graphviz) and ``serve`` (the web viewer). Flask is i
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -141,6 +143,21 @@ def diagram(
     )
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, bound before anything is printed (a busy port is then
+    exit 2 with no URL said)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as werkzeug's server does
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -157,7 +174,9 @@ def _is_loopback(host: str) -> bool:
     help="Address to listen on (the viewer has no login: keep it on the loopback unless the network "
     "is yours). Requests must name it or a loopback name in their Host header.",
 )
-@click.option("--port", default=8750, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on.")
+@click.option(
+    "--port", default=8750, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on (0: a free one)."
+)
 @click.option("--debug", is_flag=True, help="Flask debug mode (tracebacks in the browser); never on a shared network.")
 def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> None:
     """Start the web viewer on the graph (read only): http://127.0.0.1:8750/ by default.
@@ -173,7 +192,7 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
     analysis as CSV (/api/firmware/ID/analysis.csv?path=P). docs/viewer.md describes them all.
     Every script and style sheet is served locally (no CDN). Ctrl-C stops it.
     """
-    from werkzeug.serving import run_simple
+    from werkzeug.serving import make_server
 
     from ..viewer import create_app
 
@@ -183,11 +202,25 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
     except LinkgraphError as exc:
         fail(str(exc))
     try:
+        try:
+            listening = _listen(host, port)
+        except OSError as exc:
+            busy = " (another program is using it: stop it, or choose another with --port)"
+            fail(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}{busy if exc.errno == errno.EADDRINUSE else ''}"
+            )
+        port = listening.getsockname()[1]
         url_host = f"[{host}]" if ":" in host else host
         # the Host allow-list (viewer/security.py): the loopback names, and the address asked for
         # the database file too: a scan that replaces it is picked up (viewer/store_access.py)
         config = {"LINKGRAPH_STORE": store, "LINKGRAPH_DB": store.path if store.engine == "ladybug" else None}
         app = create_app({**config, "DEBUG": debug, "LINKGRAPH_ALLOWED_HOSTS": [f"{url_host}:{port}"]})
+        if debug:
+            from werkzeug.debug import DebuggedApplication
+
+            app = DebuggedApplication(app, evalex=True)
+        server = make_server(host, port, app, threaded=True, fd=listening.fileno())
+        listening.close()  # the server holds its own copy of the socket
         click.echo(
             f"linkgraph viewer on http://{url_host}:{port}/ ({where}, {len(known)} firmware; Ctrl-C stops it)", err=True
         )
@@ -196,8 +229,6 @@ def serve(open_: Callable, where: str, host: str, port: int, debug: bool) -> Non
                 "linkgraph: warning: the viewer has no login; anyone who reaches this address can read the graph",
                 err=True,
             )
-        run_simple(host, port, app, threaded=True, use_debugger=debug, use_reloader=False)
-    except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        server.serve_forever()
     finally:
         store.close()

@@ -3,7 +3,8 @@
 1. a ``Module.symvers`` (the build's own list, with each export's type);
 2. a ``vmlinux`` ELF: its ``__ksymtab*`` sections (``__kflagstab`` in the newer layout);
 3. a raw kernel image: the tables located through kallsyms, which ``vmlinux-to-elf`` recovers
-   (an optional library: GPL-3.0-or-later, so linkgraph does not depend on it); without it, or
+   (an optional tool, GPL-3.0-or-later: linkgraph runs it as a program, see kallsyms_tool, and
+   does not depend on it); without it, or
    without kallsyms in the image, the tables found by their shape (``ksymtab_scan``); the
    reasons are recorded.
 
@@ -12,18 +13,17 @@ Each returns a :class:`KernelExports` whose ``detail`` says what was found or wh
 
 from __future__ import annotations
 
-import importlib
 import io
 import lzma
-import re
+import struct
 from pathlib import Path
-from typing import Any
 
 import pyzstd
 from elftools.elf.elffile import ELFFile
 
 from ..elf.facts import is_elf
 from ..unpack.streams import open_stream
+from . import kallsyms_tool
 from .ksymtab import CORRUPT, FLAGS, KSYM_FLAG_GPL_ONLY, STRINGS, TABLES
 from .ksymtab_image import Reader, Strings, decode_table
 from .ksymtab_scan import recover
@@ -44,6 +44,8 @@ _STREAM_MAGIC = (
     (b"BZh", "bzip2"),
     (b"(\xb5/\xfd", "zstd"),
 )
+MAX_CANDIDATES = 64  # streams tried per magic in an image without a banner
+_BANNER = b"Linux version "
 STRINGS_SEARCH = 4 << 20  # bytes after the tables where the names are looked for (Debian's: 200 KiB)
 
 
@@ -120,9 +122,6 @@ def from_vmlinux_bytes(data: bytes, shown: str, source: KernelSource = KernelSou
     return KernelExports(source, exports, shown, f"{len(exports)} exports from its __ksymtab sections")
 
 
-_VERSION = re.compile(rb"Linux version (\d+\.[\d.]*\d)[ -~]+")  # as vmlinux-to-elf reads the banner
-
-
 def _decompresses_within(data: bytes, offset: int, limit: int) -> bool:
     """Whether the stream at ``offset`` (gzip, xz, lzma, bzip2, zstd) decompresses to at most
     ``limit`` bytes: read through in chunks, the output dropped. vmlinux-to-elf decompresses a
@@ -140,66 +139,54 @@ def _decompresses_within(data: bytes, offset: int, limit: int) -> bool:
                 if total > limit:
                     return False
     except (OSError, EOFError, ValueError, lzma.LZMAError, pyzstd.ZstdError):
-        pass  # what the library makes of a broken stream is its own (its output is bounded by it)
+        pass  # what the tool makes of a broken stream is its own (its output is bounded by it)
     return True
 
 
-def _vmlinux_to_elf() -> tuple[Any, Any] | None:
-    """vmlinux-to-elf's ``KallsymsFinder`` (with its version search made linear) and its unpacker
-    (with each stream's output bounded)."""
-    try:
-        kallsyms = importlib.import_module("vmlinux_to_elf.core.kallsyms")
-        unpack = importlib.import_module("vmlinux_to_elf.core.auto_unpack")
-    except ImportError:
-        return None
+def _candidate_streams(data: bytes) -> list[int]:
+    """The offsets where vmlinux-to-elf's unpacker would try a stream: the start, the words of the
+    last 80 bytes, and, in an image without a version banner, where a stream's magic is (the
+    first ``MAX_CANDIDATES`` of each)."""
+    offsets = {0}
+    for order in "<>":
+        offsets |= set(struct.unpack(f"{order}20I", data[-80:])) if len(data) >= 80 else set()
+    if _BANNER not in data:
+        for magic, _ in _STREAM_MAGIC:
+            at = data.find(magic)
+            for _ in range(MAX_CANDIDATES):
+                if at < 0:
+                    break
+                offsets.add(at)
+                at = data.find(magic, at + 1)
+    return sorted(o for o in offsets if o < len(data))
 
-    class Finder(kallsyms.KallsymsFinder):
-        def find_linux_kernel_version(self) -> None:
-            """The banner's version, as the library reads it, without the library's search for
-            every other string holding the version (only logged; quadratic in the length of
-            each run of printable bytes, so a few hundred KiB of text take minutes)."""
-            found = _VERSION.search(self.kernel_img)
-            if found is None:
-                raise ValueError("No version string found in this kernel")
-            self.version_string = found.group(0).decode("ascii")
-            self.version_number = found.group(1).decode("ascii")
 
-    class Decompressor(unpack.VmlinuzDecompressor):
-        def _try_decompress_at(self, input_file: bytes, offset: int) -> bytes | None:
-            """The library's decompression of a stream at ``offset``, when it stays within the bound."""
-            if not _decompresses_within(input_file, offset, MAX_DECOMPRESSED_BYTES):
-                self.refused = [*getattr(self, "refused", []), offset]
-                return None
-            return super()._try_decompress_at(input_file, offset)
-
-    return Finder, Decompressor
+def _refused_stream(data: bytes) -> int | None:
+    """The first stream the unpacker would try that decompresses past the bound."""
+    return next(
+        (o for o in _candidate_streams(data) if not _decompresses_within(data, o, MAX_DECOMPRESSED_BYTES)), None
+    )
 
 
 def from_image(data: bytes, shown: str) -> KernelExports:
-    """A raw (possibly self-decompressing) kernel image."""
-    lib = _vmlinux_to_elf()
-    if lib is None:
+    """A raw (possibly self-decompressing) kernel image, through vmlinux-to-elf run as a program."""
+    if not kallsyms_tool.installed():
         return _by_shape(data, shown, "vmlinux-to-elf is not installed")
-    finder_class, unpack = lib
-    refused: list[int] = []
-    try:
-        decompressor = unpack(data)
-        refused = getattr(decompressor, "refused", [])
-        raw = decompressor.decompressed or data
-    except Exception:  # a third-party parser of hostile input: the bytes are then taken as they are
-        raw = data
-    if refused and raw is data:  # nothing else decompressed
+    refused = _refused_stream(data)
+    if refused is not None:
         limit = f"decompresses to more than {MAX_DECOMPRESSED_BYTES >> 20} MiB, not decompressed"
-        return _by_shape(raw, shown, f"the stream at {refused[0]:#x} {limit}")
+        return _by_shape(data, shown, f"the stream at {refused:#x} {limit}")
+    try:
+        raw = kallsyms_tool.decompress(data)
+    except kallsyms_tool.ToolError:
+        raw = data  # the bytes are then taken as they are
     if is_elf(raw):
         return from_vmlinux_bytes(raw, shown, KernelSource.IMAGE)
     try:
-        finder = finder_class(raw)
-        symbols = {s.name: s.virtual_address for s in finder.symbols}
-        base = finder.kernel_text_candidate
-    except Exception as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return _by_shape(raw, shown, f"no kallsyms recovered by vmlinux-to-elf ({reason})")
+        kernel = kallsyms_tool.symbolize(raw)
+    except kallsyms_tool.ToolError as exc:
+        return _by_shape(raw, shown, f"no kallsyms recovered by vmlinux-to-elf ({exc})")
+    symbols, spans = kernel.symbols, kernel.spans
     bounds = {
         name: (symbols[f"__start_{name}"], symbols[f"__stop_{name}"])
         for name in (*TABLES, FLAGS)
@@ -212,13 +199,14 @@ def from_image(data: bytes, shown: str) -> KernelExports:
         bounds[STRINGS] = (max(ends), max(ends) + STRINGS_SEARCH)
 
     def read(address: int, size: int) -> bytes | None:
-        at = address - base
-        return raw[at : at + size] if 0 <= at <= len(raw) and size >= 0 else None
+        for start, content in spans:
+            at = address - start
+            if 0 <= at <= len(content) and size >= 0:
+                return content[at : at + size]
+        return None
 
-    word = 8 if finder.is_64_bits else 4
-    little = not getattr(finder, "is_big_endian", False)
     try:
-        exports = _tables(read, bounds, little, word)
+        exports = _tables(read, bounds, kernel.little, kernel.word)
     except ValueError as exc:
         return _by_shape(raw, shown, f"kallsyms recovered, export tables not read through it ({exc})")
     return KernelExports(

@@ -13,6 +13,7 @@ import posixpath
 
 from ..errors import NotFoundError
 from ..model import Status
+from ..near_names import close_paths, did_you_mean
 from .kernel_view import add_kernel_links, kernel_flags
 from .rows import Queryable, Row
 
@@ -25,9 +26,12 @@ def find_module(store: Queryable, firmware_id: str, path: str) -> Row:
     exact = [r for r in rows if r["path"] == path]
     if exact or rows:
         return (exact or rows)[0]
-    raise NotFoundError(
-        f"no ELF file {path!r} in this firmware (GET /api/firmware/{firmware_id[:12]}…/tree lists them)"
-    )
+    known = [
+        p
+        for row in store.query("module-paths", {"firmware": firmware_id})
+        for p in [row["path"], *(row["aliases"] or [])]
+    ]
+    raise NotFoundError(f"no ELF file {path!r} in this firmware{did_you_mean(close_paths(path, known))}")
 
 
 def module_node(module: Row, node_id: str) -> Row:
@@ -105,9 +109,15 @@ def file_analysis(store: Queryable, firmware_id: str, path: str) -> Row:
         },
         "missing": [{"soname": e["soname"]} for e in declared if e["status"] == Status.MISSING],
         "used_by": [
-            {"module": r["module"], "status": r["status"], "symbols": _symbols(r)}
+            {"module": r["module"], "kind": r["kind"], "status": r["status"], "symbols": _symbols(r)}
             for r in users
-            if r["status"] != Status.UPCALL
+            if r["status"] not in (Status.UPCALL, Status.INTERPOSED)
+        ],
+        # this file comes first in their lookup, so their references bind here: no use of it
+        "interposes_on": [
+            {"module": r["module"], "kind": r["kind"], "symbols": _symbols(r)}
+            for r in users
+            if r["status"] == Status.INTERPOSED
         ],
         "called_back_by": [
             {"module": r["module"], "symbols": _symbols(r)} for r in users if r["status"] == Status.UPCALL

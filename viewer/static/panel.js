@@ -1,6 +1,6 @@
 // The per-file panel: tabs Overview, ELF analysis and Graph.
 import {
-  apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, plural, statusTag, symbolDetails,
+  KIND_LABEL, apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, plural, statusTag, symbolDetails,
 } from "./common.js";
 import {DiagramView} from "./diagram.js";
 import {hardeningSection} from "./hardening.js";
@@ -310,8 +310,13 @@ export class FilePanel {
       (r) => [code(r.soname), this.fileLink(r.to), symbolDetails(r.symbols)]),
       this.section("missing", "Missing", "Declared, but no file in the image satisfies it.", d.missing,
         ["soname"], (r) => [code(r.soname)]),
-      this.section("used_by", "Used by", "Modules that depend on this file.", d.used_by,
-        ["module", "status", "symbols"], (r) => [this.fileLink(r.module), statusTag(r.status), symbolDetails(r.symbols)]),
+      kindFilter(this.section("used_by", "Used by", "Modules that depend on this file.", d.used_by,
+        ["module", "kind", "status", "symbols"], (r) => [this.fileLink(r.module), kindCell(r.kind), statusTag(r.status),
+          symbolDetails(r.symbols)]), d.used_by),
+      this.section("interposes_on", "Interposes on", "Modules whose references bind to this file only because it " +
+        "comes first in their lookup (as a program defining malloc interposes on the C library): no use of " +
+        "this file, and no dependency of it.", d.interposes_on || [], ["module", "kind", "symbols"],
+      (r) => [this.fileLink(r.module), kindCell(r.kind), symbolDetails(r.symbols)]),
       this.section("called_back_by", "Called back by", "Modules this file's own dependencies load that call back " +
         "into it (upcalls): no use of this file.", d.called_back_by || [], ["module", "symbols"],
       (r) => [this.fileLink(r.module), symbolDetails(r.symbols)]),
@@ -335,6 +340,31 @@ export class FilePanel {
       "loaded at run time.", inside, CONTAINED_HEADERS, containedCells);
   }
 }
+
+/** A module's kind as the table's cell: its short tag and its name. */
+function kindCell(kind) {
+  return el("span", {dataset: {kind}}, el("span", {className: `kind kind-${kind}`}, KIND_LABEL[kind] || kind), ` ${kind}`);
+}
+
+/** A section's table filtered by the kind of module of each row ("programs only"), when it holds
+ * more than one kind; the count in its title says how many rows are shown. */
+function kindFilter(box, rows) {
+  const kinds = [...new Set(rows.map((r) => r.kind))].sort();
+  if (kinds.length < 2) return box;
+  const counts = Object.fromEntries(kinds.map((k) => [k, rows.filter((r) => r.kind === k).length]));
+  const select = el("select", {className: "kind-filter", "aria-label": "Show the modules of one kind"},
+    el("option", {value: ""}, `every kind (${rows.length})`),
+    ...kinds.map((k) => el("option", {value: k}, `${KIND_PLURAL[k] || k} only (${counts[k]})`)));
+  select.addEventListener("change", () => {
+    const trs = box.querySelectorAll("tbody tr");
+    rows.forEach((r, n) => { trs[n].hidden = Boolean(select.value) && r.kind !== select.value; });
+    box.querySelector("h2 .count").textContent = select.value ? `(${counts[select.value]} of ${rows.length})` : `(${rows.length})`;
+  });
+  box.querySelector("table").before(el("p", {className: "kind-filter-row"}, el("label", {}, "Show ", select)));
+  return box;
+}
+
+const KIND_PLURAL = {executable: "programs", library: "libraries", "kernel-module": "kernel modules", "other-elf": "other ELF files"};
 
 // What declared-unused means, in the words of the status's own explanation (docs/viewer.md).
 const DECLARED_UNUSED_HELP = "the library is still loaded and its initialisation code runs, but no symbol of " +

@@ -23,13 +23,38 @@ export function nodeButton(i) {
     n.label);
 }
 
+const KIND_PLURAL = {executable: "programs", library: "libraries", "kernel-module": "kernel modules"};
+
+/** A list of the module's neighbours, each with its kind; with more than one kind among them, a
+ * filter by kind ("programs only") whose choice the title's count follows. */
 function edgeList(title, ks, other) {
   if (!ks.length) return;
-  info.appendChild(el("h3", {}, `${title} (${ks.length})`));
-  const ul = el("ul", {className: "plain neighbours"});
+  const kinds = [...new Set(ks.map((k) => state.nodes[other(state.edges[k])].kind))].sort();
+  const count = el("span", {className: "count"}, `(${ks.length})`);
+  const heading = el("h3", {}, `${title} `, count);
+  const ul = el("ul", {className: "plain neighbours", dataset: {list: title}});
+  info.appendChild(heading);
+  if (kinds.length > 1) {
+    const select = el("select", {className: "kind-filter", "aria-label": `${title}: show the modules of one kind`},
+      el("option", {value: ""}, `every kind (${ks.length})`),
+      ...kinds.map((kind) => el("option", {value: kind}, `${KIND_PLURAL[kind] || kind} only (${
+        ks.filter((k) => state.nodes[other(state.edges[k])].kind === kind).length})`)));
+    select.addEventListener("change", () => {
+      let shown = 0;
+      for (const li of ul.children) {
+        li.hidden = Boolean(select.value) && li.dataset.kind !== select.value;
+        if (!li.hidden) shown += 1;
+      }
+      count.textContent = select.value ? `(${shown} of ${ks.length})` : `(${ks.length})`;
+    });
+    info.appendChild(el("p", {className: "kind-filter-row"}, el("label", {}, "Show ", select)));
+  }
   for (const k of ks) {
     const e = state.edges[k];
-    ul.appendChild(el("li", {dataset: {link: e.link}}, nodeButton(other(e)), " ", statusTag(e.status), " ",
+    const n = state.nodes[other(e)];
+    ul.appendChild(el("li", {dataset: {link: e.link, kind: n.kind}},
+      el("span", {className: `kind kind-${n.kind}`, title: n.kind}, KIND_LABEL[n.kind] || n.kind), " ",
+      nodeButton(other(e)), " ", statusTag(e.status), " ",
       e.link === "kernel" ? el("span", {className: "link-kind muted"}, "kernel link ") : null,
       e.certainty ? el("span", {className: "certainty muted"}, `${e.certainty} `) : null,
       el("button", {type: "button", className: "link-button small", on: {click: () => actions.selectEdge(k)}},
@@ -71,12 +96,16 @@ export function showSelection() {
       state.focus === i ? "Focused" : "Focus on its neighbourhood"));
   if (n.path) buttons.append(" ", el("a", {href: fileHref(n.path), className: "open-file"}, "Open in the file view"));
   info.appendChild(buttons);
-  // an upcall (the other module loads this one, which calls back into it) is no dependency: apart
-  const back = (ks, wanted) => ks.filter((k) => BACKWARD.has(state.edges[k].status) === wanted);
-  edgeList("Depends on", back(state.out[i], false), (e) => e.to);
-  edgeList("Calls back into", back(state.out[i], true), (e) => e.to);
-  edgeList("Used by", back(state.in[i], false), (e) => e.from);
-  edgeList("Called back by", back(state.in[i], true), (e) => e.from);
+  // an upcall (the other module loads this one, which calls back into it) is no dependency, nor is
+  // an interposition (the other module only comes first in the lookup): each apart, in its own words
+  const kind = (k) => (BACKWARD.has(state.edges[k].status) ? "back" : state.edges[k].status === "interposed" ? "interposed" : "");
+  const only = (ks, wanted) => ks.filter((k) => kind(k) === wanted);
+  edgeList("Depends on", only(state.out[i], ""), (e) => e.to);
+  edgeList("Interposed on by", only(state.out[i], "interposed"), (e) => e.to);
+  edgeList("Calls back into", only(state.out[i], "back"), (e) => e.to);
+  edgeList("Used by", only(state.in[i], ""), (e) => e.from);
+  edgeList("Interposes on", only(state.in[i], "interposed"), (e) => e.from);
+  edgeList("Called back by", only(state.in[i], "back"), (e) => e.from);
 }
 
 async function showEdge(k) {

@@ -45,6 +45,22 @@ function showOnDrawing(paths) {
     }
   }
   for (const e of marked) e.addClass("on-path");
+  const shown = cy.collection(marked).filter((e) => e.visible());
+  if (shown.nonempty()) cy.animate({fit: {eles: shown, padding: 48}, duration: 200});  // the path in view
+}
+
+let openGroups = async (_names) => {};
+
+/** The groups (folders) holding the paths' modules, so that their modules can be drawn and marked. */
+function groupsOf(paths) {
+  const names = new Set();
+  for (const s of paths.flat()) {
+    for (const key of [s.from, s.to]) {
+      const i = nodeIndex(key);
+      if (i >= 0) names.add(groupOf(state.nodes[i]) ?? "all modules");
+    }
+  }
+  return names;
 }
 
 async function find() {
@@ -61,8 +77,10 @@ async function find() {
     box.append(el("p", {}, `In the process of `, el("code", {}, answer.program), ` (${plural(answer.edges_in_link_map, "edge")}): `,
       answer.paths.length ? plural(answer.paths.length, "shortest path") : "no path"));
     for (const path of answer.paths) box.appendChild(el("ol", {className: "plain path-steps"}, ...path.map(step)));
-    showOnDrawing(answer.paths);
     if (answer.more) box.appendChild(el("p", {className: "muted"}, "… and more paths of this length"));
+    if (answer.note) box.appendChild(el("p", {className: "muted"}, `Not every path may be listed: ${answer.note}.`));
+    await openGroups(groupsOf(answer.paths));  // the folders on the path open, to draw its modules
+    showOnDrawing(answer.paths);
     box.dataset.state = "ready";
   } catch (err) {
     clear(box).appendChild(errorBox(err.message));
@@ -70,7 +88,9 @@ async function find() {
   }
 }
 
-export function buildPathFinder() {
+/** `open(names)` opens the groups of those names (and draws again) before the paths are marked. */
+export function buildPathFinder(open) {
+  openGroups = open;
   $("whole-path").addEventListener("submit", (ev) => {
     ev.preventDefault();
     find();

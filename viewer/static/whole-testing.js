@@ -100,6 +100,7 @@ export function testingApi() {
       return out;
     },
     /** What the path finder marks in the drawing: module keys and group names ("group:" name). */
+    onPathEdges: () => graph().edges(".on-path").map((e) => [e.source(), e.target()].map((n) => state.nodes[n.scratch("i")]?.key ?? `group:${n.data("name")}`)).sort(),
     onPath: () => graph().nodes(".on-path").map((n) => (n.hasClass("agg") ? `group:${n.data("name")}` : state.nodes[n.scratch("i")].key)).sort(),
     view: () => ({zoom: graph().zoom(), width: graph().width(), height: graph().height()}),
     selected: () => (state.selectedNode >= 0 ? state.nodes[state.selectedNode].key : null),

@@ -281,7 +281,11 @@ async function main() {
   const cy = createGraph(document.getElementById("whole-canvas"),
     {node: selectNode, edge: selectEdge, joined, none: () => selectNode(-1), open, hover, group: toggleGroup});
   document.getElementById("whole-modules").addEventListener("click", () => api.everyModule(!state.modules));
-  buildPathFinder();
+  buildPathFinder(async (names) => {
+    const closed = mode() === "groups" ? [...names].filter((n) => !state.expanded.has(n)) : [];
+    for (const name of closed) state.expanded.add(name);
+    if (closed.length) await render();
+  });
   cy.on("render", () => {
     api.frames += 1;
     api.lastFrameMs = performance.now();
