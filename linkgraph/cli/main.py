@@ -93,6 +93,16 @@ def main() -> None:
     "APIs and the name table (docs/identify.md); --no-identify leaves licences to the package data, "
     ".modinfo and the knowledge base, and finds no copies inside programs.",
 )
+@click.option(
+    "--budget",
+    "budgets",
+    multiple=True,
+    metavar="KIND=AMOUNT",
+    help="Raise (or lower) one of the scan's budgets, e.g. --budget written=64G --budget entries=5000000: "
+    "written (bytes unpacked into the work folder), entries (files, folders and links created there), "
+    "matched (bytes read by the identification). Defaults grow with the image's size (docs/budget.md); "
+    "when one is spent, that extraction stops and a scan-budget problem says where.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def scan(
     target: str,
@@ -105,6 +115,7 @@ def scan(
     licences: str | None,
     cpu: str,
     identify: bool,
+    budgets: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Analyse TARGET and store its dependency graph.
@@ -127,6 +138,7 @@ def scan(
     its offset), linkgraph's knowledge base or its name table, in that order. Components copied
     into a program (a static program's libc, zlib inside a vendor binary) become CONTAINS edges.
     """
+    from ..loader.budget import parse_budgets
     from ..loader.licences import load_overrides
     from ..loader.report.licence_coverage import licence_coverage
     from ..loader.scan.firmware import scan_target, work_folder
@@ -137,6 +149,10 @@ def scan(
     results = []
     if workdir:
         keep_traces_in(workdir)
+    try:
+        chosen = parse_budgets(budgets)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--budget") from None
     try:
         overrides = load_overrides(licences) if licences else None
         # the collector paused (scan_root pauses it too) until the command ends, see paused_gc
@@ -152,6 +168,7 @@ def scan(
                     tuple(c for c in cpu.split(",") if c),
                     defer_dlopen=True,
                     identify=identify,
+                    budgets=chosen,
                 )
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)
