@@ -14,7 +14,11 @@ libFuzzer's own. Coverage is counted over linkgraph's code only.
     python bench/fuzz.py --minutes 30 --target kimage        # vmlinux and raw kernel images
     python bench/fuzz.py --minutes 30 --target kernel        # both kernel targets, one after the other
     python bench/fuzz.py --minutes 30 --target text          # licence expressions, control files, dlopen patterns
+    python bench/fuzz.py --minutes 30 --target squashfs      # both squashfs readers (unsquashfs, the LZMA variant)
+    python bench/fuzz.py --minutes 30 --target unpack        # the unpacking walk: nested streams and archives
 
+The unpacking targets (tests/fuzz/fuzz_unpack.py: ``squashfs``, ``unpack``) take one file's
+bytes too, each input under a small scan budget; they are run by name (``--target``), not in ``all``.
 The kernel targets (tests/fuzz/fuzz_kernel.py) take one file's bytes, like ``elf``; ``all``
 gives them a share of the time after ``elf`` and ``scan``. The text targets
 (tests/fuzz/fuzz_text.py) take the input as the text itself; their mutations are libFuzzer's,
@@ -50,7 +54,13 @@ TARGETS = ("elf", "scan", "kmod", "kimage")  # kmod, kimage: tests/fuzz/fuzz_ker
 SHARES = {"elf": 0.5, "scan": 0.2, "kmod": 0.15, "kimage": 0.15}  # of the time of 'all' with one job
 TEXT_TARGETS = ("licence", "control", "dlopen")  # fuzz_text.TARGETS (not imported here: see below)
 TEXT_MAX_LEN = 256 * 1024
-GROUPS = {"all": list(TARGETS), "text": list(TEXT_TARGETS), "kernel": ["kmod", "kimage"]}
+UNPACK_TARGETS = ("squashfs", "unpack")  # fuzz_unpack.TARGETS
+GROUPS = {
+    "all": list(TARGETS),
+    "text": list(TEXT_TARGETS),
+    "kernel": ["kmod", "kimage"],
+    "unpacking": list(UNPACK_TARGETS),
+}
 # Nothing from linkgraph (or the fuzz modules, which import it) is imported at the top: a worker
 # must instrument linkgraph's modules before their first import.
 
@@ -75,12 +85,15 @@ def worker(args: argparse.Namespace) -> None:
         import linkgraph.loader.licences.control
         import linkgraph.loader.licences.spdx
         import linkgraph.loader.scan.root
-        import linkgraph.loader.store.rows  # noqa: F401
+        import linkgraph.loader.store.rows
+        import linkgraph.loader.unpack.driver
+        import linkgraph.loader.unpack.squashfs  # noqa: F401
     import fuzz_harness as fh
     import fuzz_kernel
     import fuzz_mutate as fm
     import fuzz_seeds
     import fuzz_text
+    import fuzz_unpack
 
     out = Path(args.out)
     stats = fh.Stats()
@@ -112,6 +125,9 @@ def worker(args: argparse.Namespace) -> None:
         if args.target in fuzz_kernel.CHECKS:
             fuzz_kernel.CHECKS[args.target](data, stats, None)
             return
+        if args.target in fuzz_unpack.CHECKS:
+            fuzz_unpack.CHECKS[args.target](data, stats, None)
+            return
         name, path = pairs[data[0] % len(pairs)] if data else pairs[0]
         host = Path(str(roots[name]) + path)
         original = host.read_bytes()
@@ -139,8 +155,9 @@ def worker(args: argparse.Namespace) -> None:
                 return (data[:at] + piece * rng.randint(2, max_size // len(piece)) + data[at:])[:max_size]
             return atheris.Mutate(data, max_size)
         head, body = (data[:1], data[1:]) if args.target == "scan" else (b"", data)
+        words = fuzz_unpack.fields(body) if args.target in UNPACK_TARGETS else fm.fields(body)
         if body and rng.random() < 0.5:
-            body = fm.apply_patches(body, fm.generate(fm.RandomChooser(rng), body, fm.fields(body)))
+            body = fm.apply_patches(body, fm.generate(fm.RandomChooser(rng), body, words))
         else:
             body = atheris.Mutate(body, max_size - len(head))
         return (head + body)[:max_size]
@@ -168,13 +185,15 @@ def prepare(out: Path) -> dict[str, Any]:
     import fuzz_kernel
     import fuzz_seeds
     import fuzz_text
+    import fuzz_unpack
 
     seeds = fuzz_seeds.elf_seeds(out / "seeds")
     roots = {n: fuzz_seeds.small_root(n, out / "roots" / n) for n in fuzz_seeds.SCAN_ROOTS}
     pairs = fuzz_seeds.scan_pairs(roots)
     by_target = {"elf": seeds, **{t: fuzz_kernel.kernel_seeds(t) for t in fuzz_kernel.TARGETS}}
+    by_target |= {t: fuzz_unpack.unpack_seeds(t) for t in fuzz_unpack.TARGETS}
     for folder in ("corpus", "artifacts"):
-        for target in TARGETS:
+        for target in (*TARGETS, *UNPACK_TARGETS):
             (out / folder / target).mkdir(parents=True, exist_ok=True)
     for target, some in by_target.items():
         for i, data in enumerate(some.values()):
@@ -280,6 +299,7 @@ def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None, t
     import fuzz_harness as fh
     import fuzz_kernel
     import fuzz_text
+    import fuzz_unpack
 
     try:
         with fh.address_space_limit():
@@ -287,6 +307,8 @@ def _finding(mutant: bytes, seed: bytes, host: Path | None, root: Path | None, t
                 fuzz_text.check_text(target, mutant, fh.Stats())
             elif target in fuzz_kernel.CHECKS:
                 fuzz_kernel.CHECKS[target](mutant, fh.Stats(), fh.ALARM_SECONDS)
+            elif target in fuzz_unpack.CHECKS:
+                fuzz_unpack.CHECKS[target](mutant, fh.Stats(), fh.ALARM_SECONDS)
             elif host is None:
                 fh.check_elf(mutant, fh.Stats())
             else:
@@ -321,9 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--target",
-        choices=(*TARGETS, *TEXT_TARGETS, *GROUPS),
+        choices=(*TARGETS, *TEXT_TARGETS, *UNPACK_TARGETS, *GROUPS),
         default="all",
-        help="default: all (elf, scan, kmod, kimage); text: the three text targets; kernel: kmod and kimage",
+        help="default: all (elf, scan, kmod, kimage); text: the three text targets; kernel: kmod and kimage; "
+        "unpacking: squashfs and unpack",
     )
     parser.add_argument("--out", help="folder for corpora, logs, crashes (default: a new one in the cache)")
     for hidden in ("--job", "--run", "--max-len"):
@@ -372,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _summary(out: Path, totals: dict[str, Any], found: list[dict[str, Any]]) -> dict[str, Any]:
     summary = {}
-    for target in (*TARGETS, *TEXT_TARGETS):
+    for target in (*TARGETS, *TEXT_TARGETS, *UNPACK_TARGETS):
         if target not in totals:
             continue
         t = totals[target]

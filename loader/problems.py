@@ -7,7 +7,10 @@ the report's contract (docs/report.md lists them); the message says the details.
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from dataclasses import dataclass
+
+MAX_PER_CODE = 1000  # problems of one code kept per firmware; one more record counts the rest
 
 
 class Severity(enum.StrEnum):
@@ -54,6 +57,7 @@ class ProblemCode(enum.StrEnum):
     UNPACK = "unpack"
     UNPACK_MEMBER = "unpack-member"
     FILESYSTEM_NOT_EXTRACTED = "filesystem-not-extracted"  # a file system found in an image that no reader read
+    SCAN_BUDGET = "scan-budget"  # a budget of the whole scan ran out (loader/budget.py): the rest not done
     LICENCE_DATA = "licence-data"
     # risky DT_RPATH / DT_RUNPATH entries (loader/ldso/risky_paths.py)
     RPATH_RELATIVE = "rpath-relative"
@@ -78,3 +82,28 @@ class Problem:
     severity: Severity
     message: str
     code: ProblemCode
+
+
+def bounded(problems: list[Problem], per_code: int = MAX_PER_CODE) -> list[Problem]:
+    """``problems`` with at most ``per_code`` of each code (the first ones, in order), and for a code
+    past it one more record saying how many more there were (a hostile image can make a million)."""
+    counts = Counter(p.code for p in problems)
+    if all(n <= per_code for n in counts.values()):
+        return problems
+    kept: list[Problem] = []
+    seen: Counter[ProblemCode] = Counter()
+    summaries: dict[ProblemCode, Problem] = {}
+    for problem in problems:
+        seen[problem.code] += 1
+        if seen[problem.code] <= per_code:
+            kept.append(problem)
+            continue
+        summary = summaries.get(problem.code)
+        if summary is None:
+            more = counts[problem.code] - per_code
+            message = f"{more:,} more problems of this code are not recorded (at most {per_code:,} per firmware)"
+            summaries[problem.code] = summary = Problem(problem.path, problem.severity, message, problem.code)
+            kept.append(summary)
+        if problem.severity is Severity.ERROR:  # the exit status still says an error was among them
+            summary.severity = Severity.ERROR
+    return kept

@@ -100,6 +100,16 @@ def main() -> None:
     ".modinfo and the knowledge base, and finds no copies inside programs.",
 )
 @source_option
+@click.option(
+    "--budget",
+    "budgets",
+    multiple=True,
+    metavar="KIND=AMOUNT",
+    help="Raise (or lower) one of the scan's budgets, e.g. --budget written=64G --budget entries=5000000: "
+    "written (bytes unpacked into the work folder), entries (files, folders and links created there), "
+    "matched (bytes read by the identification). Defaults grow with the image's size (docs/budget.md); "
+    "when one is spent, that extraction stops and a scan-budget problem says where.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def scan(
     target: str,
@@ -113,6 +123,7 @@ def scan(
     cpu: str,
     identify: bool,
     release: Path | None,
+    budgets: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Analyse TARGET and store its dependency graph.
@@ -135,6 +146,7 @@ def scan(
     its offset), linkgraph's knowledge base or its name table, in that order. Components copied
     into a program (a static program's libc, zlib inside a vendor binary) become CONTAINS edges.
     """
+    from ..loader.budget import parse_budgets
     from ..loader.licences import load_overrides
     from ..loader.report.licence_coverage import licence_coverage
     from ..loader.scan.firmware import scan_target, work_folder
@@ -146,6 +158,10 @@ def scan(
     modules = 0  # ELF files found, over every root
     if workdir:
         keep_traces_in(workdir)
+    try:
+        chosen = parse_budgets(budgets)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--budget") from None
     try:
         overrides = load_overrides(licences) if licences else None
         index = load_release(release, quiet) if release is not None else None
@@ -162,6 +178,7 @@ def scan(
                     tuple(c for c in cpu.split(",") if c),
                     defer_dlopen=True,
                     identify=identify,
+                    budgets=chosen,
                 )
             if not quiet:
                 print_found(unpacked, target, folder if (workdir or keep_workdir) else None)

@@ -4,7 +4,9 @@ Many bytes (``Matching.CHILD_BYTES`` and more) are matched by a child process (`
 at once, so that the work runs on the other core while the scan works out the link maps (a thread
 would wait for the interpreter at every step, beside the link maps' pure-Python work); its output
 is drained by a thread in large reads. A few bytes are matched in this process when asked for: a
-child costs more to start than they take.
+child costs more to start than they take. The files handed to the matcher spend their sizes from
+the scan's ``matched`` budget (``loader/budget.py``; a file's ranges never cover more than its
+size, ``regions.py``): the files past it are not matched, and one ``scan-budget`` problem says so.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 import threading
 from collections.abc import Iterable
 
+from ..budget import Kind, current
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS, display_path
 from .matcher import Hit, match_file
@@ -45,11 +48,13 @@ class Matching:
 
     def __init__(self, root: RootFS, paths: Iterable[str]) -> None:
         self._root, self._paths = root, [p for p in paths if not p.endswith(COMPRESSED)]
+        self._sizes = [_size(root, p) for p in self._paths]
+        self._over_budget = self._within_budget()
         self._child: subprocess.Popen[bytes] | None = None
         self._output: list[bytes] = []
         self._found: dict[str, list[Hit]] | None = None  # once read, the identification and the vendors share it
         self._drain = threading.Thread(target=self._read, name="identify-output", daemon=True)
-        if sum(_size(root, p) for p in self._paths) >= self.CHILD_BYTES:
+        if sum(self._sizes) >= self.CHILD_BYTES:
             # -P: the working directory is not put on the child's module path, so a folder there
             # named like a package of ours (the repository's own linkgraph/, or a firmware's) is
             # never imported in its place
@@ -59,6 +64,21 @@ class Matching:
             assert self._child.stdin is not None
             with self._child.stdin as feed:  # the child reads all of it before it starts
                 feed.write(b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in self._paths))
+
+    def _within_budget(self) -> Problem | None:
+        """Keep the files the ``matched`` budget has room for (in order); the problem if it ran out."""
+        budget = current()
+        left = budget.left(Kind.MATCHED)
+        total = 0
+        for index, size in enumerate(self._sizes):
+            if total + size > left:
+                first = display_path(self._paths[index])
+                self._paths, self._sizes = self._paths[:index], self._sizes[:index]
+                budget.spend(Kind.MATCHED, total)
+                return budget.reached(Kind.MATCHED, first)
+            total += size
+        budget.spend(Kind.MATCHED, total)
+        return None
 
     def _read(self) -> None:
         assert self._child is not None and self._child.stdout is not None
@@ -70,6 +90,8 @@ class Matching:
         """Every file's hits (waiting for the child); problems go to ``problems``, the first time
         (the hits are read once: later calls give the same)."""
         if self._found is None:
+            if self._over_budget is not None:
+                problems.append(self._over_budget)
             self._found = self._read_hits(problems)
         return self._found
 

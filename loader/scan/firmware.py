@@ -10,15 +10,16 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..budget import Budget, Kind, in_force
 from ..errors import LinkgraphError
 from ..kmod.stage import kernel_images
 from ..licences import Overrides
 from ..model import ScanResult
-from ..problems import ProblemCode
+from ..problems import ProblemCode, bounded
 from ..unpack import Unpacked, unpack
 from .parse import Progress
 from .root import _no_progress, scan_root
@@ -59,6 +60,7 @@ def scan_target(
     cpu: tuple[str, ...] = (),
     defer_dlopen: bool = False,
     identify: bool = True,
+    budgets: Mapping[Kind, int] | None = None,
 ) -> tuple[Unpacked, list[ScanResult]]:
     """Unpack ``target`` (if it is not a folder) and scan every root filesystem found in it.
 
@@ -67,7 +69,30 @@ def scan_target(
     ``defer_dlopen``: the last root's dlopen stage is left to ``result.complete()`` (``scan_root``);
     the earlier roots' are run, so that only one root's link maps are held at a time.
     ``identify``: run the identification stage (``scan_root``).
+    ``budgets``: the scan's budgets chosen by the user (``loader/budget.py``; the others have their
+    defaults for the target's size). Each result keeps at most ``MAX_PER_CODE`` problems of a code.
     """
+    budget = Budget.for_input(target.stat().st_size if target.is_file() else None, budgets)
+    with in_force(budget):
+        unpacked, results = _scan_target(
+            target, workdir, name, workers, progress, overrides, cpu, defer_dlopen, identify
+        )
+    for result in results:
+        result.problems = bounded(result.problems)
+    return unpacked, results
+
+
+def _scan_target(
+    target: Path,
+    workdir: Path,
+    name: str | None,
+    workers: int | None,
+    progress: Progress,
+    overrides: Overrides | None,
+    cpu: tuple[str, ...],
+    defer_dlopen: bool,
+    identify: bool,
+) -> tuple[Unpacked, list[ScanResult]]:
     unpacked = unpack(target, workdir, progress)
     if not unpacked.roots:
         formats = ", ".join(f"{c.format}@{c.offset:#x}" for c in unpacked.carved) or "nothing recognised"

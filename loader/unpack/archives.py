@@ -11,7 +11,7 @@ from typing import IO
 
 from .cpio import extract_cpio
 from .formats import NotThisFormat
-from .safe_tree import SafeTree, TooManyEntries
+from .safe_tree import STOPS, SafeTree
 
 CHUNK = 1 << 20
 
@@ -28,16 +28,22 @@ def _member(tree: SafeTree, name: str, action: Callable[[], None]) -> None:
     """Extract one member; whatever goes wrong with it becomes a problem of that member."""
     try:
         action()
-    except TooManyEntries:
+    except STOPS:
         raise  # the whole extraction stops
     except Exception as exc:  # hostile input: one bad member never stops the rest
         tree.problem(name, f"cannot be extracted: {type(exc).__name__}: {exc}")
 
 
-def extract_tar(path: Path, tree: SafeTree) -> int:
-    """Extract a tar archive (uncompressed); returns the number of members."""
+def extract_tar(path: Path | IO[bytes], tree: SafeTree) -> int:
+    """Extract a tar archive (uncompressed; a file, or a stream read once in order, such as a
+    decompressor's output); returns the number of members."""
     try:
-        archive = tarfile.open(path, "r:")  # noqa: SIM115 - closed below
+        # a stream ("r|") is read once, in order
+        archive = (
+            tarfile.open(path, "r:")  # noqa: SIM115 - closed below
+            if isinstance(path, Path)
+            else tarfile.open(fileobj=path, mode="r|")  # noqa: SIM115 - closed below
+        )
     except tarfile.TarError as exc:
         raise NotThisFormat(str(exc)) from exc
     count = 0
@@ -97,6 +103,12 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, tree: SafeTree)
 EXTRACTORS = {"tar": extract_tar, "zip": extract_zip, "cpio": extract_cpio}
 
 
-def extract_archive(fmt: str, path: Path, tree: SafeTree) -> int:
-    """Extract ``path`` as archive format ``fmt`` into ``tree``; ``NotThisFormat`` if it is not one."""
+STREAMABLE = ("tar", "cpio")  # archives read from a stream as it is decompressed (never written whole)
+
+
+def extract_archive(fmt: str, path: Path | IO[bytes], tree: SafeTree) -> int:
+    """Extract ``path`` as archive format ``fmt`` into ``tree``; ``NotThisFormat`` if it is not one.
+    ``path`` may be an open stream for the ``STREAMABLE`` formats."""
+    if not isinstance(path, Path) and fmt not in STREAMABLE:
+        raise ValueError(f"{fmt} is not read from a stream")
     return EXTRACTORS[fmt](path, tree)

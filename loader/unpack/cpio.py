@@ -3,13 +3,14 @@ and old binary, either byte order. Extracted through a ``SafeTree`` like tar and
 
 from __future__ import annotations
 
+import contextlib
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, NamedTuple
 
 from .formats import NotThisFormat
-from .safe_tree import SafeTree, TooManyEntries
+from .safe_tree import STOPS, SafeTree
 
 TRAILER = "TRAILER!!!"
 CHUNK = 1 << 20
@@ -76,12 +77,13 @@ def _data(fh: IO[bytes], size: int) -> Iterator[bytes]:
         yield data
 
 
-def extract_cpio(path: Path, tree: SafeTree) -> int:
-    """Extract a cpio archive; returns the number of entries (the trailer not counted)."""
+def extract_cpio(path: Path | IO[bytes], tree: SafeTree) -> int:
+    """Extract a cpio archive (a file, or a stream read forward, such as a decompressor's output);
+    returns the number of entries (the trailer not counted)."""
     count = 0
     first_name: dict[tuple[int, int], str] = {}  # hard link groups: the name holding the data
     waiting: dict[tuple[int, int], list[str]] = {}  # newc: links listed before their data
-    with open(path, "rb") as fh:
+    with open(path, "rb") if isinstance(path, Path) else contextlib.nullcontext(path) as fh:
         while True:
             try:
                 entry = _read_header(fh)
@@ -99,7 +101,7 @@ def extract_cpio(path: Path, tree: SafeTree) -> int:
             except EOFError as exc:
                 tree.problem(entry.name, f"cannot be extracted: {exc}")
                 break
-            except TooManyEntries:
+            except STOPS:
                 raise  # the whole extraction stops
             except Exception as exc:  # hostile input: one bad entry never stops the rest
                 tree.problem(entry.name, f"cannot be extracted: {type(exc).__name__}: {exc}")

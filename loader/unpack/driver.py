@@ -16,14 +16,17 @@ import tempfile
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, cast
 
+from ..budget import BudgetReached, Kind, current
 from ..problems import Problem, ProblemCode, Severity
-from .archives import extract_archive
-from .formats import FILESYSTEMS, STREAMS, NotThisFormat, read_head, sniff
+from .archives import STREAMABLE, extract_archive
+from .formats import FILESYSTEMS, HEAD_SIZE, STREAMS, NotThisFormat, read_head, sniff
 from .records import ARCHIVE, IMAGE, Carved, FoundRoot, Progress, Unpacked
 from .roots import find_roots, regular_files
 from .safe_tree import MAX_ENTRIES, SafeTree, TooManyEntries
-from .streams import TooLarge, decompress, output_name
+from .spent import spend_tree
+from .streams import TooLarge, decompress, open_stream, output_name, stream_size
 from .unblob_run import unblob_file, without_chunks
 
 MAX_DEPTH = 16  # files nested deeper are not unpacked
@@ -46,6 +49,7 @@ NESTED_IMAGE_MIN_SIZE = 4 << 10
 NESTED_ARCHIVES = ("tar", "cpio", "gzip", "xz", "bzip2", "zstd")
 NESTED_ARCHIVE_MIN_SIZE = 64 << 10
 SYNTHETIC_NAMES = ("carved.elf",)  # files that unblob names itself, left out of root names
+UNPACK_BUDGETS = (Kind.WRITTEN, Kind.ENTRIES)
 
 
 def _join(*steps: str) -> str:
@@ -119,6 +123,8 @@ class Unpacker:
                     ProblemCode.TOO_MANY_ENTRIES,
                 )
             )
+        budget = current()
+        self.result.problems += [budget.records[k] for k in UNPACK_BUDGETS if k in budget.records]
         if not self.result.roots:
             self.problem(target.name, "no root filesystem found", Severity.WARNING)
         names: dict[str, int] = {}
@@ -130,6 +136,10 @@ class Unpacker:
 
     def _process(self, job: Job) -> str:
         """Unpack one file; returns what it was handled as (ARCHIVE or IMAGE)."""
+        budget = current()
+        if spent := [k for k in UNPACK_BUDGETS if budget.left(k) == 0]:
+            budget.reached(spent[0], job.source)
+            return IMAGE
         try:
             fmt = sniff(read_head(job.path))
         except OSError as exc:
@@ -143,6 +153,7 @@ class Unpacker:
         out = self._new_folder()
         image = unblob_file(job.path, out, job.source)
         self.result.problems += image.problems
+        spend_tree(out, job.source)
         for chunk in sorted(image.chunks, key=lambda c: c.carved.offset):
             if not _seen_again(chunk.carved, job):
                 self.result.carved.append(chunk.carved)
@@ -152,28 +163,82 @@ class Unpacker:
 
     def _unarchive(self, job: Job, fmt: str) -> bool:
         """Extract an archive or stream with our own code; False if it is not one after all."""
-        out = self._new_folder()
         carved = Carved(0, job.path.stat().st_size, fmt, job.source)
+        if fmt in STREAMS and self._archive_in_stream(job, fmt, carved):
+            return True
+        out = self._new_folder()
         tree = SafeTree(out, job.source, MAX_ENTRIES - self.entries)
         try:
             if fmt in STREAMS:
                 decompress(fmt, job.path, out / output_name(fmt))
             else:
                 extract_archive(fmt, job.path, tree)
-        except TooLarge as exc:
-            self.problem(job.source, str(exc))
-        except TooManyEntries as exc:
-            message = f"{exc} (at most {MAX_ENTRIES:,} archive members are extracted from one image)"
-            self.result.problems.append(Problem(job.source, Severity.ERROR, message, ProblemCode.TOO_MANY_ENTRIES))
+        except NotThisFormat:
+            shutil.rmtree(out, ignore_errors=True)
+            return False  # not a (valid) archive or stream: unblob looks at it as an image
         except Exception as exc:  # hostile input
-            if isinstance(exc, NotThisFormat) or fmt in STREAMS:
+            if not self._stopped(job, fmt, exc):
                 shutil.rmtree(out, ignore_errors=True)
-                return False  # not a (valid) archive or stream: unblob looks at it as an image
-            self.problem(job.source, f"{fmt} archive cannot be extracted completely: {type(exc).__name__}: {exc}")
+                return False  # not a valid stream: unblob looks at it as an image
         self.entries += tree.entries
         self.result.problems += tree.problems
         self.result.carved.append(carved)
         self._explore(out, carved, job)
+        return True
+
+    def _stopped(self, job: Job, fmt: str, exc: Exception) -> bool:
+        """Record why the extraction of ``job`` stopped; False for a stream that is not one."""
+        match exc:
+            case TooLarge():
+                self.problem(job.source, f"{exc}; the output is deleted, not searched")
+            case BudgetReached():
+                current().reached(exc.kind, job.source)
+            case TooManyEntries():
+                message = f"{exc} (at most {MAX_ENTRIES:,} archive members are extracted from one image)"
+                self.result.problems.append(Problem(job.source, Severity.ERROR, message, ProblemCode.TOO_MANY_ENTRIES))
+            case _ if fmt in STREAMS:
+                return False
+            case _:
+                self.problem(job.source, f"{fmt} archive cannot be extracted completely: {type(exc).__name__}: {exc}")
+        return True
+
+    def _archive_in_stream(self, job: Job, fmt: str, carved: Carved) -> bool:
+        """A tar or cpio inside the stream ``job``, extracted as it is decompressed, its place named
+        as if the stream had been written out first (``gzip@0x0/tar@0x0``); False when the stream
+        does not start with one (or cannot be read as one), and nothing was written."""
+        try:
+            with open_stream(fmt, job.path) as src:
+                inner = sniff(src.read(HEAD_SIZE))
+        except Exception:  # hostile input: decompressed the usual way, which says what is wrong
+            return False
+        if inner not in STREAMABLE:
+            return False
+        member = Job(
+            job.path,
+            f"{carved.inner_source}/{output_name(fmt)}",
+            _join(job.name, carved.label),
+            [*job.origin, carved],
+            job.depth + 1,
+            found=True,
+        )
+        out = self._new_folder()
+        tree = SafeTree(out, member.source, MAX_ENTRIES - self.entries)
+        with open_stream(fmt, job.path) as src:
+            try:
+                extract_archive(inner, cast("IO[bytes]", src), tree)
+            except NotThisFormat:
+                shutil.rmtree(out, ignore_errors=True)
+                return False
+            except Exception as exc:  # hostile input
+                self._stopped(member, inner, exc)
+            size = stream_size(src)
+        self.jobs += 1
+        self.entries += tree.entries
+        self.result.problems += tree.problems
+        self.result.carved.append(carved)
+        inner_carved = Carved(0, size, inner, member.source)
+        self.result.carved.append(inner_carved)
+        self._explore(out, inner_carved, member)
         return True
 
     def _explore(self, top: Path, carved: Carved, job: Job) -> None:

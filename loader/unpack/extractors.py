@@ -18,6 +18,7 @@ from pathlib import Path
 from unblob.extractors import Command
 from unblob.models import ExtractError, Extractor, ExtractResult, Handler
 
+from ..budget import BudgetReached, current
 from .archives import extract_archive
 from .formats import ARCHIVES, NotThisFormat, format_of_handler
 from .links import MemberProblems
@@ -47,6 +48,8 @@ class ArchiveExtractor(Extractor):
             raise ExtractError(MemberProblems(problems=[("error", f"not a valid {self.fmt} archive: {exc}")])) from exc
         except TooManyEntries as exc:  # what was extracted stays; the message says where it stopped
             tree.problem("(archive)", str(exc))
+        except BudgetReached as exc:  # the same: one scan-budget problem for the whole scan
+            current().reached(exc.kind, inpath.name)
         return ExtractResult(reports=[MemberProblems(problems=[(p.severity.value, p.message) for p in tree.problems])])
 
 

@@ -7,7 +7,9 @@ Names with ``..`` are refused, absolute names are made relative (as GNU tar does
 nodes, FIFOs and sockets are skipped, set-id bits are dropped. Symbolic links are stored as
 they are: their targets are device paths, resolved later inside the root, never on the host.
 A tree takes at most ``max_entries`` members (``MAX_ENTRIES`` for all the archives of one
-image together): the member past it raises ``TooManyEntries`` and the extraction stops.
+image together): the member past it raises ``TooManyEntries`` and the extraction stops. Every
+entry and every byte written is also spent from the scan's budgets (``loader/budget.py``): past
+one, ``BudgetReached`` stops the extraction too, and the member being written is deleted.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..budget import BudgetReached, Kind, current
 from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import display_path
 
@@ -29,6 +32,9 @@ _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CL
 
 class TooManyEntries(Exception):
     """The archive holds more members than the tree may still take: the rest is not extracted."""
+
+
+STOPS = (TooManyEntries, BudgetReached)  # what stops a whole extraction, never one member only
 
 
 def file_mode(mode: int) -> int:
@@ -80,6 +86,7 @@ class SafeTree:
         """Count one more member; ``TooManyEntries`` past the limit (the extraction stops there)."""
         if self.entries >= self.max_entries:
             raise TooManyEntries(f"more than {self.max_entries:,} members: the rest is not extracted")
+        current().spend(Kind.ENTRIES, 1)
         self.entries += 1
 
     def problem(self, member: str, message: str, severity: Severity = Severity.ERROR) -> None:
@@ -177,12 +184,20 @@ class SafeTree:
             if not self._make_room(name, parent, leaf, writing_file=True):
                 return
             fd = os.open(leaf, _NEW_FILE_FLAGS, 0o600, dir_fd=parent)
+            budget = current()
             with os.fdopen(fd, "wb") as out:
-                for chunk in chunks:
-                    self.written += len(chunk)
-                    if self.written > MAX_TREE_BYTES:
-                        raise OSError(f"the archive expands past {MAX_TREE_BYTES >> 30} GiB; the rest is not written")
-                    out.write(chunk)
+                try:
+                    for chunk in chunks:
+                        self.written += len(chunk)
+                        if self.written > MAX_TREE_BYTES:
+                            raise OSError(
+                                f"the archive expands past {MAX_TREE_BYTES >> 30} GiB; the rest is not written"
+                            )
+                        budget.spend(Kind.WRITTEN, len(chunk))
+                        out.write(chunk)
+                except BudgetReached:
+                    os.unlink(leaf, dir_fd=parent)  # output past a bound is never searched
+                    raise
                 os.fchmod(out.fileno(), file_mode(mode))
         finally:
             os.close(parent)

@@ -6,7 +6,9 @@ when one is installed (vendor-modified file systems need it), else ``unsquashfs`
 squashfs-tools, which reads squashfs 1.x to 4.0 with every standard compressor (gzip, lzma,
 lzo, xz, lz4, zstd) but not the big-endian or vendor variants of 4.0. When ``unsquashfs`` fails
 on an LZMA squashfs, TP-Link's LZMA variant is tried (``squashfs_lzma.py``); if that fails too,
-both reasons travel back with the chunk.
+both reasons travel back with the chunk. Both readers are bounded by the scan's budgets
+(``loader/budget.py``): ``unsquashfs`` lists the file system first and is not run on one with
+more entries or bytes than are left (``listing.py``); the variant stops reading at the limit.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from unblob.handlers.filesystem import squashfs
 from unblob.models import ExtractError, Extractor, ExtractResult, Handler
 from unblob.report import ErrorReport, Severity, register_report_types
 
+from ..budget import BudgetReached, current
 from .links import MemberProblems
-from .safe_tree import SafeTree
+from .listing import Cut, within_budget
+from .safe_tree import SafeTree, TooManyEntries
 from .squashfs_lzma import VariantError, extract_tplink_lzma, is_lzma_squashfs
 
 UNSQUASHFS = "unsquashfs"
@@ -38,7 +42,8 @@ register_report_types([VariantNotRead])
 
 
 class Unsquashfs(Extractor):
-    COMMAND = Command(UNSQUASHFS, "-no-xattrs", "-no-progress", "-force", "-dest", "{outdir}", "{inpath}")
+    ARGS = (UNSQUASHFS, "-no-xattrs", "-no-progress", "-force", "-dest", "{outdir}", "{inpath}")
+    COMMAND = Command(*ARGS)
 
     def __init__(self, original: Extractor) -> None:
         self.original = original  # unblob's sasquatch extractor, used when sasquatch exists
@@ -46,12 +51,27 @@ class Unsquashfs(Extractor):
     def extract(self, inpath: Path, outdir: Path) -> ExtractResult | None:
         if shutil.which(squashfs.SquashFSExtractor.EXECUTABLE) and self._sasquatch_can(inpath):
             return self.original.extract(inpath, outdir)
+        cut = within_budget(inpath)
         try:
+            if cut is not None:  # only what the limits have room for (one problem says so)
+                return self._some(inpath, outdir, cut)
             return self.COMMAND.extract(inpath, outdir)
         except ExtractError as failed:
             if not is_lzma_squashfs(inpath):
                 raise
             return _tplink_lzma(inpath, outdir, failed)
+
+    def _some(self, inpath: Path, outdir: Path, cut: Cut) -> ExtractResult | None:
+        """Extract only the entries of ``cut`` (paths below the top), named in a file beside ``outdir``."""
+        names = outdir.with_name(f"{outdir.name}.entries")
+        names.write_bytes(b"".join(name + b"\n" for name in cut.names))
+        escaped = str(names).replace("{", "{{").replace("}", "}}")  # a template, as the others
+        try:
+            Command(*self.ARGS[:-1], "-ef", escaped, self.ARGS[-1]).extract(inpath, outdir)  # options first
+        finally:
+            names.unlink(missing_ok=True)
+        said = [("error", cut.problem)] if cut.problem is not None else []
+        return ExtractResult(reports=[MemberProblems(problems=said)])
 
     def _sasquatch_can(self, inpath: Path) -> bool:
         """Big-endian squashfs 4 needs unblob's separate ``sasquatch-v4be`` too."""
@@ -71,6 +91,10 @@ def _tplink_lzma(inpath: Path, outdir: Path, failed: ExtractError) -> ExtractRes
     tree = SafeTree(outdir, inpath.name)
     try:
         extract_tplink_lzma(inpath, tree)
+    except TooManyEntries as exc:  # what was extracted stays, one problem says where it stopped
+        tree.problem("(file system)", str(exc))
+    except BudgetReached as exc:
+        current().reached(exc.kind, inpath.name)
     except Exception as exc:  # hostile input: whatever the reader raises is the reason
         shutil.rmtree(outdir, ignore_errors=True)
         outdir.mkdir(parents=True, exist_ok=True)

@@ -27,12 +27,21 @@ from __future__ import annotations
 import lzma
 import os
 import struct
+from ctypes import sizeof
 from pathlib import Path
 
 from PySquashfsImage import SquashFsImage  # pyright: ignore[reportMissingTypeStubs]
-from PySquashfsImage.file import Directory, RegularFile, Symlink  # pyright: ignore[reportMissingTypeStubs]
+from PySquashfsImage.const import Type  # pyright: ignore[reportMissingTypeStubs]
+from PySquashfsImage.file import (  # pyright: ignore[reportMissingTypeStubs]
+    Directory,
+    RegularFile,
+    Symlink,
+    filetype,
+)
+from PySquashfsImage.structure import DirEntry, DirHeader  # pyright: ignore[reportMissingTypeStubs]
 
-from .safe_tree import SafeTree
+from ..budget import Kind, current
+from .safe_tree import MAX_ENTRIES, STOPS, SafeTree
 
 SUPERBLOCK = struct.Struct("<IIIIIHHHHHHQQQQQQQQ")
 MAGIC = 0x73717368  # "hsqs", little-endian squashfs
@@ -89,7 +98,63 @@ class _Decompressor:
 
 
 class _Image(SquashFsImage):
-    """PySquashfsImage with the decompressor above and the block list bounded by the file."""
+    """PySquashfsImage with the decompressor above, the block list bounded by the file and the
+    directory tree read with a stack, a visited set and a bound on the entries read."""
+
+    def __init__(self, fh: object, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self.entries = 0  # directory entries read
+        self.cut = False  # entries past ``max_entries`` left unread
+        super().__init__(fh, closefd=False)
+
+    def _dir_scan(self, start_block: int, offset: int) -> Directory:
+        """The tree below the directory inode at (``start_block``, ``offset``), walked with a stack."""
+        seen = {(start_block, offset)}
+        top, listed = self._listing(start_block, offset)
+        pending = [(top, listed)]
+        while pending:
+            directory, entries = pending.pop()
+            for entry in entries:
+                where = (entry["start_block"], entry["offset"])
+                if entry["type"] == Type.DIR:
+                    if where in seen:
+                        raise VariantError(f"directory loop detected: {os.fsdecode(entry['name'])!r} is listed twice")
+                    seen.add(where)
+                    child, listed = self._listing(*where)
+                    child._parent, child._name = directory, entry["name"]
+                    pending.append((child, listed))
+                else:
+                    child = filetype[entry["type"]](self, self._read_inode(*where), entry["name"], directory)
+                directory.children[child.name] = child
+        return top
+
+    def _listing(self, block_start: int, offset: int) -> tuple[Directory, list[dict]]:
+        """A directory and its entries (read as the library's ``_opendir`` reads them), none past
+        ``max_entries`` in all."""
+        inode = self._read_inode(block_start, offset)
+        directory = Directory(self, inode)
+        entries: list[dict] = []
+        sb = self._sblk
+        if inode.data == 3 or sb is None:
+            return directory, entries
+        start, offset, size, done = sb.directory_table_start + inode.start, inode.offset, inode.data - 3, 0
+        while done < size and not self.cut:
+            data, start, offset = self._read_directory_data(start, offset, sizeof(DirHeader))
+            header = DirHeader.from_bytes(data)
+            done += sizeof(DirHeader)
+            for _ in range(header.count + 1):
+                if self.entries >= self.max_entries:
+                    self.cut = True
+                    break
+                data, start, offset = self._read_directory_data(start, offset, sizeof(DirEntry))
+                entry = DirEntry.from_bytes(data)
+                name, start, offset = self._read_directory_data(start, offset, entry.size + 1)
+                done += sizeof(DirEntry) + entry.size + 1
+                self.entries += 1
+                entries.append(
+                    {"name": name, "start_block": header.start_block, "offset": entry.offset, "type": entry.type}
+                )
+        return directory, entries
 
     def _get_compressor(self, compression_id: int) -> _Decompressor:
         if compression_id != LZMA_ID:
@@ -119,8 +184,10 @@ def extract_tplink_lzma(path: Path, tree: SafeTree) -> int:
     """
     if not is_lzma_squashfs(path):
         raise VariantError("not a little-endian LZMA squashfs 4.0")
+    budget = current()
+    limit = min(tree.max_entries, MAX_ENTRIES, budget.left(Kind.ENTRIES))
     with open(path, "rb") as fh:
-        image = _Image(fh, closefd=False)
+        image = _Image(fh, limit)
         first_path: dict[int, str] = {}  # inode number -> the first name of a hard-linked file
         written = 0
         if image.root is None:
@@ -132,20 +199,31 @@ def extract_tplink_lzma(path: Path, tree: SafeTree) -> int:
                 name = f"{prefix}{_name(node)}"
                 written += 1
                 try:
-                    if isinstance(node, Directory):
-                        tree.make_dir(name, node.mode)
-                        pending.append((f"{name}/", node))
-                    elif isinstance(node, Symlink):
-                        tree.make_symlink(name, node.readlink())
-                    elif isinstance(node, RegularFile):
-                        number = node.inode.inode_number
-                        if number in first_path:
-                            tree.make_hardlink(name, first_path[number])
-                        else:
-                            first_path[number] = name
-                            tree.write_file(name, node.iter_bytes(), node.mode)
-                    else:
-                        tree.skip_special(name)
+                    _write(tree, name, node, first_path, pending)
+                except STOPS:
+                    raise  # the whole extraction stops (the caller keeps what was written)
                 except Exception as exc:  # hostile input: one unreadable file, the rest goes on
                     tree.problem(name, f"cannot be extracted: {type(exc).__name__}: {exc}")
+    if image.cut and limit < min(tree.max_entries, MAX_ENTRIES):
+        budget.reached(Kind.ENTRIES, tree.source)
+    elif image.cut:
+        tree.problem("(file system)", f"more than {limit:,} entries: the rest is not extracted")
     return written
+
+
+def _write(tree: SafeTree, name: str, node: object, first_path: dict[int, str], pending: list) -> None:
+    """One entry of the file system into ``tree`` (a folder's children are walked later)."""
+    if isinstance(node, Directory):
+        tree.make_dir(name, node.mode)
+        pending.append((f"{name}/", node))
+    elif isinstance(node, Symlink):
+        tree.make_symlink(name, node.readlink())
+    elif isinstance(node, RegularFile):
+        number = node.inode.inode_number
+        if number in first_path:
+            tree.make_hardlink(name, first_path[number])
+        else:
+            first_path[number] = name
+            tree.write_file(name, node.iter_bytes(), node.mode)
+    else:
+        tree.skip_special(name)
