@@ -4,7 +4,9 @@
 and cannot be told to stop. ``unsquashfs -lln`` lists the entries (one line each: mode, owner,
 size, date, path) without writing anything; the listing is read as it comes and stopped as
 soon as the count or the sum of the sizes passes what the scan's budgets (``loader/budget.py``)
-have left, or the count passes the member limit of one image (``MAX_ENTRIES``, as for archives).
+have left, or the count passes the member limit of one image (``MAX_ENTRIES``, as for archives),
+or its symbolic links pass ``MAX_LINKS`` (each link unsquashfs makes is then checked and resolved
+by unblob and restored by ``links.py``, at ~1 ms apiece; no real firmware comes near the limit).
 Then only the entries listed before that point are extracted (``unsquashfs -ef``: the folders
 listed whole by name, the entries of the folders listed in part one by one) and one problem says
 so. A listing that fails says nothing: the extraction then fails (or not) on its own.
@@ -21,6 +23,7 @@ from .safe_tree import MAX_ENTRIES
 
 LIST = ("unsquashfs", "-lln", "-no-progress")
 TOP = b"squashfs-root/"
+MAX_LINKS = 20_000  # symbolic links of one image (the most in a real firmware here: a few thousand)
 
 
 @dataclass(slots=True)
@@ -38,7 +41,7 @@ def within_budget(image: Path) -> Cut | None:
     listed before it passed them."""
     budget = current()
     entries_left, bytes_left = min(MAX_ENTRIES, budget.left(Kind.ENTRIES)), budget.left(Kind.WRITTEN)
-    entries = size = 0
+    entries = size = links = 0
     kept: list[bytes] = []  # what to extract: whole folders once their listing is over, else entries
     open_folders: list[tuple[bytes, int]] = []  # folders being listed, where their entries start in kept
     # its messages go with the listing (and are passed over): unblob's sandbox forbids /dev/null
@@ -51,10 +54,13 @@ def within_budget(image: Path) -> Cut | None:
             entries += 1
             if fields[0][:1] == b"-" and fields[2].isdigit():
                 size += int(fields[2])
-            if entries > entries_left or size > bytes_left:
+            links += fields[0][:1] == b"l"
+            if entries > entries_left or size > bytes_left or links > MAX_LINKS:
                 lister.kill()
                 listed_in_part = {start - 1 for _prefix, start in open_folders}  # named whole, they would come whole
                 names = [name for at, name in enumerate(kept) if at not in listed_in_part]
+                if links > MAX_LINKS:
+                    return Cut(names, f"more than {MAX_LINKS:,} symbolic links: the rest is not extracted")
                 if size <= bytes_left and entries_left == MAX_ENTRIES:
                     return Cut(names, f"more than {MAX_ENTRIES:,} entries: the rest is not extracted")
                 budget.reached(Kind.ENTRIES if entries > entries_left else Kind.WRITTEN, image.name)
