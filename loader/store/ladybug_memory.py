@@ -8,7 +8,9 @@ memory the process may use (the machine's, or the control group's limit or the a
 
 LadybugDB also reserves address space for the database file itself (8 TiB by default, never touched
 unless used): under an address space limit that reservation fails and no database opens, so there
-the reservation is the largest power of two (LadybugDB's rule) within half the limit.
+the reservation is the largest power of two (LadybugDB's rule) within a quarter of the limit, and
+the pool an eighth of it: what is only reserved counts against such a limit too (each thread's
+stack, malloc's arenas, the Arrow tables being copied), and a tighter share left the scan short.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ ENV = "LINKGRAPH_DB_MEMORY_MIB"
 MIB = 1 << 20
 FLOOR = 256 * MIB
 SHARE = 4  # the pool is one SHARE-th of the memory the process may use
+SHARE_OF_LIMIT = 8  # ... or of an address space limit, when that is what bounds it
 CGROUP_LIMIT = Path("/sys/fs/cgroup/memory.max")
 # what LadybugDB says when its buffer pool cannot give a query more pages
 FULL = ("Buffer manager exception", "Unable to allocate memory", "buffer pool is full")
@@ -34,11 +37,11 @@ def address_space_limit() -> int | None:
 
 def max_db_size() -> int | None:
     """The address space LadybugDB may reserve for the database file: None (its default) without an
-    address space limit, else the largest power of two within half of it."""
+    address space limit, else the largest power of two within a quarter of it."""
     limit = address_space_limit()
     if limit is None:
         return None
-    return 1 << max(0, (limit // 2).bit_length() - 1)
+    return 1 << max(0, (limit // 4).bit_length() - 1)
 
 
 def machine_memory() -> int:
@@ -63,7 +66,9 @@ def buffer_pool_size() -> int:
 
             raise StoreError(f"{ENV}={wanted!r}: give the store's memory as a whole number of MiB, such as 2048")
         return int(wanted) * MIB
-    return max(FLOOR, machine_memory() // SHARE)
+    memory, limit = machine_memory(), address_space_limit()
+    share = SHARE_OF_LIMIT if limit is not None and memory >= limit else SHARE
+    return max(FLOOR, memory // share)
 
 
 def is_full(exc: BaseException) -> bool:
