@@ -1,8 +1,6 @@
-"""Shared types of the pipeline: ELF facts, link maps, bindings (problems: ``problems``).
-
-Every stage reads and writes these plain dataclasses; nothing else is shared between stages. Paths are always
-the canonical path inside the root as the device sees it (absolute, symlinks resolved within the root).
-"""
+"""Shared types of the pipeline: ELF facts, link maps, bindings (problems: ``problems``). Every stage reads
+and writes these plain dataclasses; nothing else is shared between stages. Paths are always the canonical
+path inside the root as the device sees it (absolute, symlinks resolved within the root)."""
 
 from __future__ import annotations
 

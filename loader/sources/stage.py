@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ...cypher.schema import LinkLineRow, ReleaseGapRow, ReleaseRow, SourceRow
+from ...cypher.source_rows import LinkLineRow, ReleaseGapRow, ReleaseRow, SourceRow
 from ..model import Kind, Module, ScanResult
 from ..rootfs import RootFS
 from ..store.graph_rows import GraphRows, key_part
