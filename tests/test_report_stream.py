@@ -23,6 +23,7 @@ SECTIONS = [
     "problems",
     "kernel_links",
     "licence_findings",
+    "source_check",
 ]
 TYPES = ["module", "dependency", "dlopen", "link_map", "binding", "unresolved", "duplicate", "problem", "kernel_link"]
 
@@ -56,13 +57,13 @@ def test_jsonl_holds_the_same_entries(db: Path) -> None:
     lines = linkgraph("report", "--db", str(db), "--format", "jsonl").stdout.splitlines()
     records = [json.loads(line) for line in lines]
     assert records[0] == {"type": "report", "schema": "linkgraph-report/1", "firmware": report["firmware"]}
-    for section, kind in zip(SECTIONS[:-1], TYPES, strict=True):
+    for section, kind in zip(SECTIONS[:-2], TYPES, strict=True):
         entries = [{k: v for k, v in r.items() if k != "type"} for r in records[1:] if r["type"] == kind]
         assert entries == report[section], section
-    for one in ("licence_coverage", "licence_findings"):  # one object each, not a list
+    for one in ("licence_coverage", "licence_findings", "source_check"):  # one object each, not a list
         found = [{k: v for k, v in r.items() if k != "type"} for r in records if r["type"] == one]
         assert found == [report[one]], one
-    assert len(records) == 3 + sum(len(report[s]) for s in SECTIONS[:-1])
+    assert len(records) == 4 + sum(len(report[s]) for s in SECTIONS[:-2])
 
 
 def test_sections_choose_the_parts(db: Path, tmp_path: Path) -> None:

@@ -240,6 +240,8 @@ def test_both_stores_give_the_same_rows(mr3020, neo4j_server, neo4j_env: dict[st
     symbols as a set: each store keeps its own order), and the report's source_check section is the same."""
     db, _status = mr3020
     linkgraph("push", "--db", str(db), "--neo4j", neo4j_server.uri, env=neo4j_env)
+    (firmware,) = [row["id"] for row in query(db, "firmware")]  # the server holds other tests' firmware too
+    chosen = ("--firmware", firmware)
     for name in (
         "source-status",
         "source-missing",
@@ -249,7 +251,7 @@ def test_both_stores_give_the_same_rows(mr3020, neo4j_server, neo4j_env: dict[st
     ):
         ours = query(db, name)
         theirs = json.loads(
-            linkgraph("query", name, "--neo4j", neo4j_server.uri, "--json", "--quiet", env=neo4j_env).stdout
+            linkgraph("query", name, "--neo4j", neo4j_server.uri, *chosen, "--json", "--quiet", env=neo4j_env).stdout
         )
         for row in (*ours, *theirs):
             if "symbols" in row:
@@ -257,5 +259,5 @@ def test_both_stores_give_the_same_rows(mr3020, neo4j_server, neo4j_env: dict[st
         assert theirs == ours, name
     report = ("report", "--format", "json", "--sections", "source_check")
     ladybug = json.loads(linkgraph(*report, "--db", str(db)).stdout)["source_check"]
-    neo4j = json.loads(linkgraph(*report, "--neo4j", neo4j_server.uri, env=neo4j_env).stdout)["source_check"]
+    neo4j = json.loads(linkgraph(*report, "--neo4j", neo4j_server.uri, *chosen, env=neo4j_env).stdout)["source_check"]
     assert neo4j == ladybug and ladybug["checked"]
