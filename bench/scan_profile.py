@@ -6,7 +6,7 @@ or in a system call or a hash that released it, is not counted, so the entries a
 that competes for the one interpreter. Two tables: the functions where the samples were taken
 (self), and the functions on the stack (inclusive), each as a share of all samples.
 
-    python bench/scan_profile.py [--root usr-opt|host] [--rate 200] [--top 30]
+    python bench/scan_profile.py [--root usr-opt|host] [--rate 200] [--top 30] [--keep-raw FILE]
 
 Needs py-spy (``pip install -e .[bench]``). Roots as in bench/scan_speed.py.
 """
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", choices=["host", "usr-opt"], default="usr-opt", help="which root")
     parser.add_argument("--rate", type=int, default=200, help="samples per second")
     parser.add_argument("--top", type=int, default=30, help="entries per table")
+    parser.add_argument("--keep-raw", type=Path, help="also keep py-spy's raw stacks in this file")
     args = parser.parse_args(argv)
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(spy).exists():
@@ -80,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [spy, "record", "--gil", "--rate", str(args.rate), "--format", "raw", "--output", str(raw), "--", *scan]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         total, own, inclusive = tally(raw)
+        if args.keep_raw is not None:
+            shutil.copyfile(raw, args.keep_raw)
     if not total:
         print("py-spy took no samples", file=sys.stderr)
         return 1

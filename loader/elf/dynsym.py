@@ -148,22 +148,50 @@ class DynSymbols(Sequence[DynSymbol]):
 
     def named(self, wanted: Container[str]) -> Iterator[DynSymbol]:
         """The symbols whose name is in ``wanted``, in table order (the others are never made)."""
+        return map(self._make, self._indices_named(wanted))
+
+    def _indices_named(self, wanted: Container[str]) -> list[int]:
+        """The indices of the symbols whose name is in ``wanted``, in table order."""
         table, far = self._table, self._far
         if isinstance(wanted, set | frozenset) and len(wanted) <= _FEW:
             hits = self._at_offsets(wanted)
+        elif isinstance(wanted, set | frozenset):  # bytes compared as bytes: no name is decoded to be let go
+            hits = self._split_hits(wanted if isinstance(table, str) else _encoded(wanted))
         elif isinstance(table, str):
             find = table.find
             hits = [i for i, off in enumerate(self._name) if table[off : find("\0", off)] in wanted]
-        elif isinstance(wanted, set | frozenset):  # compared as bytes: no name is decoded to be let go
-            find_b, raw = table.find, _encoded(wanted)
-            hits = [i for i, off in enumerate(self._name) if table[off : find_b(b"\0", off)] in raw]
         else:
             find_b = table.find
             decoded = (table[off : find_b(b"\0", off)].decode("utf-8", "surrogateescape") for off in self._name)
             hits = [i for i, name in enumerate(decoded) if name in wanted]
         if far:  # their offsets are past the table: their names were read when the file was mapped
             hits = sorted({i for i in hits if i not in far} | {i for i, name in far.items() if name in wanted})
-        return map(self._make, hits)
+        return hits
+
+    def _split_hits(self, wanted: Container[str] | Container[bytes]) -> list[int]:
+        """The indices of the symbols whose name is in ``wanted`` (as the table holds names: str or
+        bytes), without a Python step per symbol: the table is split at its NULs once, each piece
+        is looked up in ``wanted`` once, and a symbol whose name starts a piece takes the piece's
+        answer. A name that starts inside a piece (a shared tail) or past the table is cut out."""
+        table = self._table
+        pieces: list = table.split("\0" if isinstance(table, str) else b"\0")  # type: ignore[arg-type]
+        count = len(pieces)
+        starts = np.zeros(count, np.int64)
+        np.cumsum(np.fromiter(map(len, pieces), np.int64, count)[:-1] + 1, out=starts[1:])
+        kept = np.fromiter(map(wanted.__contains__, pieces), bool, count)
+        offsets = np.asarray(self._name, np.int64)
+        at = np.minimum(np.searchsorted(starts, offsets), count - 1)
+        whole = starts[at] == offsets
+        hits = whole & kept[at]
+        inside = np.flatnonzero(~whole).tolist()
+        if inside:
+            find, cut = table.find, pieces[-1][:0]  # "" or b"": a name past the table is empty
+            nul = cut + "\0" if isinstance(cut, str) else cut + b"\0"  # type: ignore[operator]
+            for i in inside:
+                off = int(offsets[i])
+                end = find(nul, off)  # type: ignore[arg-type]
+                hits[i] = (table[off:end] if end >= 0 else cut) in wanted  # type: ignore[operator]
+        return np.flatnonzero(hits).tolist()
 
     def _at_offsets(self, wanted: Iterable[str]) -> list[int]:
         """The indices of the symbols named one of a few ``wanted`` names. A name stands at the
