@@ -71,7 +71,9 @@ def _download(path: str) -> bytes:
         with urllib.request.urlopen(url, timeout=60) as response:
             return response.read()
     except OSError as exc:
-        hint = f"or fill the cache from a clone of {SOURCE}: python tests/support/old_uclibc_root.py fetch --git GIT_DIR"
+        hint = (
+            f"or fill the cache from a clone of {SOURCE}: python tests/support/old_uclibc_root.py fetch --git GIT_DIR"
+        )
         raise OldRootError(f"cannot fetch {url}: {exc} ({hint})") from exc
 
 
