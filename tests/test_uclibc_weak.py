@@ -15,8 +15,9 @@ point), is the judge; linkgraph's bindings must equal its own everywhere:
 * the Hi-Link HLK-RM04 root's C library and loader (uClibc 0.9.28): the first definition wins;
 * the Linksys WAG200G root's (uClibc 0.9.19, tests/support/old_uclibc_root.py): weak definitions
   give way to later global ones, libdl's weak ``_dl_*`` stubs to the loader's globals (in the
-  three programs of that root that load libdl), with the loader's file named as on the device
-  and as a plain copy (the version then told by libdl).
+  three programs of that root that load libdl), a library's global definition without a type to
+  a later such one or a later global object (tests/fixtures/uclibc_weak/notype_*.s), with the
+  loader's file named as on the device and as a plain copy (the version then told by libdl).
 
 Loader file names of 0.9.26 and of no version with libdl's stubs built from source
 (tests/fixtures/uclibc_weak) are checked by linkgraph's scan alone.
@@ -45,6 +46,11 @@ WK, GL = "/lib/libwk.so", "/lib/libgl.so"
 # which object the program's references (and libwk.so's use of pick_e) bind to, per rule
 OLD_RULE = {"pick_a": GL, "pick_b": WK, "pick_c": WK, "pick_d": GL, "pick_e": GL}
 NEW_RULE = {"pick_a": WK, "pick_b": WK, "pick_c": WK, "pick_d": WK, "pick_e": PROGRAM}
+# the global definitions without a type (tests/fixtures/uclibc_weak/notype_*.s): libna.so defines
+# pick_n, pick_m, pick_o so; libnb.so after it pick_n so, pick_m weak, pick_o as a global object
+STUBS = Path(__file__).resolve().parent / "fixtures" / "uclibc_weak"
+NOTYPE_PROGRAM, NA, NB = "/usr/bin/notypepick", "/lib/libna.so", "/lib/libnb.so"
+NOTYPE_OLD_RULE = {"pick_n": NB, "pick_m": NA, "pick_o": NB}
 
 
 def _hilink_root(tmp_path: Path, loader_name: str, libdl: Path | None = None) -> Path:
@@ -100,7 +106,7 @@ def test_uclibc_0_9_26_weak_gives_way_by_its_source(tmp_path: Path) -> None:
 def _stub_libdl(build: Path) -> Path:
     """``libdl.so.0`` as uClibc 0.9.26 built it: weak ``_dl_*`` stubs (tests/fixtures/uclibc_weak)."""
     build.mkdir()
-    source = Path(__file__).resolve().parent / "fixtures" / "uclibc_weak" / "libdl_stubs.s"
+    source = STUBS / "libdl_stubs.s"
     _run(["mips-linux-gnu-as", "-EL", "-KPIC", "-mabi=32", "-march=mips2", "-o", str(build / "s.o"), str(source)])
     out = build / "libdl.so.0"
     _run(["mips-linux-gnu-ld", "-EL", "-shared", "-soname", "libdl.so.0", "-o", str(out), str(build / "s.o")])
@@ -136,7 +142,23 @@ def _wag200g_root(tmp_path: Path, links: bool) -> Path:
     # this libc references the program's ``main`` (its startup calls it); the fixture has none
     libc = [str(root / "lib/libc.so.0"), "-rpath-link", str(root / "lib"), "--allow-shlib-undefined"]
     build_fixture(root, build, ["-EL", "-march=mips2"], "/lib/ld-uClibc.so.0", "lib", libc, got_loads=True)
+    objects = {}
+    for name in ("notype_a", "notype_b", "notype_prog"):
+        objects[name] = str(build / f"{name}.o")
+        source = str(STUBS / f"{name}.s")
+        _run(["mips-linux-gnu-as", "-EL", "-march=mips2", "-KPIC", "-mabi=32", "-o", objects[name], source])
+    for lib, name in ((NA, "notype_a"), (NB, "notype_b")):
+        soname = lib.rsplit("/", 1)[1]
+        _run(["mips-linux-gnu-ld", "-EL", "-shared", "-soname", soname, "-o", str(root / lib[1:]), objects[name]])
+    _run(
+        ["mips-linux-gnu-ld", "-EL", "-E", "--dynamic-linker", "/lib/ld-uClibc.so.0", "-e", "__start",
+         "-o", str(root / NOTYPE_PROGRAM[1:]), objects["notype_prog"], str(root / NA[1:]), str(root / NB[1:]), *libc]
+    )  # fmt: skip
     return root
+
+
+def _notype_picks(bound: dict[tuple[str, str], str]) -> dict[str, str | None]:
+    return {s: bound.get((NOTYPE_PROGRAM, s)) for s in ("pick_n", "pick_m", "pick_o")}
 
 
 @pytest.mark.parametrize("links", [True, False], ids=["device-links", "copies"])
@@ -146,10 +168,14 @@ def test_uclibc_0_9_19_weak_gives_way_by_its_loader(links: bool, tmp_path: Path)
     (tmp_path / "work").mkdir()
     result, traces = root_agreement(root, tmp_path / "work")
     print(result.summary(root.name))
-    assert sorted(traces) == sorted((PROGRAM, *old.PROGRAMS))
+    assert sorted(traces) == sorted((PROGRAM, NOTYPE_PROGRAM, *old.PROGRAMS))
     assert all(t.covered for t in traces.values()), [t.describe() for t in traces.values() if not t.covered]
     # the loader's choice: weak definitions give way to later global ones
     assert _picks({(m, s): p for m, s, _v, p in traces[PROGRAM].bindings}) == OLD_RULE, traces[PROGRAM].bindings
+    # and a library's global definition without a type gives way too: to the last such one, to
+    # a later global object, never to a weak one
+    notype = {(m, s): p for m, s, _v, p in traces[NOTYPE_PROGRAM].bindings}
+    assert _notype_picks(notype) == NOTYPE_OLD_RULE, traces[NOTYPE_PROGRAM].bindings
     loader = old.LOADER if links else "/lib/ld-uClibc.so.0"
     libdl = old.LIBDL if links else "/lib/libdl.so.0"
     stubs = _weak_dl_stubs(root / libdl.lstrip("/"))
@@ -159,7 +185,7 @@ def test_uclibc_0_9_19_weak_gives_way_by_its_loader(links: bool, tmp_path: Path)
         assert bound == dict.fromkeys(stubs, loader), (exe, bound)
     # and linkgraph bound every reference the loader did as it did
     assert not result.differences, result.summary(root.name)
-    assert result.common == result.oracle == result.ours >= len(old.PROGRAMS) * len(stubs) + 3
+    assert result.common == result.oracle == result.ours >= len(old.PROGRAMS) * len(stubs) + 6
     assert not result.errors, result.errors
     # the loader's own GOT is relocated once, against itself: its _DYNAMIC stays its own though
     # every program defines one first in the scope (linkgraph likewise)
@@ -189,7 +215,9 @@ def test_uclibc_0_9_19_root_read_as_a_newer_loader_differs(tmp_path: Path) -> No
     os.remove(root / "lib/ld-uClibc.so.0")
     os.symlink("ld-uClibc-0.9.28.so", root / "lib/ld-uClibc.so.0")
     report = scan_and_report(root, tmp_path / "graph.lbdb")
-    bound = {(b["module"], b["symbol"]): b["provider"] for b in report["bindings"] if b["executable"] == PROGRAM}
+    programs = (PROGRAM, NOTYPE_PROGRAM)
+    bound = {(b["module"], b["symbol"]): b["provider"] for b in report["bindings"] if b["executable"] in programs}
     assert _picks(bound) == NEW_RULE != OLD_RULE, sorted(bound.items())
+    assert _notype_picks(bound) == dict.fromkeys(NOTYPE_OLD_RULE, NA) != NOTYPE_OLD_RULE, sorted(bound.items())
     own = {b["symbol"]: b["provider"] for b in report["bindings"] if b["module"] == old.LIBDL}
     assert own["_dl_find_hash"] == old.LIBDL, own
