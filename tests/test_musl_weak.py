@@ -52,13 +52,20 @@ def _run(cmd: list[str]) -> None:
     assert proc.returncode == 0, f"{cmd!r} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
 
 
-def build_fixture(root: Path, build: Path, flags: list[str], interp: str, libdir: str, libc: list[str]) -> None:
+def build_fixture(
+    root: Path, build: Path, flags: list[str], interp: str, libdir: str, libc: list[str], got_loads: bool = False
+) -> None:
     """The MIPS fixture assembled with GNU as (``flags``: endianness first) and linked into
-    ``root``: the two libraries in ``libdir``, the program for ``interp`` with ``libc``."""
+    ``root``: the two libraries in ``libdir``, the program for ``interp`` with ``libc``. With
+    ``got_loads`` every ``%call16`` GOT load is made a ``%got`` one: no lazy stub, so a loader
+    that binds called functions only at their first call (uClibc 0.9.19) binds them at start-up."""
     endian = flags[0]
     for name in ("libwk", "libgl", "prog"):
-        obj, src = str(build / f"{name}.o"), str(FIXTURE / f"{name}.s")
-        _run(["mips-linux-gnu-as", *flags, "-KPIC", "-mabi=32", "-o", obj, src])
+        obj, src = str(build / f"{name}.o"), FIXTURE / f"{name}.s"
+        if got_loads:
+            src = build / src.name
+            src.write_text((FIXTURE / src.name).read_text().replace("%call16(", "%got("))
+        _run(["mips-linux-gnu-as", *flags, "-KPIC", "-mabi=32", "-o", obj, str(src)])
     libs = [str(root / libdir / f"{name}.so") for name in ("libwk", "libgl")]
     for name, out in zip(("libwk", "libgl"), libs, strict=True):
         _run(["mips-linux-gnu-ld", endian, "-shared", "-soname", f"{name}.so", "-o", out, str(build / f"{name}.o")])

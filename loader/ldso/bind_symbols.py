@@ -50,8 +50,11 @@ class _Group:
 class SymbolBinder:
     """Resolves the references of every object of many link maps of one root."""
 
-    def __init__(self, flavour_of_map: dict[str, LoaderFlavour], modules: list[ElfFacts]) -> None:
+    def __init__(
+        self, flavour_of_map: dict[str, LoaderFlavour], modules: list[ElfFacts], interpreters: Set[str] = frozenset()
+    ) -> None:
         self.flavours = flavour_of_map
+        self.interpreters = interpreters  # the programs' loaders (their own GOT: ``references_of``)
         self._tables: dict[str, SymbolTable] = {}
         self._lookups: dict[tuple[str, str], list[Lookup]] = {}
         self._scope_cache: dict[tuple, _Group] = {}
@@ -84,7 +87,7 @@ class SymbolBinder:
         key = (facts.path, flavour.key)
         found = self._lookups.get(key)
         if found is None:
-            found = self._lookups[key] = references_of(facts, flavour)
+            found = self._lookups[key] = references_of(facts, flavour, facts.path in self.interpreters)
         return found
 
     def _definers(self, obj: ElfFacts, flavour: LoaderFlavour) -> list[tuple[str, ...]]:

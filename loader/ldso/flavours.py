@@ -110,6 +110,10 @@ class LoaderFlavour:
     #: fold a symbol's GOT entry and its R_MIPS_REL32 relocations into one normal reference,
     #: which is then treated as a GOT lookup (the common case by far).
     mips_got_needs_definition = False
+    #: On MIPS the loader relocates its own global GOT once, against itself, while it starts, and
+    #: never through the scope (uClibc 0.9.19 to 0.9.33: ``_dl_perform_mips_global_got_relocations``
+    #: skips the ``program_interpreter``): its references to what it defines bind to itself.
+    mips_interpreter_binds_itself = False
     #: Names with these prefixes resolve to the loader itself (musl's libc is its loader).
     builtin_names: tuple[str, ...] = ()
     #: A NEEDED name equal to a name an object was loaded under (its path, the requested name, or
@@ -261,6 +265,7 @@ class UClibc(LoaderFlavour):
     accepts_ifunc = False
     accepts_zero_abs = False
     mips_got_needs_definition = True
+    mips_interpreter_binds_itself = True
     preload_file = PreloadRule.IF_BUILT  # LDSO_PRELOAD_FILE_SUPPORT
     preload_names = staticmethod(uclibc_preload_names)
     preload_uses_program_rpath = False  # _dl_load_shared_library(0, &rpnt, NULL, name, ...)

@@ -54,10 +54,12 @@ class Lookup(NamedTuple):
     copy: bool = False  # a copy relocation: the lookup skips the executable
 
 
-def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
-    """The distinct lookups an object's relocations cause, in order of first appearance."""
+def references_of(facts: ElfFacts, flavour: LoaderFlavour, interpreter: bool = False) -> list[Lookup]:
+    """The distinct lookups an object's relocations cause, in order of first appearance
+    (``interpreter``: the object is a program's loader, which may bind its own GOT itself)."""
     seen: dict[tuple[str, str | None, int], Lookup] = {}
     got_is_plt = flavour.mips_got_needs_definition and facts.machine == "EM_MIPS"
+    own_got = interpreter and flavour.mips_interpreter_binds_itself and facts.machine == "EM_MIPS"
     asked: set[tuple[int, RelocClass]] = set()  # a symbol many relocations name is read once per class
     count = len(facts.symbols)
     for ref in facts.references:
@@ -70,7 +72,8 @@ def references_of(facts: ElfFacts, flavour: LoaderFlavour) -> list[Lookup]:
         if flavour.honours_visibility and sym.visibility in (STV_HIDDEN, STV_INTERNAL):
             continue
         version = sym.version if (facts.has_versym and sym.version_index >= 2) else None
-        self_bound = flavour.honours_visibility and sym.visibility == STV_PROTECTED and sym.defined
+        protected = flavour.honours_visibility and sym.visibility == STV_PROTECTED
+        self_bound = (own_got or protected) and sym.defined
         key = (sym.name, version, int(ref.reloc_class))
         if key not in seen:
             cls = ref.reloc_class

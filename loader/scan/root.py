@@ -247,9 +247,10 @@ def _resolve(
     A program whose interpreter the root does not hold gets none: the device cannot start it."""
     resolution = Resolution()
     flavours: dict[str, LoaderFlavour] = {}
-    binder = SymbolBinder(flavours, list(modules.values()))
     loaded: set[str] = set()
     roots = [f for f in modules.values() if f.dynamic and f.kind is Kind.EXECUTABLE and _startable(f, world, problems)]
+    loaders = (world.interpreter_file(i)[1] for i in {f.interpreter for f in roots if f.interpreter})
+    binder = SymbolBinder(flavours, list(modules.values()), frozenset(f.path for f in loaders if f is not None))
     for i, exe in enumerate(sorted(roots, key=lambda f: f.path)):
         link_map, objects = build_link_map(exe, world)
         flavours[exe.path] = world.flavour(exe.interpreter)
