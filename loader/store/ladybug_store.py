@@ -15,6 +15,7 @@ from ...cypher.ladybug_schema import ladybug_copy, ladybug_ddl
 from ...cypher.schema import TABLES
 from ...cypher.table import ColumnType
 from ..errors import StoreError
+from ..freed_memory import give_back
 from .base import GraphStore
 from .columns import Columns, column_values
 from .db_file import WriterLock, remove_staging, staging_path, switch_in, wal_path
@@ -191,6 +192,7 @@ class LadybugStore(GraphStore):
             if others:
                 self.run_query(load_query("delete-firmware"), {"firmware": rows.firmware})
             self._copy_all(rows)
+            give_back()  # the rows and their Arrow forms: the classification's peak comes next
             self.run_query(load_query("classify", self.engine), {"firmware": rows.firmware})
             self._write_findings(rows.firmware)
             self._disconnect()  # LadybugDB checkpoints on close: the staging file is then complete

@@ -22,6 +22,7 @@ from ...cypher.schema import (
     ProblemRow,
 )
 from ..dlopen.rows import dlopen_rows
+from ..freed_memory import give_back
 from ..identify import ModuleIdentity
 from ..licences.classes import licence_class
 from ..licences.facts import NO_FACT
@@ -147,6 +148,7 @@ def build_rows(result: ScanResult) -> GraphRows:
     def last_tables() -> None:
         """The problems and the dlopen edges: known once the scan's last stage has run."""
         result.complete()
+        give_back()  # what the last stage held (the binder, the parsed files) is free now
         last = GraphRows(fw)
         last.nodes["Problem"] = _problem_rows(fw, result)
         last.rels[("DLOPEN", "Module", "Module")] = dlopen_rows(result.dlopen, mid)
