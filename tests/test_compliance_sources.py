@@ -3,7 +3,7 @@ v1 image checked against TP-Link's GPL release (tests/support/source_store.py), 
 PDF read back with poppler's ``pdftotext``, as tests/test_compliance_report.py reads it).
 
 * Page 1 (the title block) has one line for the check: the release and the number of each finding;
-  without a check, one line saying none was run, and no findings of it.
+  without a check, one line saying none was run, and no part.
 * The part lists the counts per status and each finding as the named queries give them: the GPL and
   LGPL modules without source, the copyleft programs using libmsglog.so with its symbol and the
   Makefile line of each (read in the unpacked release by the test itself), the release's gaps.
@@ -137,5 +137,4 @@ def test_without_a_check_one_line_and_no_part(article_root: Path, tmp_path: Path
     linkgraph("scan", str(article_root), "--db", str(db), "--quiet")
     found = sections(linkgraph("report", "--db", str(db), "--format", "html").stdout)
     assert found.of("source-line").startswith(NOT_RUN)
-    assert found.of("source-release") == "Source release " + found.of("source-line")
-    assert "Copyleft programs using modules with no source" not in found.of("source-release")
+    assert "source-release" not in found.text  # no part, no link to one

@@ -150,6 +150,10 @@ def test_program_graph_marks_modules_without_source(server: ViewerServer, pages:
     assert status == 200 and "no source in the release (prebuilt or absent)" in svg
     exported = set(re.findall(r'<g id="(n\d+)" class="node [^"]*\bno(?:-|&#45;)source\b', svg))  # Graphviz escapes '-'
     assert {paths[n] for n in exported} == expected
+    # and linkgraph diagram draws the same marks
+    dot = linkgraph("diagram", BUSYBOX, "--db", str(mr3020_checked), "-o", "-", "--format", "dot").stdout
+    marked_dot = {line for line in dot.splitlines() if "no-source" in line and "tooltip=" in line}
+    assert len(marked_dot) == len(expected) and any(MSGLOG in line for line in marked_dot)
     watch.assert_clean()
 
 

@@ -58,11 +58,11 @@ export function sourceEvidence(evidence) {
 
 /** The Overview's section: the module's source status and its evidence, or one line when no release was checked. */
 export function sourceSection(source) {
-  const box = el("section", {className: "source-box", dataset: {section: "source"}}, el("h2", {}, "Source release"));
-  if (!source) {
-    box.append(el("p", {className: "muted source-not-run"}, NOT_RUN));
-    return box;
+  if (!source) {  // one line, no heading: most firmware is never checked
+    return el("section", {className: "source-box", dataset: {section: "source"}},
+      el("p", {className: "muted source-not-run"}, NOT_RUN));
   }
+  const box = el("section", {className: "source-box", dataset: {section: "source"}}, el("h2", {}, "Source release"));
   const look = SOURCE_STYLE[source.status] || NOT_CHECKED;
   const dl = el("dl", {className: "facts source-facts"});
   const row = (term, key, ...value) => dl.append(el("dt", {}, term), el("dd", {dataset: {fact: key}}, ...value));
