@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO / "bench"))
 # the browser tests' fixtures (Chromium, pages, the article served from both stores): tests/support/browser.py;
 # the viewer API's (the article scanned into a LadybugDB, Flask's test client on it, its firmware id):
 # tests/support/viewer_client.py
-pytest_plugins = ["support.browser", "support.viewer_client", "support.whole_view"]
+pytest_plugins = ["support.browser", "support.viewer_client", "support.whole_view", "support.source_store"]
 
 
 def linkgraph_cmd() -> list[str]:

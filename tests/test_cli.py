@@ -45,6 +45,7 @@ def test_every_named_query_is_documented_and_runs(host_db: tuple[Path, dict]) ->
         "module-duplicates",
         "module-kernel-links",
         "module-hardening",
+        "module-source",
     ):
         params[name] = ["--param", f"path={program}"]
     params["edges-from"] = ["--param", f"paths={json.dumps([program])}"]

@@ -27,6 +27,7 @@ QUERY_PARAMS = {
     "symbol-users": ["--param", "symbol=util_bar", "--param", "library=libutility.so"],
     "module": ["--param", "path=/bin/sh"],
     "module-kernel-links": ["--param", "path=/bin/busybox"],
+    "module-source": ["--param", "path=/bin/busybox"],  # no release checked here: tests/test_viewer_sources.py
     "link-map": ["--param", "path=/bin/busybox"],
     "module-unresolved": ["--param", "path=/lib/libtrapundef.so"],
     "module-duplicates": ["--param", "path=/usr/bin/trap_dup"],

@@ -11,6 +11,8 @@ from ..loader.report.hardening import hardening_by_module, module_hardening
 from ..loader.report.identities import identification_overview, module_identification
 from ..loader.report.kernel_view import kernel_edge, module_kernel_links
 from ..loader.report.licence_findings import licence_findings
+from ..loader.report.source_findings import source_findings
+from ..loader.report.source_view import module_source
 from . import process_path, whole_firmware
 from .store_access import current_store, firmware_or_404
 
@@ -64,7 +66,17 @@ def file(firmware_id: str) -> Any:
     kernel = module_kernel_links(current_store(), firmware["id"], found["module"]["path"])
     identification = module_identification(current_store(), firmware["id"], found["module"]["path"])
     hardening = module_hardening(current_store(), firmware["id"], found["module"]["path"])
-    return jsonify({"firmware": firmware, **found, **kernel, "identification": identification, "hardening": hardening})
+    source = module_source(current_store(), firmware["id"], found["module"]["path"])  # None: no release checked
+    return jsonify(
+        {
+            "firmware": firmware,
+            **found,
+            **kernel,
+            "identification": identification,
+            "hardening": hardening,
+            "source": source,
+        }
+    )
 
 
 @bp.get("/firmware/<firmware_id>/graph")
@@ -92,6 +104,15 @@ def kernel_link(firmware_id: str) -> Any:
 def licences(firmware_id: str) -> Any:
     firmware = _firmware(firmware_id)
     return jsonify({"firmware": firmware, **licence_findings(current_store(), firmware["id"])})
+
+
+@bp.get("/firmware/<firmware_id>/sources")
+def sources(firmware_id: str) -> Any:
+    """The source-release check (docs/sources.md): ``{"checked": false}`` when no release was given;
+    else the release, the modules per status, every module's status with its evidence and the
+    findings, as the JSON report's ``source_check`` section."""
+    firmware = _firmware(firmware_id)
+    return jsonify({"firmware": firmware, **source_findings(current_store(), firmware["id"])})
 
 
 @bp.get("/firmware/<firmware_id>/components")

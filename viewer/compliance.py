@@ -32,6 +32,7 @@ from ..loader.report.analysis import Queryable, Row
 from ..loader.report.identities import CERTAINTIES
 from ..loader.report.licence_findings import FINDING_LETTERS, licence_findings
 from ..loader.report.licence_inventory import licence_inventory
+from .compliance_sources import source_release
 from .dot_text import display_text
 from .drawing_style import LICENCE_NAMES, LICENCE_STYLES
 from .finding_diagram import diagram, key_diagram
@@ -221,6 +222,7 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         ],
         # (f), (g): a component found inside a module (docs/identify.md), one row each with its evidence
         **{key: [{**r, "modules": [r["module"]]} for r in found[key]] for key in ("gpl_contained", "lgpl_static")},
+        "source_release": source_release(store, firmware_id, cut, SYMBOL_LIMIT),  # docs/sources.md
     }
     facts = {
         r["path"]: {

@@ -50,6 +50,7 @@ from .drawing_style import (
     TitleBlock,
 )
 from .graph_view import GROUP_KIND
+from .source_style import NO_SOURCE_MARK, NO_SOURCE_PERIPHERIES, no_source
 
 TOOLTIP_SYMBOLS = 20
 RENDER_TIMEOUT = 120
@@ -129,6 +130,13 @@ def _node_statement(node: dict[str, Any], name: str, at: tuple[float, float] | N
         text += f'<br/><font point-size="{LICENCE_POINTS}">{"<br/>".join(html_text(t) for t in lines)}</font>'
         classes.append(f"licence-{klass}")
         looks.update(style="filled", **LICENCE_STYLES[klass])
+    lacking = no_source(node)
+    if lacking is not None:  # a mark in words and a double outline, never colour alone
+        tip.append(f"{NO_SOURCE_MARK} in the release: {display_text(lacking)}")
+        mark = html_text(f"{NO_SOURCE_MARK} ({display_text(lacking)})")
+        text += f'<br/><font point-size="{LICENCE_POINTS}"><i>{mark}</i></font>'
+        classes.append("no-source")
+        looks["peripheries"] = NO_SOURCE_PERIPHERIES
     if at is not None:  # placed (diagram_fit): x,y in points, fixed
         looks["pos"] = f"{at[0]:.2f},{at[1]:.2f}!"
     return (
@@ -183,13 +191,14 @@ def to_dot(
     shown: dict[str, str] = {}  # DOT node name -> what tooltips call it
     paths: dict[str, Any] = {}  # graph JSON id -> path (a missing soname: its label)
     body: list[str] = []
-    licences = False
+    licences = sources = False
     for index, node in enumerate(graph.get("nodes") or []):
         name = _identifier(node.get("id"), "n", index)
         names[str(node.get("id"))] = name
         paths[str(node.get("id"))] = node.get("path") or node.get("label")
         shown[name] = display_text(node.get("path") or node.get("label") or node.get("soname"))
         licences = licences or licence_of(node) is not None
+        sources = sources or no_source(node) is not None
         body.append(_node_statement(node, name, (positions or {}).get(name)))
     for index, edge in enumerate(graph.get("edges") or []):
         tail, head = names.get(str(edge.get("from"))), names.get(str(edge.get("to")))
@@ -208,7 +217,7 @@ def to_dot(
     if not legend:
         return "\n".join([*header, *body, "}"]) + "\n"
     # the legend (and title block) below every module, as on a drawing
-    foot = [foot_block(licences, title)]
+    foot = [foot_block(licences, title, sources)]
     foot += [f"  {name} -> legend [style=invis weight=0];" for name in shown]
     return "\n".join([*header, *foot, *body, "}"]) + "\n"
 

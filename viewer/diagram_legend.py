@@ -1,7 +1,8 @@
 """The foot block of an exported diagram: one compact Graphviz node (``id="legend"``, class
-``legend``) below every module, as on a drawing. Up to three columns side by side: the edge
+``legend``) below every module, as on a drawing. Up to four columns side by side: the edge
 statuses (a sample line in each status's colour and dashes, and its name), the licence classes
-(a cell in each class's outline and fill; only when a node has a licence) and the title block
+(a cell in each class's outline and fill; only when a node has a licence), the mark of a module
+without source in the checked release (only when a node has it: viewer/source_style.py) and the title block
 (firmware name and SHA-256, file, date, linkgraph version; only when given). The SHA-256 and long
 paths are broken into short lines so that the block stays narrower than most graphs.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from .dot_text import Html, attrs, display_text, html_text
 from .drawing_style import EDGE_LOOKS, LICENCE_NAMES, LICENCE_STYLES, TitleBlock
+from .source_style import NO_SOURCE_LEGEND, NO_SOURCE_MARK
 
 FOOT_WRAP = 32  # characters per line of a title-block value (a SHA-256 in two lines)
 SAMPLE_WIDTH = 34  # pt, the sample line of a status
@@ -51,6 +53,16 @@ def _licences() -> str:
     )
 
 
+def _sources() -> str:
+    """The mark of a module with no source in the checked release (docs/sources.md)."""
+    return (
+        '<table border="0" cellspacing="2" cellpadding="1">'
+        f'<tr><td colspan="2" align="left"><b>{html_text("Source release")}</b></td></tr>'
+        f'<tr><td width="{SAMPLE_WIDTH}" border="2"><i>{html_text(NO_SOURCE_MARK)}</i></td>'
+        f'<td align="left">{html_text(NO_SOURCE_LEGEND)}</td></tr></table>'
+    )
+
+
 def _title(title: TitleBlock) -> str:
     rows = [("Firmware", title.firmware_name), ("SHA-256", title.firmware_sha256), ("File", title.path)]
     rows += [("Date", title.date)]
@@ -63,11 +75,14 @@ def _title(title: TitleBlock) -> str:
     return f'<table border="1" cellborder="0" cellspacing="0" cellpadding="2">{cells}</table>'
 
 
-def foot_block(licences: bool, title: TitleBlock | None) -> str:
-    """The DOT statement of the foot block (node ``legend``)."""
+def foot_block(licences: bool, title: TitleBlock | None, sources: bool = False) -> str:
+    """The DOT statement of the foot block (node ``legend``); ``sources``: a module without source is
+    marked, and the mark is explained."""
     columns = [_statuses()]
     if licences:
         columns.append(_licences())
+    if sources:
+        columns.append(_sources())
     if title is not None:
         columns.append(_title(title))
     cells = "".join(f'<td valign="top">{column}</td>' for column in columns)

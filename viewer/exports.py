@@ -16,6 +16,7 @@ from ..loader.errors import DiagramError, LinkgraphError
 from ..loader.model import Status
 from ..loader.report import analysis
 from ..loader.report.kernel_view import module_kernel_links
+from ..loader.report.source_view import mark_graph, source_statuses
 from .api import required_arg
 from .diagram_export import DEFAULT_DPI, PageSize, check_dpi, export
 from .diagram_fit import pane_size, screen_layout
@@ -104,6 +105,7 @@ def _view_graph(firmware_id: str) -> tuple[dict[str, Any], dict[str, Any], str]:
     path = required_arg("path")
     firmware = firmware_or_404(firmware_id)
     graph = analysis.dependency_graph(current_store(), firmware["id"], path)
+    graph = mark_graph(graph, source_statuses(current_store(), firmware["id"]))  # modules without source
     direct = request.args.get("direct", "") in ("1", "true", "yes")
     return firmware, diagram_graph(graph, direct, request.args.getlist("expand")), path
 

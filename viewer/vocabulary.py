@@ -21,6 +21,7 @@ from .drawing_style import (
     SYMLINK_KIND,
     StatusLook,
 )
+from .source_style import source_vocabulary
 
 DASHES = {"solid": [], "dashed": [6, 4], "dotted": [2, 3]}  # canvas line dashes of each line style
 
@@ -62,6 +63,7 @@ def vocabulary() -> dict[str, Any]:
             {"name": str(kind), "color": look.colour, "short": look.short, "module": kind != SYMLINK_KIND}
             for kind, look in KIND_LOOKS.items()
         ],
+        "sources": source_vocabulary(),
     }
 
 

@@ -17,6 +17,7 @@ import posixpath
 from typing import Any
 
 from ..loader.report.analysis import Queryable, Row
+from ..loader.report.source_view import source_statuses
 from .drawing_style import DLOPEN_EDGE, KERNEL_KIND
 
 
@@ -50,6 +51,7 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
     dlopen_rows = store.query("dlopen-edge-list", params)
     edge_rows = [*edge_rows, *({**e, "status": e["state"], "link": "kernel"} for e in kernel_rows)]
     info = _node_info(modules, edge_rows)
+    statuses = source_statuses(store, firmware_id)
     names = sorted(info)
     ids = {n: f"n{i}" for i, n in enumerate(names)}
     nodes = []
@@ -67,6 +69,7 @@ def whole_graph(store: Queryable, firmware_id: str) -> Row:
                 "missing": node["missing"],
                 "licence_class": node["licence_class"],
                 "licence": node["licence"],
+                "source_status": statuses.get(n) if placed else None,  # None: no release checked
             }
         )
     edges = [

@@ -107,6 +107,7 @@ def diagram(
     Needs Graphviz's `dot` (bash scripts/setup.sh installs it), except for --format dot.
     """
     from ..loader.report.analysis import dependency_graph
+    from ..loader.report.source_view import mark_graph, source_statuses
     from ..viewer.diagram import to_dot
     from ..viewer.diagram_export import PageSize, export
     from ..viewer.drawing_style import TitleBlock
@@ -120,7 +121,8 @@ def diagram(
             firmware_id = pick_firmware(store, firmware)
             row = next(f for f in store.firmware_ids() if f["id"] == firmware_id)
             require_module(store, firmware_id, file, list_paths_command(where, firmware))
-            graph = diagram_graph(dependency_graph(store, firmware_id, file), direct, expand)
+            graph = mark_graph(dependency_graph(store, firmware_id, file), source_statuses(store, firmware_id))
+            graph = diagram_graph(graph, direct, expand)  # modules without source marked (docs/sources.md)
         title = TitleBlock.today(row, graph, file)
         if fmt == "dot":
             data = to_dot(graph, title).encode("utf-8", "backslashreplace")

@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from ..store.base import GraphStore
+from .rows import Queryable
 
 FINDINGS = {
     "missing": "source-missing",
@@ -17,7 +17,7 @@ FINDINGS = {
 }
 
 
-def finding_rows(store: GraphStore, name: str, firmware: str) -> list[dict[str, Any]]:
+def finding_rows(store: Queryable, name: str, firmware: str) -> list[dict[str, Any]]:
     """A finding's rows with each edge's symbols sorted (the stores keep them in their own order)."""
     rows = store.query(name, {"firmware": firmware})
     for row in rows:
@@ -26,7 +26,7 @@ def finding_rows(store: GraphStore, name: str, firmware: str) -> list[dict[str, 
     return rows
 
 
-def source_findings(store: GraphStore, firmware: str) -> dict[str, Any]:
+def source_findings(store: Queryable, firmware: str) -> dict[str, Any]:
     """``{"checked": False}`` when no release was given; else the release, the counts per status,
     every module's status with its evidence, and each finding's rows."""
     p = {"firmware": firmware}

@@ -11,6 +11,7 @@ import {fitPane, layoutNote, openingZoom} from "./diagram-open.js";
 import {PanZoom} from "./diagram-pan.js";
 import {alsoHere, edgeDetail, licenceKey, licenceList, missingDetail, nodeDetail, titleBlock} from "./diagram-side.js";
 import {LICENCE_STYLE, licenceClass} from "./licence.js";
+import {sourceKey} from "./source.js";
 import {sanitizeSvg} from "./svg-clean.js";
 
 export {sanitizeSvg};
@@ -122,7 +123,7 @@ export class DiagramView {
     this.box = el("div", {className: "diagram", role: "figure", "aria-label": "dependency graph"});
     this.detail = el("div", {className: "edge-detail"});
     this.side = el("aside", {className: "edge-box", "aria-live": "polite", "aria-label": "selection", tabindex: "0"}, this.detail,
-      el("section", {className: "diagram-key"}, el("h3", {}, "Key"), legend(), licenceKey()),
+      el("section", {className: "diagram-key"}, el("h3", {}, "Key"), legend(), licenceKey(), sourceKey(g.nodes)),
       titleBlock(this.path), licenceList(g.nodes));
     this.box.appendChild(el("p", {className: "muted"}, "Drawing the dependency graph…"));
     this.note = el("p", {className: "layout-note muted"});

@@ -6,6 +6,7 @@ import {DiagramView} from "./diagram.js";
 import {hardeningSection} from "./hardening.js";
 import {kernelSections, kernelSummary} from "./kernel.js";
 import {CONTAINED_HEADERS, containedCells, identitySection} from "./identity.js";
+import {sourceSection} from "./source.js";
 import {licenceFacts, licencesHref} from "./licence.js";
 import {whyButton} from "./why.js";
 
@@ -218,7 +219,7 @@ export class FilePanel {
         "The licence findings of the whole firmware")));
     const kernel = m.kind === "kernel-module" ? kernelSummary(d) : null;
     return el("div", {}, dl, summary, unusedHelp, kernel, hardeningSection(d.hardening, m.kind),
-      identitySection(d.identification), licence, this.exportLinks());
+      identitySection(d.identification), licence, sourceSection(d.source), this.exportLinks());
   }
 
   exportLinks() {

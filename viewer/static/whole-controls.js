@@ -4,6 +4,7 @@
 // syncControls() puts the state back into the controls (after Back or Forward).
 import {EDGE_STYLE, KIND_LABEL, LATER_EDGES, STATUSES, clear, el, legend, plural} from "./common.js";
 import {LICENCE_CLASSES, LICENCE_STYLE, classTag, licencesHref} from "./licence.js";
+import {sourceLegend} from "./source.js";
 import {nodeButton} from "./whole-info.js";
 import {KIND_ORDER, MAX_HOPS, state} from "./whole-state.js";
 
@@ -140,7 +141,7 @@ function showLegend() {
     span.style.background = colour;
     return span;
   };
-  const items = state.colourBy === "licence"
+  const items = state.colourBy === "source" ? sourceLegend(state.nodes, dot) : state.colourBy === "licence"
     ? LICENCE_CLASSES.map((c) => el("span", {className: "legend-item", title: LICENCE_STYLE[c].help,
       dataset: {licenceClass: c}}, dot(LICENCE_STYLE[c].color), LICENCE_STYLE[c].label))
     : KIND_ORDER.filter((k) => kinds.has(k)).map((k) =>

@@ -3,6 +3,7 @@
 // whole-url.js) and what follows from it (the modules and edges shown). whole-graph.js draws it.
 import {BACKWARD, LATER_EDGES, STATUSES, printable} from "./common.js";
 import {LICENCE_CLASSES, LICENCE_STYLE} from "./licence.js";
+import {sourceColour} from "./source.js";
 import {VOCABULARY} from "./vocabulary.js";
 
 const MODULE_KINDS = VOCABULARY.kinds.filter((k) => k.module);
@@ -27,8 +28,9 @@ export const state = {
   hover: -1, matches: [], matchSet: new Set(), matchCursor: -1,
 };
 
-/** The fill of a module: by kind, or by licence class (colourBy). */
+/** The fill of a module: by kind, by licence class or by source status (colourBy). */
 export function nodeColour(n) {
+  if (state.colourBy === "source" && !n.missing && n.kind !== "kernel") return sourceColour(n.source);
   if (state.colourBy === "licence" && n.licence) return (LICENCE_STYLE[n.licence] || LICENCE_STYLE.unknown).color;
   return KIND_COLOR[n.kind] || KIND_COLOR["other-elf"];
 }
@@ -50,7 +52,7 @@ export function prepare(data) {
     const label = n.label || n.path || "";
     const shown = printable(label);
     return {id: n.id, path: n.path, key: n.path || n.label, label, kind, dir: n.dir || "", missing: Boolean(n.missing),
-      package: n.package || null, licence: n.missing || n.kind === "kernel" ? null : (n.licence_class || "unknown"),
+      package: n.package || null, source: n.source_status || null, licence: n.missing || n.kind === "kernel" ? null : (n.licence_class || "unknown"),
       search: `${n.path || ""}\n${label}`.toLowerCase(),
       short: shown.length > MAX_LABEL ? `${shown.slice(0, MAX_LABEL - 1)}…` : shown};
   });

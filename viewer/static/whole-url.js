@@ -47,7 +47,7 @@ export function fromQuery(search = location.search) {
   const q = new URLSearchParams(search);
   const pick = (name, allowed) => (allowed.includes(q.get(name)) ? q.get(name) : DEFAULTS[name]);
   state.group = pick("group", GROUPINGS);
-  state.colourBy = pick("colour", ["kind", "licence"]);
+  state.colourBy = pick("colour", ["kind", "licence", "source"]);
   state.dir = q.get("folder") || "";
   state.onlyConnected = q.get("connected") === "1";
   const hidden = (name) => new Set(q.getAll(name));
