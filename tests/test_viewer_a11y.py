@@ -344,6 +344,9 @@ def test_narrow_screens(server: ViewerServer, pages: Pages, width: int) -> None:
             assert shown["graphNodes"] > 0 and shown["graphDrawn"] > 0, shown  # modules drawn in the box
         if name == "whole":
             assert shown["whole"], shown
+        if name == "licences":  # the first screen reaches the findings: the explanation is folded, a tap away
+            top = page.evaluate("() => document.getElementById('licences-filter').getBoundingClientRect().top")
+            assert top < 720 and not page.evaluate("() => document.getElementById('licences-explain').open"), top
         if name == "firmware":
             assert page.evaluate(CUT_NAMES) == []
             badges = page.evaluate(BADGE_SIZES)  # the tree's kind and flag badges: 10 px or more
