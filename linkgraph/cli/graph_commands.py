@@ -22,7 +22,7 @@ from .report_pdf import write_pdf
 
 def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...]:
     from ..loader.near_names import close_names, did_you_mean
-    from ..loader.report.report_sections import SECTIONS
+    from ..loader.report.section_names import SECTIONS
 
     if value is None:
         return SECTIONS
