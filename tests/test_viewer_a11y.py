@@ -306,6 +306,13 @@ BROKEN_WORDS = """(selector) => [...document.querySelectorAll(selector)].filter(
     return false;
 }).map((cell) => cell.textContent)"""
 HEADERS = "table.data th"
+# the paths of file links cut inside a folder or file name: a piece (the text between two "/") on two lines
+BROKEN_PATHS = """() => [...document.querySelectorAll('a.file-link')].filter((a) => a.offsetParent).filter((a) =>
+    [...a.childNodes].filter((n) => n.nodeType === 3).some((piece) => {
+        const range = document.createRange();
+        range.selectNodeContents(piece);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+    })).map((a) => a.dataset.path)"""
 
 
 # a symlink's name cut short (its text wider than its box) while its target still shows
@@ -352,6 +359,7 @@ def test_narrow_screens(server: ViewerServer, pages: Pages, width: int) -> None:
             badges = page.evaluate(BADGE_SIZES)  # the tree's kind and flag badges: 10 px or more
             assert badges and min(badges) >= 10, badges
         assert page.evaluate(BROKEN_WORDS, HEADERS) == [], name
+        assert page.evaluate(BROKEN_PATHS) == [], name  # the ELF analysis's paths break between names
     # the search drawer's tables (a symbol: who provides it, its version, who binds it)
     page, watch = narrow_page(pages, server, page_urls(server)["firmware"], width)
     settle(page, "firmware", watch)
