@@ -146,7 +146,9 @@ def _records(lines: list[str]) -> list[dict[str, str]]:
 
 def test_tables_fold_long_paths_instead_of_cutting_them(host_db: tuple[Path, dict]) -> None:
     """A narrow table folds a path onto the next line; a table too wide for the terminal (the 16
-    columns of query modules at 80) becomes one record per row; nothing is cut, no line is wider."""
+    columns of query modules, the 10 of query licences, at 80) shows the columns that fit and names
+    the others on stderr; nothing is cut, no line is wider; only a terminal too narrow for two columns
+    gets one record per row."""
     db, _ = host_db
     rows = json.loads(linkgraph("query", "module-paths", "--db", str(db), "--json").stdout)
     width = max(len(r["path"]) for r in rows) - 5  # the longest path cannot fit in its column
@@ -155,10 +157,20 @@ def test_tables_fold_long_paths_instead_of_cutting_them(host_db: tuple[Path, dic
     assert lines[0].startswith("┏") and max(len(line) for line in lines) <= width
     assert "…" not in proc.stdout
     assert _column(lines, 0) == "".join(r["path"] for r in rows)
+    for name in ("modules", "licences"):
+        rows = json.loads(linkgraph("query", name, "--db", str(db), "--json").stdout)
+        proc = linkgraph("query", name, "--db", str(db), env={"COLUMNS": "80"})
+        lines = [line for line in proc.stdout.splitlines() if line[:1] in "┏┃┡│└"]  # the table, not the notes
+        assert lines and max(len(line) for line in lines) <= 80 and "…" not in proc.stdout, name
+        heads = [h.strip() for h in lines[1].strip("┃").split("┃")]
+        assert heads[0] == "path" and 2 <= len(heads) < len(rows[0]), heads
+        assert _column(lines, 0) == "".join(r["path"] for r in rows)  # every module, its path whole
+        left_out = [k for k in rows[0] if k not in heads and any(r[k] not in (None, "", []) for r in rows)]
+        assert f"more column(s) at a wider terminal or with --json: {', '.join(left_out)}" in proc.stderr, name
     rows = json.loads(linkgraph("query", "modules", "--db", str(db), "--json").stdout)
-    proc = linkgraph("query", "modules", "--db", str(db), env={"COLUMNS": "80"})
+    proc = linkgraph("query", "modules", "--db", str(db), env={"COLUMNS": "40"})  # not two columns: records
     lines = proc.stdout.splitlines()
-    assert max(len(line) for line in lines) <= 80 and "…" not in proc.stdout
+    assert max(len(line) for line in lines) <= 40 and "…" not in proc.stdout
     records = _records(lines)
     assert [r["path"] for r in records] == [r["path"] for r in rows]
     assert [r["soname"] for r in records] == [r["soname"] or "" for r in rows]

@@ -376,6 +376,20 @@ def test_diagrams_draw_the_finding_path(article: dict[str, Path]) -> None:
     assert "Only the finding's path is drawn" in " ".join(parse(render_html(data)).text)
 
 
+def test_report_progress_on_stderr_unless_quiet(article: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    proc = linkgraph("report", "--db", str(article["device"]), "--format", "html", "-o", str(out))
+    said = proc.stderr.splitlines()
+    assert proc.returncode == 0 and out.read_text().startswith("<!DOCTYPE html>"), proc.stderr
+    diagrams = [line for line in said if line.startswith("report: drawing the findings' diagrams: ")]
+    assert diagrams and diagrams[-1].endswith(" of " + diagrams[-1].rsplit(" ", 1)[-1]), said  # to the last one
+    assert said[-1] == f"report: wrote {out}", said
+    quiet = linkgraph("report", "--db", str(article["device"]), "--format", "html", "-o", str(out), "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    # the JSON report prints nothing but itself
+    assert linkgraph("report", "--db", str(article["device"]), "--sections", "modules").stderr == ""
+
+
 def test_json_stays_the_default(article: dict[str, Path], tmp_path: Path) -> None:
     plain = linkgraph("report", "--db", str(article["device"])).stdout
     linkgraph("report", "--db", str(article["device"]), "--format", "json", "-o", str(tmp_path / "r.json"))
@@ -436,6 +450,11 @@ def test_pdf_report_renders(article: dict[str, Path], tmp_path: Path) -> None:
     proc = linkgraph("report", "--db", str(article["proprietary"]), "--format", "pdf", "-o", str(pdf))
     assert proc.returncode == 0 and proc.stdout == "", proc.stderr
     assert pdf.read_bytes().startswith(b"%PDF-")
+    # how far it got, on stderr as the scan says it: the diagrams, the pages laid out, the PDF written
+    said = proc.stderr.splitlines()
+    assert any(re.fullmatch(r"report: drawing the findings' diagrams: \d+ of \d+", line) for line in said), said
+    assert any(re.fullmatch(r"report: laying out the pages(: \d+)?", line) for line in said), said
+    assert "report: writing the PDF" in said and said[-1] == f"report: wrote {pdf}", said
     subprocess.run(
         ["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")],
         check=True,

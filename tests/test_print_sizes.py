@@ -20,6 +20,7 @@ import json
 import re
 import subprocess
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,7 @@ def test_report_prints_a_diagram_too_large_for_a_page_in_parts(
     words = assert_no_text_below_8_pt(pdf, eight_pt)
     assert {(round(w, 2), round(h, 2)) for w, h in pm.page_sizes(pdf)} <= A4
     pages: dict[int, list[str]] = {}
-    for word in words:
+    for word in sorted(words, key=lambda w: (w.page, round(w.y0), w.x0)):  # in reading order, line by line
         pages.setdefault(word.page, []).append(word.text)
     caption = re.compile(r"the dependency graph of /usr/bin/vendord: page (\d+) of (\d+) \(row")
     parts = {n: caption.search(" ".join(text)) for n, text in pages.items()}
@@ -198,3 +199,26 @@ def test_report_prints_a_diagram_too_large_for_a_page_in_parts(
     drawn = {word for n in sheets for word in pages[n]}
     assert used <= drawn, sorted(used - drawn)
     print(f"the diagram of 60 paths: {len(sheets)} pages of its own; the report {len(pages)} pages")
+
+
+def test_diagram_pdf_of_a_large_program_opens_on_the_program(
+    wide_root: Path, eight_pt: tuple[float, set[str]], tmp_path: Path
+) -> None:
+    """vendord and its 60 libraries: too wide for a page at 8 pt, so printed in parts; the first page holds
+    the program, each page draws only its part (no module's label printed twice), every label is printed,
+    and the command says how far it got."""
+    pdf, svg = tmp_path / "vendord.pdf", tmp_path / "vendord.svg"
+    proc = linkgraph("diagram", "/usr/bin/vendord", "--db", str(wide_root), "-o", str(pdf))
+    linkgraph("diagram", "/usr/bin/vendord", "--db", str(wide_root), "-o", str(svg))
+    assert "diagram: laying out the pages" in proc.stderr, proc.stderr
+    words = assert_no_text_below_8_pt(pdf, eight_pt)
+    pages: dict[int, list[str]] = {}
+    for word in sorted(words, key=lambda w: (w.page, round(w.y0), w.x0)):  # in reading order, line by line
+        pages.setdefault(word.page, []).append(word.text)
+    assert len(pages) > 1
+    assert pages[1][0] == "/usr/bin/vendord:" and "vendord" in pages[1][1:], pages[1][:12]  # its caption, then it
+    # a page draws its part: a module is printed once, or twice when no cut could miss its box
+    libraries = Counter(w.text for w in words if re.fullmatch(r"libgplcomponent\d\d\.so", w.text))
+    assert len(libraries) == WIDE_LIBRARIES and max(libraries.values()) <= 2, libraries
+    printed = {w.text for w in words}
+    assert labels(svg) <= printed, labels(svg) - printed

@@ -3,9 +3,13 @@ lost a library, for the compare page).
 
 * axe-core (tests/vendor, injected into the page) finds no serious or critical violation on the
   firmware page, a file page (each tab), the whole view, the Licences page and the compare page.
+* axe-core finds none either on the compliance report as ``linkgraph report --format html`` writes it.
 * A keyboard-only walk: from the firmware page, the tree (one tab stop, arrow keys) opens a file with
   Enter; the tabs (one tab stop, arrow keys) switch to the Graph tab; Tab and Enter select an edge of
   the graph; Back returns to the Overview.
+* The whole view by keyboard: Tab reaches the drawing (never the disabled "Leave the focus"), which
+  shows a focus ring; Left and Right move a cursor from module to module (Enter opens a group),
+  Enter selects a module, Down and Up go through its edges and Enter selects one, Escape clears.
 * At 320 and 400 px wide every page opens without a script error, its main content is in view, the
   body does not overflow the viewport across, the graph and the whole view draw their modules, and
   the search drawer's table headers, sonames and versions are not broken inside a word (a screenshot each).
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import linkgraph
 from support.axe import severe, violations
 from support.browser import (
     APCFG,
@@ -33,6 +38,9 @@ from support.browser import (
     scan_into,
     screenshot,
     wait_until,
+)
+from support.browser import (
+    Browser as Chromium,
 )
 
 pytestmark = pytest.mark.slow  # the fast lane (-m 'not slow') leaves it out
@@ -129,6 +137,23 @@ def test_axe_finds_nothing_serious(server: ViewerServer, pages: Pages) -> None:
     assert not any(found.values()), {k: v for k, v in found.items() if v}
 
 
+def test_axe_on_the_html_report(article_root: Path, article_overrides: Path, browser: Chromium, tmp_path: Path) -> None:
+    db, report = tmp_path / "graph.lbdb", tmp_path / "report.html"
+    scan_into(db, article_root, ARTICLE_NAME, article_overrides)
+    proc = linkgraph("report", "--db", str(db), "--format", "html", "-o", str(report))
+    assert proc.returncode == 0, proc.stderr
+    page = browser.context.new_page()
+    try:
+        page.goto(report.as_uri())
+        assert page.evaluate("() => document.querySelectorAll('section').length") > 3
+        seen = violations(page)
+        screenshot(page, "a11y-axe-html-report")
+    finally:
+        page.close()
+    print("axe violations on the HTML report:", [f"{v['id']} ({v['impact']}, {v['count']})" for v in seen])
+    assert not severe(seen), severe(seen)
+
+
 FOCUSED = """() => {
     const a = document.activeElement;
     return {role: a?.getAttribute('role') ?? null, path: a?.dataset?.path ?? null, tab: a?.dataset?.tab ?? null,
@@ -192,6 +217,61 @@ def test_keyboard_walk(server: ViewerServer, pages: Pages) -> None:
     watch.assert_clean()
 
 
+CURSOR = "() => document.getElementById('whole-cursor').textContent"
+RING = """() => {
+    const ring = getComputedStyle(document.querySelector('.whole-canvas-box'), '::after');
+    return {content: ring.content, width: ring.borderTopWidth, colour: ring.borderTopColor};
+}"""
+WHOLE_READY = "() => linkgraphWhole.ready && linkgraphWhole.busy === 0"
+
+
+def test_whole_view_by_keyboard(server: ViewerServer, pages: Pages) -> None:
+    page, watch = pages.open(server, page_urls(server)["whole"], ready=False)
+    wait_until(page, WHOLE_READY, timeout=60)
+    assert page.evaluate(RING)["content"] in ("none", "normal")  # no ring before the drawing has the focus
+    # Tab reaches the drawing; the "Leave the focus" button, disabled while nothing is focused, is skipped
+    passed = []
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        passed.append(page.evaluate("() => document.activeElement.id"))
+        if passed[-1] == "whole-canvas":
+            break
+    assert passed[-1] == "whole-canvas" and "whole-unfocus" not in passed, passed
+    assert page.evaluate("() => document.getElementById('whole-unfocus').disabled")
+    ring = page.evaluate(RING)
+    assert ring["width"] == "3px" and ring["content"] not in ("none", "normal"), ring
+    screenshot(page, "a11y-whole-keyboard-ring")
+    # Right walks the modules (a closed group opens with Enter) to libapcfg.so; Enter selects it
+    for _ in range(60):
+        page.keyboard.press("ArrowRight")
+        said = page.evaluate(CURSOR)
+        if APCFG in said:
+            break
+        if said.startswith("group"):
+            page.keyboard.press("Enter")
+            wait_until(page, WHOLE_READY)
+    assert APCFG in page.evaluate(CURSOR), (page.evaluate(CURSOR), watch.errors, watch.console)
+    page.keyboard.press("Enter")
+    wait_until(page, "p => document.getElementById('whole-info').dataset.node === p", APCFG)
+    # Down: its edges; Enter selects the one under the cursor, and the panel lists its symbols
+    page.keyboard.press("ArrowDown")
+    said = page.evaluate(CURSOR)
+    assert said.startswith("edge from") and APCFG in said, said
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate(CURSOR) == said  # Up comes back
+    page.keyboard.press("Enter")
+    edge = wait_until(page, "() => document.getElementById('whole-info').dataset.edge")
+    assert APCFG in edge.split("\n"), edge
+    screenshot(page, "a11y-whole-keyboard-edge")
+    # Escape: no cursor, nothing selected; the drawing keeps the focus
+    page.keyboard.press("Escape")
+    wait_until(page, "() => !document.getElementById('whole-info').dataset.edge")
+    assert page.evaluate(CURSOR) == ""
+    assert page.evaluate("() => document.activeElement.id") == "whole-canvas"
+    watch.assert_clean()
+
+
 MEASURE = """() => {
     const main = document.querySelector('main');
     const r = main ? main.getBoundingClientRect() : null;
@@ -226,6 +306,13 @@ BROKEN_WORDS = """(selector) => [...document.querySelectorAll(selector)].filter(
     return false;
 }).map((cell) => cell.textContent)"""
 HEADERS = "table.data th"
+# the paths of file links cut inside a folder or file name: a piece (the text between two "/") on two lines
+BROKEN_PATHS = """() => [...document.querySelectorAll('a.file-link')].filter((a) => a.offsetParent).filter((a) =>
+    [...a.childNodes].filter((n) => n.nodeType === 3).some((piece) => {
+        const range = document.createRange();
+        range.selectNodeContents(piece);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+    })).map((a) => a.dataset.path)"""
 
 
 # a symlink's name cut short (its text wider than its box) while its target still shows
@@ -264,11 +351,15 @@ def test_narrow_screens(server: ViewerServer, pages: Pages, width: int) -> None:
             assert shown["graphNodes"] > 0 and shown["graphDrawn"] > 0, shown  # modules drawn in the box
         if name == "whole":
             assert shown["whole"], shown
+        if name == "licences":  # the first screen reaches the findings: the explanation is folded, a tap away
+            top = page.evaluate("() => document.getElementById('licences-filter').getBoundingClientRect().top")
+            assert top < 720 and not page.evaluate("() => document.getElementById('licences-explain').open"), top
         if name == "firmware":
             assert page.evaluate(CUT_NAMES) == []
             badges = page.evaluate(BADGE_SIZES)  # the tree's kind and flag badges: 10 px or more
             assert badges and min(badges) >= 10, badges
         assert page.evaluate(BROKEN_WORDS, HEADERS) == [], name
+        assert page.evaluate(BROKEN_PATHS) == [], name  # the ELF analysis's paths break between names
     # the search drawer's tables (a symbol: who provides it, its version, who binds it)
     page, watch = narrow_page(pages, server, page_urls(server)["firmware"], width)
     settle(page, "firmware", watch)

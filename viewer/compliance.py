@@ -32,10 +32,12 @@ from ..loader.report.analysis import Queryable, Row
 from ..loader.report.identities import CERTAINTIES
 from ..loader.report.licence_findings import FINDING_LETTERS, licence_findings
 from ..loader.report.licence_inventory import licence_inventory
+from ..loader.report.read_once import ReadOnce
 from .compliance_sources import source_release
 from .dot_text import display_text
 from .drawing_style import LICENCE_NAMES, LICENCE_STYLES
-from .finding_diagram import diagram, key_diagram
+from .finding_diagram import key_diagram
+from .finding_drawings import Drawings, Progress
 
 SYMBOL_LIMIT = 30
 PROGRAM_LIMIT = 30
@@ -54,7 +56,7 @@ def _group(rows: list[Row], key: str) -> dict[str, list[Row]]:
     return grouped
 
 
-def _gpl_uses(store: Queryable, fw: str, rows: list[Row], image: str) -> list[Row]:
+def _gpl_uses(drawings: Drawings, rows: list[Row]) -> list[Row]:
     out = []
     for module, group in _group(rows, "module").items():
         edges = [{"from": module, "to": r["uses"], "status": r["status"], "symbols": r["symbols"]} for r in group]
@@ -62,11 +64,11 @@ def _gpl_uses(store: Queryable, fw: str, rows: list[Row], image: str) -> list[Ro
             {
                 "module": module,
                 "licence": group[0]["licence"],
-                "diagram": diagram(store, fw, module, edges, image),
                 "rows": [{**r, "symbols": cut(r["symbols"], SYMBOL_LIMIT)} for r in group],
                 "modules": [module, *(r["uses"] for r in group)],
             }
         )
+        drawings.add(out[-1], module, edges)
     return out
 
 
@@ -80,9 +82,7 @@ def _gpl_links(rows: list[Row]) -> dict[tuple[str, str], Row]:
     return links
 
 
-def _gpl_used_by(
-    store: Queryable, fw: str, rows: list[Row], links: dict[tuple[str, str], Row], image: str
-) -> list[Row]:
+def _gpl_used_by(drawings: Drawings, rows: list[Row], links: dict[tuple[str, str], Row]) -> list[Row]:
     out = []
     for module, group in _group(rows, "module").items():
         edges = {(h["from"], h["to"]): h for r in group for h in r["hops"]}
@@ -100,14 +100,14 @@ def _gpl_used_by(
                 "module": module,
                 "licence": group[0]["licence"],
                 "paths": paths,
-                "diagram": diagram(store, fw, module, list(edges.values()), image),
                 "modules": list(dict.fromkeys([module, *(p for e in edges for p in e)])),
             }
         )
+        drawings.add(out[-1], module, list(edges.values()))
     return out
 
 
-def _declared_only(store: Queryable, fw: str, rows: list[Row], image: str) -> list[Row]:
+def _declared_only(drawings: Drawings, rows: list[Row]) -> list[Row]:
     out = []
     for module, group in _group(rows, "module").items():
         edges = [
@@ -122,10 +122,10 @@ def _declared_only(store: Queryable, fw: str, rows: list[Row], image: str) -> li
                 "licence": group[0]["licence"],
                 "class": group[0]["class"],
                 "rows": entries,
-                "diagram": diagram(store, fw, module, edges, image),
                 "modules": [module, *(r["library"] for r in group)],
             }
         )
+        drawings.add(out[-1], module, edges)
     return out
 
 
@@ -195,12 +195,32 @@ def shown(value: Any) -> Any:
     return value
 
 
-def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", today: str | None = None) -> Row:
-    """Everything the compliance report shows, for one firmware (see the module docstring)."""
+def compliance_data(
+    store: Queryable, firmware_id: str, image: str = "svg", today: str | None = None, progress: Progress | None = None
+) -> Row:
+    """Everything the compliance report shows, for one firmware (see the module docstring); ``progress``
+    (stage, done, total) hears how far the diagrams are."""
+    store = ReadOnce(store)  # each diagram walks its module's dependencies: the edges are read once
     found = licence_findings(store, firmware_id)
     licences = store.query("licences", {"firmware": firmware_id})  # the inventory's and the appendix's
     links = _gpl_links(found["gpl_used_by"])
-    data = {
+    with Drawings(store, firmware_id, image, progress) as drawings:
+        data = _sections(store, firmware_id, image, today, found, licences, links, drawings)
+        drawings.done()
+    return _with_facts(data, licences)
+
+
+def _sections(
+    store: Queryable,
+    firmware_id: str,
+    image: str,
+    today: str | None,
+    found: Row,
+    licences: list[Row],
+    links: dict[tuple[str, str], Row],
+    drawings: Drawings,
+) -> Row:
+    return {
         "firmware": _firmware(store, firmware_id),
         "date": today or date.today().isoformat(),
         "version": __version__,
@@ -211,10 +231,10 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         "licence_styles": LICENCE_STYLES,
         "key": key_diagram(image),
         "limits": {"symbols": SYMBOL_LIMIT, "programs": PROGRAM_LIMIT},
-        "gpl_uses": _gpl_uses(store, firmware_id, found["gpl_uses"], image),
-        "gpl_used_by": _gpl_used_by(store, firmware_id, found["gpl_used_by"], links, image),
+        "gpl_uses": _gpl_uses(drawings, found["gpl_uses"]),
+        "gpl_used_by": _gpl_used_by(drawings, found["gpl_used_by"], links),
         "gpl_links": list(links.values()),
-        "declared_only": _declared_only(store, firmware_id, found["declared_only"], image),
+        "declared_only": _declared_only(drawings, found["declared_only"]),
         "lgpl_used": _lgpl_used(found["lgpl_used"]),
         "kernel_gpl_only": [  # (e) docs/kernel.md: what the kernel itself refuses such a module
             {**r, "symbols": cut(r["symbols"], SYMBOL_LIMIT), "modules": [r["module"]]}
@@ -224,6 +244,10 @@ def compliance_data(store: Queryable, firmware_id: str, image: str = "svg", toda
         **{key: [{**r, "modules": [r["module"]]} for r in found[key]] for key in ("gpl_contained", "lgpl_static")},
         "source_release": source_release(store, firmware_id, cut, SYMBOL_LIMIT),  # docs/sources.md
     }
+
+
+def _with_facts(data: Row, licences: list[Row]) -> Row:
+    """``data`` with the licence facts of each finding's modules, the appendix, every string shown."""
     facts = {
         r["path"]: {
             "path": r["path"],

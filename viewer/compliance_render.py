@@ -18,6 +18,7 @@ from ..loader.model import Status
 from ..loader.report.analysis import Queryable
 from .compliance import compliance_data
 from .drawing_style import LICENCE_STYLES
+from .finding_drawings import Progress
 from .print_sheets import named_pages_css
 from .vocabulary import status_css
 
@@ -54,9 +55,9 @@ def render_html(data: dict[str, Any]) -> str:
     return _environment().get_template("compliance.html").render(**data)
 
 
-def html_report(store: Queryable, firmware_id: str, today: str | None = None) -> str:
-    """The compliance report of one firmware as one self-contained HTML page."""
-    return render_html(compliance_data(store, firmware_id, "svg", today))
+def html_report(store: Queryable, firmware_id: str, today: str | None = None, progress: Progress | None = None) -> str:
+    """The compliance report of one firmware as one self-contained HTML page (``progress``: compliance_data's)."""
+    return render_html(compliance_data(store, firmware_id, "svg", today, progress))
 
 
 def pdf_from_html(html: str) -> bytes:
@@ -81,6 +82,13 @@ def pdf_from_html(html: str) -> bytes:
     return bytes(pdf)
 
 
-def pdf_report(store: Queryable, firmware_id: str, today: str | None = None) -> bytes:
-    """The compliance report of one firmware as a PDF (A4), laid out by WeasyPrint."""
-    return pdf_from_html(render_html(compliance_data(store, firmware_id, PDF_IMAGE, today)))
+def print_html(store: Queryable, firmware_id: str, today: str | None = None, progress: Progress | None = None) -> str:
+    """The HTML ``pdf_report`` lays out (diagrams as ``PDF_IMAGE``): what it needs of the store, so that the
+    store can be closed before WeasyPrint runs."""
+    return render_html(compliance_data(store, firmware_id, PDF_IMAGE, today, progress))
+
+
+def pdf_report(store: Queryable, firmware_id: str, today: str | None = None, progress: Progress | None = None) -> bytes:
+    """The compliance report of one firmware as a PDF (A4), laid out by WeasyPrint (``progress``:
+    compliance_data's; WeasyPrint tells its pages on its own logger)."""
+    return pdf_from_html(print_html(store, firmware_id, today, progress))

@@ -20,6 +20,7 @@ from ..loader.errors import DiagramError
 from .compliance_render import pdf_from_html
 from .diagram import render, to_dot
 from .drawing_style import TitleBlock
+from .print_crop import root_box
 from .print_cuts import drawing_boxes
 from .print_sheets import MARGIN_MM, SHEET_CSS, PageSize, page_layout, sheets_html, svg_size
 
@@ -29,15 +30,16 @@ DPI_RANGE = (36, 600)
 
 def pdf_page(svg: bytes, page: PageSize, title: str) -> bytes:
     """The PDF of ``svg`` (a Graphviz SVG) on pages of size ``page``: one page showing it as large as fits,
-    or several pages each showing one part of it when one page would set its text below ``MIN_TEXT_PT``."""
+    or several pages each showing one part of it when one page would set its text below ``MIN_TEXT_PT``
+    (the part that holds the program first)."""
     width, height = svg_size(svg)
     sheets = page_layout((width, height), page, drawing_boxes(svg))
     drawn = (width * sheets.scale, height * sheets.scale)
-    source = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
     if sheets.pages == 1:
+        source = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
         body = f'<img class="whole" src="{source}" alt="">'
-    else:
-        body = sheets_html(source, title, sheets, (width, height))
+    else:  # each page draws its part alone, the program's part first
+        body = sheets_html(svg, title, sheets, (width, height), root_box(svg))
     document = f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>
 @page {{ size: {page.value} {"landscape" if sheets.landscape else "portrait"}; margin: {MARGIN_MM}mm; }}
 html, body {{ margin: 0; padding: 0; }}

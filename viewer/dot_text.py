@@ -24,8 +24,11 @@ LABEL_LIMIT = 40
 def display_text(text: Any) -> str:
     """``text`` as it is shown: control and format characters, lone surrogates and non-characters
     become visible ``\\xNN`` / ``\\uNNNN`` escapes (bytes smuggled in as surrogate escapes: ``\\xNN``)."""
+    text = str(text if text is not None else "")
+    if text.isprintable():  # no control, format, separator (but space), surrogate or unassigned character
+        return text
     out = []
-    for char in str(text if text is not None else ""):
+    for char in text:
         code = ord(char)
         if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
             out.append(f"\\x{code - 0xDC00:02x}")

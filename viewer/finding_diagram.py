@@ -129,7 +129,12 @@ def diagram(store: Queryable, firmware_id: str, root: str, edges: list[Row], ima
     """A finding's diagram as a ``data:`` URL (``image``: svg or png), the width (pt) to show it at, how
     it is placed (``column``, ``wide``, ``shrunk`` or ``split``; a split one with the HTML of its pages,
     ``sheets``), and how many modules it leaves out."""
-    graph, omitted = finding_graph(store, firmware_id, root, edges)
+    return draw(*finding_graph(store, firmware_id, root, edges), root, edges, image)
+
+
+def draw(graph: Row, omitted: int, root: str, edges: list[Row], image: str) -> Row:
+    """``diagram`` of a finding whose graph is known (``finding_graph``): Graphviz only, no store, so
+    several can be drawn at once."""
     source = to_dot(graph, None, {(e["from"], e["to"]) for e in edges}, legend=False)
     data = render(source, image)
     size = _size(data, image)
@@ -149,7 +154,8 @@ def diagram(store: Queryable, firmware_id: str, root: str, edges: list[Row], ima
     if scale < MIN_SCALE:  # its text would print below 8 pt: on pages of its own, in parts
         sheets = page_layout(size, PageSize.A4, drawing_boxes(data) if image == "svg" else ())
         title = f"the dependency graph of {display_text(root)}"
-        parts = Markup(sheets_html(found["src"], title, sheets, size))  # escapes the title
+        # escapes the title; an SVG's pages each draw their part alone
+        parts = Markup(sheets_html(data if image == "svg" else found["src"], title, sheets, size))
         found.update(place="split", width=round(size[0], 1), sheets=parts, pages=sheets.pages)
     return found
 

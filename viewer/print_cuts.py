@@ -33,7 +33,7 @@ def _transform(graph: ET.Element) -> tuple[float, float, float, float]:
     return sx, sy, tx, ty
 
 
-def _points(element: ET.Element) -> Iterator[tuple[float, float]]:
+def points(element: ET.Element) -> Iterator[tuple[float, float]]:
     tag = element.tag.removeprefix(SVG)
     if tag in ("polygon", "polyline"):
         values = list(map(float, NUMBER.findall(element.get("points") or "")))
@@ -51,19 +51,27 @@ def _points(element: ET.Element) -> Iterator[tuple[float, float]]:
         yield from ((left, y - size), (left + width, y + size * 0.25))
 
 
+def svg_frame(root: ET.Element) -> tuple[ET.Element, float, tuple[float, float, float, float]] | None:
+    """A Graphviz SVG's top group, the pt in one unit of its ``viewBox``, and the group's (sx, sy, tx,
+    ty) (``_transform``); None when it has no group or no ``viewBox``."""
+    graph = root.find(f"{SVG}g")
+    view = list(map(float, NUMBER.findall(root.get("viewBox") or "")))
+    width = float((NUMBER.findall(root.get("width") or "") or [0])[0])
+    if graph is None or len(view) != 4 or view[2] <= 0:
+        return None
+    return graph, width / view[2] if width else 1.0, _transform(graph)
+
+
 def drawing_boxes(svg: bytes) -> list[Box]:
     """The boxes of a Graphviz SVG's nodes and edge labels, in pt of its ``width``/``height``."""
     try:
         root = ET.fromstring(svg)
     except ET.ParseError:
         return []
-    graph = root.find(f"{SVG}g")
-    view = list(map(float, NUMBER.findall(root.get("viewBox") or "")))
-    width = float((NUMBER.findall(root.get("width") or "") or [0])[0])
-    if graph is None or len(view) != 4 or view[2] <= 0:
+    frame = svg_frame(root)
+    if frame is None:
         return []
-    unit = width / view[2] if width else 1.0
-    sx, sy, tx, ty = _transform(graph)
+    graph, unit, (sx, sy, tx, ty) = frame
     boxes = []
     for group in graph.iter(f"{SVG}g"):
         kinds = (group.get("class") or "").split()
@@ -73,9 +81,9 @@ def drawing_boxes(svg: bytes) -> list[Box]:
             shapes = list(group.iter(f"{SVG}text"))
         else:
             continue
-        points = [((x + tx) * sx * unit, (y + ty) * sy * unit) for shape in shapes for x, y in _points(shape)]
-        if points:
-            xs, ys = [p[0] for p in points], [p[1] for p in points]
+        found = [((x + tx) * sx * unit, (y + ty) * sy * unit) for shape in shapes for x, y in points(shape)]
+        if found:
+            xs, ys = [p[0] for p in found], [p[1] for p in found]
             boxes.append((min(xs), min(ys), max(xs), max(ys)))
     return boxes
 

@@ -12,6 +12,7 @@ its row and column, ``sheets_html``), in the orientation that needs fewer.
 
 from __future__ import annotations
 
+import base64
 import html
 import math
 import re
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .diagram_legend import FOOT_FONT
+from .print_crop import svg_part
 from .print_cuts import Box, cuts
 
 MARGIN_MM = 10
@@ -140,8 +142,11 @@ def page_layout(size: tuple[float, float], page: PageSize, boxes: Sequence[Box] 
     return min(options, key=lambda s: (s.pages, -s.scale))
 
 
-def _sheet_html(source: str, title: str, sheets: Sheets, size: tuple[float, float], page: int, index: int) -> str:
-    """One page of a drawing split over several: its caption and its part (``index``) of the drawing."""
+def _sheet_html(
+    source: str | bytes, title: str, sheets: Sheets, size: tuple[float, float], page: int, index: int
+) -> str:
+    """One page of a drawing split over several: its caption and its part (``index``) of the drawing,
+    cut out of the whole image at URL ``source``, or drawn alone from the Graphviz SVG ``source``."""
     row, column = divmod(index, sheets.columns)
     xs, ys = (0.0, *sheets.x_cuts, size[0]), (0.0, *sheets.y_cuts, size[1])
     left, top = xs[column] * sheets.scale, ys[row] * sheets.scale
@@ -150,20 +155,47 @@ def _sheet_html(source: str, title: str, sheets: Sheets, size: tuple[float, floa
         f"{html.escape(title)}: page {page} of {sheets.pages} "
         f"(row {row + 1} of {sheets.rows}, column {column + 1} of {sheets.columns})"
     )
+    if isinstance(source, bytes):  # this part alone: the page draws only what it shows
+        part = svg_part(source, (xs[column], ys[row], xs[column + 1], ys[row + 1]))
+        url = "data:image/svg+xml;base64," + base64.b64encode(part).decode("ascii")
+        place = f"left: 0; top: 0; width: {part_w:.2f}pt; height: {part_h:.2f}pt"
+    else:
+        url = source
+        place = (
+            f"left: {-left:.2f}pt; top: {-top:.2f}pt; "
+            f"width: {size[0] * sheets.scale:.2f}pt; height: {size[1] * sheets.scale:.2f}pt"
+        )
     orientation = "landscape" if sheets.landscape else "portrait"
     return (
         f'<section class="sheet {orientation}"><p class="caption">{caption}</p>'
         f'<div class="part" style="width: {part_w:.2f}pt; height: {part_h:.2f}pt">'
-        f'<img src="{source}" alt="" style="left: {-left:.2f}pt; top: {-top:.2f}pt; '
-        f'width: {size[0] * sheets.scale:.2f}pt; height: {size[1] * sheets.scale:.2f}pt">'
-        "</div></section>"
+        f'<img src="{url}" alt="" style="{place}"></div></section>'
     )
 
 
-def sheets_html(source: str, title: str, sheets: Sheets, size: tuple[float, float]) -> str:
-    """The pages of a drawing of ``size`` (pt, the image at URL ``source``) split as ``sheets`` says, one
-    ``section.sheet`` each (``SHEET_CSS``), captioned with ``title`` (escaped here) and their place."""
-    return "".join(_sheet_html(source, title, sheets, size, n, i) for n, i in enumerate(sheets.printed, 1))
+def _lead_first(sheets: Sheets, size: tuple[float, float], lead: Box | None) -> list[int]:
+    """The parts printed, the one holding the centre of ``lead`` (the drawn program) first, then the
+    others in reading order."""
+    order = sheets.printed
+    if lead is None:
+        return order
+    x, y = (lead[0] + lead[2]) / 2, (lead[1] + lead[3]) / 2
+    column = sum(cut <= x for cut in sheets.x_cuts)
+    row = sum(cut <= y for cut in sheets.y_cuts)
+    first = row * sheets.columns + column
+    return [first, *(i for i in order if i != first)] if first in order else order
+
+
+def sheets_html(
+    source: str | bytes, title: str, sheets: Sheets, size: tuple[float, float], lead: Box | None = None
+) -> str:
+    """The pages of a drawing of ``size`` (pt) split as ``sheets`` says, one ``section.sheet`` each
+    (``SHEET_CSS``), captioned with ``title`` (escaped here) and their place. ``source`` is the image's
+    URL (each page shows its part of the whole image) or the Graphviz SVG itself (each page draws its
+    part alone, ``print_crop``); the part holding ``lead`` (a box of the drawing) is printed first."""
+    return "".join(
+        _sheet_html(source, title, sheets, size, n, i) for n, i in enumerate(_lead_first(sheets, size, lead), 1)
+    )
 
 
 def named_pages_css(page: PageSize = PageSize.A4) -> str:

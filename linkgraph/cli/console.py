@@ -172,8 +172,10 @@ def _cell(value: object) -> str:
 
 
 def print_rows(rows: list[dict]) -> None:
-    """Rows as a table that fits the terminal, a long path folded onto the next line, never cut
-    to "/lib/li…"; rows too wide for that as records, one "key value" line per column."""
+    """Rows as a table that fits the terminal, a long path folded onto the next line, never cut to
+    "/lib/li…". Columns empty in every row are left out; when the others are too many for the width,
+    the first ones that fit are shown and stderr names the rest (``--json`` has them all). Only when
+    not even two columns fit, the rows are records, one "key value" line per column."""
     import click
     from rich.console import Console
     from rich.table import Table
@@ -182,16 +184,25 @@ def print_rows(rows: list[dict]) -> None:
         click.echo("(no rows)")
         return
     console = Console(markup=False, highlight=False)
-    cells = [[_cell(v) for v in row.values()] for row in rows]
-    keys = list(rows[0])
+    keys = [key for key in rows[0] if any(_cell(row[key]) for row in rows)] or list(rows[0])
+    cells = [[_cell(row[key]) for key in keys] for row in rows]
     widest = [max(len(keys[i]), *(len(c[i]) for c in cells)) for i in range(len(keys))]
-    if sum(min(w, MIN_COLUMN) + 3 for w in widest) + 1 <= console.width:
+    room, shown = console.width - 1, 0
+    while shown < len(keys) and room - (min(widest[shown], MIN_COLUMN) + 3) >= 0:
+        room -= min(widest[shown], MIN_COLUMN) + 3
+        shown += 1
+    if shown >= min(2, len(keys)):
         table = Table()
-        for key in keys:
+        for key in keys[:shown]:
             table.add_column(key, overflow="fold")
         for row in cells:
-            table.add_row(*row)
+            table.add_row(*row[:shown])
         console.print(table)
+        if shown < len(keys):
+            click.echo(
+                f"{len(keys) - shown} more column(s) at a wider terminal or with --json: {', '.join(keys[shown:])}",
+                err=True,
+            )
         return
     for number, row in enumerate(cells, 1):
         console.print(f"-[ row {number} ]" + "-" * max(0, min(console.width, 40) - len(f"-[ row {number} ]")))

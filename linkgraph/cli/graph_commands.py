@@ -8,7 +8,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TextIO
 
 import click
@@ -16,12 +15,14 @@ import click
 from ..loader.errors import LinkgraphError
 from .console import print_rows
 from .near_choices import NearChoice, list_paths_command, require_module
-from .options import DEFAULT_DB, FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
+from .options import DEFAULT_DB, FIRMWARE_HELP, fail, pick_firmware, quiet_asked, quiet_option, store_options
+from .progress_lines import ProgressLines
+from .report_pdf import write_pdf
 
 
 def _sections(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...]:
     from ..loader.near_names import close_names, did_you_mean
-    from ..loader.report.report_sections import SECTIONS
+    from ..loader.report.section_names import SECTIONS
 
     if value is None:
         return SECTIONS
@@ -101,6 +102,25 @@ def report(
     """
     if fmt == "pdf" and not output:
         fail("--format pdf needs -o FILE (a PDF is not written to stdout)")
+    with ProgressLines("report", not quiet_asked()) as progress:
+        html = _report(open_, fmt, sections, firmware, output, progress)
+        if html is None:
+            return
+        assert output  # --format pdf without -o was refused above
+        write_pdf(html, output, progress)
+    if not quiet_asked():
+        click.echo(f"report: wrote {output}", err=True)
+
+
+def _report(
+    open_: Callable,
+    fmt: str,
+    sections: tuple[str, ...],
+    firmware: str | None,
+    output: str | None,
+    progress: ProgressLines,
+) -> str | None:
+    """Every format but the PDF written; for the PDF, the HTML it lays out (read while the store is open)."""
     try:
         with open_(True) as store:
             firmware_id = pick_firmware(store, firmware)
@@ -119,20 +139,16 @@ def report(
                 from ..viewer.compliance_render import html_report
 
                 with _text_output(output) as out:
-                    out.write(html_report(store, firmware_id))
-                return
-            from ..viewer.compliance_render import pdf_report
+                    out.write(html_report(store, firmware_id, progress=progress))
+                progress.say(f"wrote {output or 'the HTML report to stdout'}")
+                return None
+            from ..viewer.compliance_render import print_html
 
-            body = pdf_report(store, firmware_id)
+            return print_html(store, firmware_id, progress=progress)
     except LinkgraphError as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write {output or 'to stdout'}: {exc.strerror or exc}")
-    assert output  # --format pdf without -o was refused above
-    try:
-        Path(output).write_bytes(body)
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror or exc}")
 
 
 def _cyclonedx() -> Callable[..., None]:

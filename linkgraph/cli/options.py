@@ -81,15 +81,26 @@ FIRMWARE_HELP = (
 
 
 def quiet_option(command: Callable) -> Callable:
-    """--quiet / -q: the command does not say which firmware --firmware chose."""
+    """--quiet / -q: the command does not say which firmware --firmware chose, nor how far it has got."""
 
-    @click.option("--quiet", "-q", is_flag=True, help="Do not say on stderr which firmware --firmware chose.")
+    @click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        help="Say nothing on stderr but errors: not which firmware --firmware chose, nor progress.",
+    )
     @functools.wraps(command)
     def wrapper(quiet: bool, **kwargs: Any) -> Any:
         click.get_current_context().meta[_QUIET] = quiet
         return command(**kwargs)
 
     return wrapper
+
+
+def quiet_asked() -> bool:
+    """Whether the command was given --quiet (``quiet_option``): it then says nothing on stderr but errors."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.meta.get(_QUIET))
 
 
 def pick_firmware(store: Any, wanted: str | None) -> str:

@@ -15,7 +15,8 @@ import click
 
 from ..loader.errors import LinkgraphError
 from .near_choices import NearChoice, list_paths_command, require_module
-from .options import DEFAULT_DB, FIRMWARE_HELP, fail, pick_firmware, quiet_option, store_options
+from .options import DEFAULT_DB, FIRMWARE_HELP, fail, pick_firmware, quiet_asked, quiet_option, store_options
+from .progress_lines import ProgressLines, weasyprint_pages
 
 SUFFIX_FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
 
@@ -127,7 +128,8 @@ def diagram(
         if fmt == "dot":
             data = to_dot(graph, title).encode("utf-8", "backslashreplace")
         else:
-            data = export(graph, title, fmt, PageSize(page), dpi)
+            with ProgressLines("diagram", fmt == "pdf" and not quiet_asked()) as progress, weasyprint_pages(progress):
+                data = export(graph, title, fmt, PageSize(page), dpi)
     except LinkgraphError as exc:
         fail(str(exc))
     try:

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from ..store.base import GraphStore
-from .report_sections import SCHEMA, SECTIONS, Scoped, firmware_header, scoped, section, single
+from .report_sections import SCHEMA, Scoped, firmware_header, scoped, section, single
+from .section_names import SECTIONS
 
 # the "type" of each section's records in the line form
 RECORD_TYPES = {

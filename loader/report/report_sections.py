@@ -28,20 +28,6 @@ from .source_findings import source_findings
 from .vendor_code import origin_entry
 
 SCHEMA = "linkgraph-report/1"
-SECTIONS = (
-    "modules",
-    "licence_coverage",
-    "dependencies",
-    "dlopen",
-    "link_maps",
-    "bindings",
-    "unresolved",
-    "duplicates",
-    "problems",
-    "kernel_links",
-    "licence_findings",
-    "source_check",
-)
 Entry = dict[str, Any]
 
 

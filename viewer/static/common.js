@@ -52,6 +52,12 @@ export function append(node, ...children) {
   return node;
 }
 
+/** A path as pieces that may wrap after each "/" (<wbr>), so a narrow column breaks it between folder
+ * names, and inside a name only when that name alone is wider than the column. */
+export function pathPieces(path) {
+  return String(path).split(/(?<=\/)/).flatMap((piece, i) => (i ? [document.createElement("wbr"), piece] : [piece]));
+}
+
 export function clear(node) {
   while (node.firstChild) node.removeChild(node.firstChild);
   return node;

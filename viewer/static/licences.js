@@ -10,6 +10,9 @@ import {coverageLine, noFinding, toReview} from "./licence-review.js";
 const box = document.getElementById("licences");
 const filterBox = document.getElementById("licences-filter");
 const shownLine = document.getElementById("licences-shown");
+// a narrow screen opens on the findings, the explanation a tap away
+if (matchMedia("(max-width: 699px)").matches) document.getElementById("licences-explain").open = false;
+const ORDINARY = "lgpl_used";  // (d): no finding in itself
 
 /** "Loading…" with the time it has taken so far, until stop() is called. */
 function progress(message) {
@@ -94,17 +97,20 @@ function render(data) {
   clear(box).append(coverageLine(data.coverage), el("nav", {className: "finding-index", "aria-label": "findings"}, index),
     ...body, toReview(data.coverage), summary(data));
   const apply = (query) => {
-    let kept = 0;
-    let total = 0;
+    // (d) is ordinary dynamic use of an LGPL library, counted apart (the PDF puts it in an appendix)
+    const counts = {finding: [0, 0], ordinary: [0, 0]};
     for (const s of sections) {
       const n = s.groups ? s.groups.filter(query) : 0;
       const text = countText(s.f, n, s.rows, s.groups ? s.groups.groups.length : 0);
       s.count.textContent = text;
       s.indexCount.textContent = text;
-      kept += n;
-      total += s.rows.length;
+      const sum = counts[s.f.key === ORDINARY ? "ordinary" : "finding"];
+      sum[0] += n;
+      sum[1] += s.rows.length;
     }
-    shownLine.textContent = query ? `${kept} of ${plural(total, "finding")} match` : plural(total, "finding");
+    const said = (words, [kept, total]) => (query ? `${kept} of ${plural(total, ...words)}` : plural(total, ...words));
+    shownLine.textContent = said(["finding"], counts.finding) + (query ? " match" : "") + (counts.ordinary[1]
+      ? `; besides, ${said(["ordinary dynamic use", "ordinary dynamic uses"], counts.ordinary)} of LGPL libraries (d)` : "");
     box.dataset.filter = query;  // what is applied (tests wait on it)
   };
   let timer = null;
@@ -123,7 +129,7 @@ async function main() {
   try {
     data = await getJson(apiUrl("licences"));
     const n = FINDINGS.reduce((sum, f) => sum + data[f.key].length, 0);
-    loading.phase(`Drawing ${plural(n, "finding")}…`);
+    loading.phase(`Drawing ${plural(n, "entry", "entries")}…`);
     await new Promise((resolve) => setTimeout(resolve, 0));  // let the phase show
     loading.stop();
     render(data);

@@ -1,6 +1,7 @@
 // The per-file panel: tabs Overview, ELF analysis and Graph.
 import {
-  KIND_LABEL, apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, plural, statusTag, symbolDetails,
+  KIND_LABEL, apiUrl, basename, clear, el, errorBox, fileHref, formatSize, getJson, pathPieces, plural, statusTag,
+  symbolDetails,
 } from "./common.js";
 import {DiagramView} from "./diagram.js";
 import {hardeningSection} from "./hardening.js";
@@ -53,7 +54,8 @@ export class FilePanel {
   /** A link to another file of the firmware that opens it in this panel (or in a new tab). */
   fileLink(path, text = path) {
     if (!path) return el("span", {className: "muted"}, "(not in the image)");
-    const a = el("a", {href: fileHref(path), className: "file-link", dataset: {path}}, text);
+    const shown = text === path ? pathPieces(text) : text;  // a path wraps between its names
+    const a = el("a", {href: fileHref(path), className: "file-link", dataset: {path}}, shown);
     a.addEventListener("click", (ev) => {
       if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
       ev.preventDefault();
@@ -243,10 +245,12 @@ export class FilePanel {
       box.appendChild(el("p", {className: "none muted"}, "none"));
       return box;
     }
-    const table = el("table", {className: "data"});
+    const table = el("table", {className: "data stacks"});  // a card per row on a phone (narrow.css)
     table.appendChild(el("thead", {}, el("tr", {}, ...headers.map((h) => el("th", {}, h)))));
     const body = el("tbody", {});
-    for (const r of rows) body.appendChild(el("tr", {}, ...cells(r).map((c) => el("td", {}, c))));
+    for (const r of rows) {
+      body.appendChild(el("tr", {}, ...cells(r).map((c, i) => el("td", {dataset: {label: headers[i]}}, c))));
+    }
     table.appendChild(body);
     box.appendChild(table);
     return box;

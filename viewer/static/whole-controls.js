@@ -121,6 +121,7 @@ export function syncControls() {
   $("whole-direction").value = state.direction;
   const focusBox = $("whole-focus");
   focusBox.dataset.active = state.focus >= 0 ? "1" : "0";
+  $("whole-unfocus").disabled = state.focus < 0;  // nothing to leave: no tab stop either
   clear($("whole-focus-name")).append(state.focus >= 0 ? nodeButton(state.focus) : "none: click a module, then " +
     "“Focus on its neighbourhood”");
   $("whole-isolate").textContent = state.isolate ? "Back to the whole overview" : "Isolate the shown modules";

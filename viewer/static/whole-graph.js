@@ -6,6 +6,7 @@
 import cytoscape from "./vendor/cytoscape-3.35.0.esm.min.js";
 import {EDGE_STYLE} from "./common.js";
 import {groupElement, joinedElement} from "./whole-groups.js";
+import {keyboard} from "./whole-keys.js";
 import {FONT_FAMILY, GROUP_HEIGHT, LABEL_FONT_PX, MAX_FIT_ZOOM, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
 import {KIND_COLOR, nodeColour, state} from "./whole-state.js";
 
@@ -87,31 +88,13 @@ export function createGraph(container, on) {
     handlers.hover(ev.target.scratch("i"));
   });
   cy.on("mouseout", "node", () => { container.title = ""; handlers.hover(-1); });
-  container.addEventListener("keydown", keys);
+  keyboard(cy, container, on, () => fitView());  // whole-keys.js: a cursor over modules and edges
   return cy;
 }
 
 /** What a node drawn stands for: a group's name or a module's key. */
 function unitName(node) {
   return node.hasClass("agg") ? node.data("name") : state.nodes[node.scratch("i")].key;
-}
-
-/** Arrows pan, + and - zoom around the centre, 0 fits, Escape clears the selection. */
-function keys(ev) {
-  const centre = {x: cy.width() / 2, y: cy.height() / 2};
-  const step = 60;
-  const act = {
-    ArrowLeft: () => cy.panBy({x: step, y: 0}), ArrowRight: () => cy.panBy({x: -step, y: 0}),
-    ArrowUp: () => cy.panBy({x: 0, y: step}), ArrowDown: () => cy.panBy({x: 0, y: -step}),
-    "+": () => cy.zoom({level: cy.zoom() * 1.25, renderedPosition: centre}),
-    "=": () => cy.zoom({level: cy.zoom() * 1.25, renderedPosition: centre}),
-    "-": () => cy.zoom({level: cy.zoom() * 0.8, renderedPosition: centre}),
-    0: () => fitView(), Escape: () => handlers.none(),
-  }[ev.key];
-  if (act) {
-    ev.preventDefault();
-    act();
-  }
 }
 
 function nodeElement(i, few) {
