@@ -32,6 +32,7 @@ NODE_GAP = 18.0  # pt between two modules of a row
 ROW_GAP = 28.0  # pt between two rows: room for the edges and their counts
 PAD = 8.0  # pt Graphviz leaves around a drawing, and some room for edges routed round the outside
 READABLE_SCALE = 0.75  # the smallest text (10 pt: licences, symbol counts) 10 px on screen
+SLACK = 1.05  # a layout is taken for readable whole with this much to spare: the pane may end a line lower
 GAIN = 1.2  # how much larger a grid must show the drawing than the layered one to be chosen
 PLACE_LIMIT = 80  # modules: larger graphs keep the layered drawing (routing grows fast)
 FOCUS_TRIES = 3  # focus layouts tried, each with rows a step narrower, before the layered drawing
@@ -161,7 +162,8 @@ def choose(natural: Layout, boxes: dict[str, Box], pane: tuple[float, float]) ->
                 best = grid
     # routed around placed modules, edges share more of their way than in the layered drawing: worth it
     # only when it makes the whole graph readable
-    wins = best.scale(pane) >= READABLE_SCALE and best.scale(pane) >= GAIN * natural.scale(pane)
+    readable = READABLE_SCALE * SLACK
+    wins = best.scale(pane) >= readable and best.scale(pane) >= GAIN * natural.scale(pane)
     return best if wins else natural
 
 
@@ -179,7 +181,7 @@ def screen_layout(graph: dict[str, Any], pane: tuple[float, float] | None) -> tu
     size, boxes = parse_plain(plain.decode("utf-8", "replace"))
     chosen = choose(Layout(LayoutKind.LAYERED, 0, *size), boxes, pane)
     tries = [chosen]
-    if chosen.scale(pane) < READABLE_SCALE and 1 < len(boxes) <= PLACE_LIMIT and "n0" in boxes:
+    if chosen.scale(pane) < READABLE_SCALE * SLACK and 1 < len(boxes) <= PLACE_LIMIT and "n0" in boxes:
         # Graphviz's router has crashed on some placed graphs: rows a little narrower route otherwise
         tries = [focus_layout(graph, boxes, pane, narrower) for narrower in range(FOCUS_TRIES)]
     for layout in tries:
