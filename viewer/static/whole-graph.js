@@ -6,12 +6,12 @@
 import cytoscape from "./vendor/cytoscape-3.35.0.esm.min.js";
 import {EDGE_STYLE} from "./common.js";
 import {groupElement, joinedElement} from "./whole-groups.js";
-import {FONT_FAMILY, GROUP_HEIGHT, LABEL_FONT_PX, MAX_FIT_ZOOM, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
+import {FONT_FAMILY, LABEL_FONT_PX, MAX_FIT_ZOOM, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
 import {KIND_COLOR, nodeColour, state} from "./whole-state.js";
 
 const FEW = 150;           // this many modules shown or fewer: every label drawn, whatever the zoom
 const CROWD = 800;         // more edges shown than this: drawn fainter
-const MIN_LABEL_PX = 7;    // otherwise a label is drawn once its font is this many screen pixels
+export const MIN_LABEL_PX = 7;    // otherwise a label is drawn once its font is this many screen pixels
 export const READABLE_PX = 10;  // a focus and the groups open with labels no smaller than this
 
 function edgeStyles() {
@@ -40,7 +40,8 @@ const STYLE = [
     "font-size": TITLE_FONT_PX, "text-max-width": "data(tw)", "text-wrap": "ellipsis", "font-weight": "bold", color: "#263238", "min-zoomed-font-size": 4,
     events: "no"}},
   {selector: "node.all-labels", style: {"min-zoomed-font-size": 0}},
-  {selector: "node.agg", style: {shape: "round-rectangle", width: "data(w)", height: GROUP_HEIGHT, label: "data(label)",
+  {selector: "node.agg", style: {shape: "round-rectangle", width: "data(w)", height: "data(h)", label: "data(label)",
+    "text-wrap": "wrap", "text-max-width": "data(w)",
     "font-size": TITLE_FONT_PX, "font-weight": "bold", "font-family": FONT_FAMILY, color: "#263238",
     "text-valign": "center", "text-halign": "center", "background-color": "#eceff1", "border-width": 1.5,
     "border-color": "#546e7a", "min-zoomed-font-size": 0, "z-index-compare": "manual", "z-index": 2}},
@@ -273,8 +274,9 @@ export function fitView(floor = 0, only = null, anchor = -1) {
     const w = node.data("w") / 2;
     x1 = Math.min(x1, p.x - w);
     x2 = Math.max(x2, p.x + w);
-    y1 = Math.min(y1, p.y - NODE_HEIGHT);
-    y2 = Math.max(y2, p.y + NODE_HEIGHT);
+    const h = Math.max(NODE_HEIGHT, (node.data("h") || 0) / 2 + 4);  // a group's title may take lines
+    y1 = Math.min(y1, p.y - h);
+    y2 = Math.max(y2, p.y + h);
   });
   if (x1 === Infinity) return true;
   if (cy.nodes(".group").nonempty()) y1 -= 2 * TITLE_FONT_PX;  // the group titles above the boxes
