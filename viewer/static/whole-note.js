@@ -62,6 +62,11 @@ export function placed() {
   say();
 }
 
+/** After a change that moved nothing (a filter): say what is true now. */
+export function recheck() {
+  say();
+}
+
 /** Keep the note true while the view moves; ``groups()`` goes back to the grouped view. */
 export function watchNote(groups) {
   showGroups = groups;

@@ -12,7 +12,7 @@ import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, r
 import {aggregate, groupList, grouping, groupsOfShown} from "./whole-groups.js";
 import {setActions, showJoined, showSelection} from "./whole-info.js";
 import {LABEL_FONT_PX, LAYERED_LIMIT, TITLE_FONT_PX, fitScale, layeredLayout, packedLayout, shapedLayout, warmUp} from "./whole-layout.js";
-import {placed, watchNote} from "./whole-note.js";
+import {placed, recheck, watchNote} from "./whole-note.js";
 import {buildPathFinder, loadProcess} from "./whole-path.js";
 import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./whole-state.js";
 import {fromQuery, pushState} from "./whole-url.js";
@@ -145,7 +145,7 @@ async function draw({push = true, fit = false}) {
     const only = current === "groups" && state.expanded.has(opened) ? openedIds(opened) : null;
     fitView(floor(current, only), only, current === "focus" ? state.focus : -1);
     placed();
-  }
+  } else recheck();
   opened = null;
   t.push(performance.now());
   api.steps = t.slice(1).map((x, i) => Math.round(x - t[i]));
