@@ -7,7 +7,7 @@ const PT = 96 / 72;  // CSS pixels per pt at 100%
 const MIN = 0.05;    // of the natural size
 const MAX = 4;
 const STEP = 1.25;
-const MARGIN = 16;  // px of room above the drawing when it opens
+const MARGIN = 0;  // px of room above the drawing when it opens (Graphviz leaves 8 pt around it already)
 
 export class PanZoom {
   /** svg: a Graphviz <svg> already in the page, inside a box of fixed size; onChange(): after every move.
