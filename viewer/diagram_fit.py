@@ -130,8 +130,10 @@ def rows_of(kind: LayoutKind, layers: list[list[str]], per_row: int) -> list[lis
     return _chunks([n for layer in layers for n in layer], per_row)
 
 
-def place(kind: LayoutKind, per_row: int, rows: list[list[str]], boxes: dict[str, Box]) -> Layout:
-    """The rows stacked top down, each centred, the modules ``NODE_GAP`` apart."""
+def place(
+    kind: LayoutKind, per_row: int, rows: list[list[str]], boxes: dict[str, Box], row_gap: float = ROW_GAP
+) -> Layout:
+    """The rows stacked top down, each centred, the modules ``NODE_GAP`` apart, the rows ``row_gap``."""
     positions: dict[str, tuple[float, float]] = {}
     widths = [sum(boxes[n].width for n in row) + NODE_GAP * (len(row) - 1) for row in rows]
     widest = max(widths, default=0.0)
@@ -142,8 +144,8 @@ def place(kind: LayoutKind, per_row: int, rows: list[list[str]], boxes: dict[str
         for name in row:
             positions[name] = (x + boxes[name].width / 2, -(top + height / 2))
             x += boxes[name].width + NODE_GAP
-        top += height + ROW_GAP
-    return Layout(kind, per_row, widest + 2 * PAD, top - ROW_GAP + 2 * PAD, len(rows), positions)
+        top += height + row_gap
+    return Layout(kind, per_row, widest + 2 * PAD, top - row_gap + 2 * PAD, len(rows), positions)
 
 
 def choose(natural: Layout, boxes: dict[str, Box], pane: tuple[float, float]) -> Layout:

@@ -18,6 +18,7 @@ from typing import Any
 
 from .diagram_fit import NODE_GAP, PAD, PX_PER_PT, READABLE_SCALE, Box, Layout, LayoutKind, place
 
+FOCUS_ROW_GAP = 20.0  # pt between two rows: a symbol count's height and some room for the edges
 ROOM_STEP = 40.0  # pt: the width the rows may fill, rounded down to a multiple of this
 
 
@@ -65,6 +66,6 @@ def focus_layout(graph: dict[str, Any], boxes: dict[str, Box], pane: tuple[float
     for level in sorted({depth.get(n, 0) for n in boxes}):
         members = sorted((n for n in boxes if depth.get(n, 0) == level), key=lambda n: rank[n])
         rows += _rows(members, boxes, room)
-    layout = place(LayoutKind.FOCUS, 0, rows, boxes)
+    layout = place(LayoutKind.FOCUS, 0, rows, boxes, FOCUS_ROW_GAP)
     layout.direct = sum(1 for n in boxes if depth.get(n) == 1)
     return layout
