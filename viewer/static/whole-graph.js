@@ -12,7 +12,8 @@ import {KIND_COLOR, nodeColour, state} from "./whole-state.js";
 const FEW = 150;           // this many modules shown or fewer: every label drawn, whatever the zoom
 const CROWD = 800;         // more edges shown than this: drawn fainter
 export const MIN_LABEL_PX = 7;    // otherwise a label is drawn once its font is this many screen pixels
-export const READABLE_PX = 10;  // a focus and the groups open with labels no smaller than this
+export const READABLE_PX = 10;
+const MARGIN = 30;  // px left around the drawing when it is fitted  // a focus and the groups open with labels no smaller than this
 
 function edgeStyles() {
   return Object.entries(EDGE_STYLE).map(([status, s]) => ({
@@ -280,13 +281,20 @@ export function fitView(floor = 0, only = null, anchor = -1) {
   });
   if (x1 === Infinity) return true;
   if (cy.nodes(".group").nonempty()) y1 -= 2 * TITLE_FONT_PX;  // the group titles above the boxes
-  const margin = 30;
-  if (cy.width() <= 2 * margin || cy.height() <= 2 * margin) return true;  // a pane squeezed to nothing
-  const fitted = Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), MAX_FIT_ZOOM);
+  const {width, height} = room();
+  if (width <= 0 || height <= 0) return true;  // a pane squeezed to nothing
+  const fitted = Math.min(width / (x2 - x1), height / (y2 - y1), MAX_FIT_ZOOM);
   const zoom = Math.max(floor, fitted);
   const centre = anchor >= 0 && zoom > fitted ? cy.getElementById(state.nodes[anchor].id).position() : {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
-  cy.viewport({zoom, pan: {x: cy.width() / 2 - centre.x * zoom, y: cy.height() / 2 - centre.y * zoom}});
+  cy.viewport({zoom, pan: {x: cy.width() / 2 - centre.x * zoom, y: MARGIN + height / 2 - centre.y * zoom}});
   return zoom <= fitted;
+}
+
+/** The room the drawing is fitted into: the pane less a margin, and less the legend at its foot. */
+export function room() {
+  const legend = document.getElementById("whole-legend");
+  const below = Math.max(MARGIN, (legend ? legend.offsetHeight : 0) + 8);
+  return {width: cy.width() - 2 * MARGIN, height: cy.height() - MARGIN - below};
 }
 
 /** Bring a module on screen if it is not. */

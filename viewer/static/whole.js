@@ -8,7 +8,7 @@
 // and benchmarks.
 import {apiUrl, errorBox, fileHref, getJson} from "./common.js";
 import {buildControls, syncControls} from "./whole-controls.js";
-import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
+import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, reveal, room, show} from "./whole-graph.js";
 import {aggregate, groupList, grouping, groupsOfShown} from "./whole-groups.js";
 import {setActions, showJoined, showSelection} from "./whole-info.js";
 import {LABEL_FONT_PX, LAYERED_LIMIT, TITLE_FONT_PX, fitScale, layeredLayout, packedLayout, shapedLayout, warmUp} from "./whole-layout.js";
@@ -48,10 +48,10 @@ async function layOutGroups() {
   if (units.length <= LAYERED_LIMIT) {
     const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
     // shaped to the pane, so that every group is in view at open with its title legible
-    positions = await layeredLayout(units, [...closed.modules.map(ids), ...closed.joined], 30, paneRoom());
-    if (!indices.length && fitScale(positions, paneRoom()) < READABLE_PX / TITLE_FONT_PX) {  // too wide in layers
-      const packed = await shapedLayout(units, paneRoom());
-      if (fitScale(packed, paneRoom()) > fitScale(positions, paneRoom())) positions = packed;
+    positions = await layeredLayout(units, [...closed.modules.map(ids), ...closed.joined], 30, room());
+    if (!indices.length && fitScale(positions, room()) < READABLE_PX / TITLE_FONT_PX) {  // too wide in layers
+      const packed = await shapedLayout(units, room());
+      if (fitScale(packed, room()) > fitScale(positions, room())) positions = packed;
     }
   } else {
     const boxes = new Map();
@@ -65,10 +65,6 @@ async function layOutGroups() {
   return {indices, edges: closed.modules, positions, closed};
 }
 
-/** The room of the drawing's pane, fitView's margins off. */
-function paneRoom() {
-  return {width: graph().width() - 60, height: graph().height() - 60};
-}
 
 async function layOut(current) {
   if (current === "groups") return layOutGroups();
@@ -77,7 +73,7 @@ async function layOut(current) {
   const edges = all ? state.edges.map((_, k) => k) : shownIndices(state.edgeVisible);
   if (current !== "overview" && indices.length <= LAYERED_LIMIT) {
     const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
-    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids), 60, paneRoom())};
+    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids), 60, room())};
   }
   const {groups, parent} = grouping(indices);
   const positions = await packedLayout(groups);
