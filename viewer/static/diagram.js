@@ -30,7 +30,8 @@ addEventListener("resize", () => {
   current.pan.resize();
   // still the opening view: laid out again for the new size of the pane, once the window stops changing
   clearTimeout(resizing);
-  if (current.atHome) resizing = setTimeout(() => current.host.isConnected && current.atHome && current.draw(), RELAYOUT_MS);
+  const shown = () => current.host.isConnected && current.box.clientWidth > 0;  // not in a hidden tab
+  if (current.atHome) resizing = setTimeout(() => shown() && current.atHome && current.draw(), RELAYOUT_MS);
 });
 
 const style = el("link", {rel: "stylesheet", href: new URL("./diagram.css", import.meta.url).pathname});
