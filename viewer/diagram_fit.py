@@ -21,8 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
+from ..loader.errors import DiagramError
 from .diagram import LAYERED, PLACED, render, to_dot
 
 PX_PER_PT = 96 / 72  # CSS px per pt of the drawing at its natural size
@@ -30,8 +32,10 @@ NODE_GAP = 18.0  # pt between two modules of a row
 ROW_GAP = 28.0  # pt between two rows: room for the edges and their counts
 PAD = 8.0  # pt Graphviz leaves around a drawing, and some room for edges routed round the outside
 READABLE_SCALE = 0.75  # the smallest text (10 pt: licences, symbol counts) 10 px on screen
+SLACK = 1.03  # a layout is taken for readable whole with this much to spare: the pane may end a line lower
 GAIN = 1.2  # how much larger a grid must show the drawing than the layered one to be chosen
 PLACE_LIMIT = 80  # modules: larger graphs keep the layered drawing (routing grows fast)
+FOCUS_TRIES = 3  # focus layouts tried, each with rows a step narrower, before the layered drawing
 PANE_RANGE = (50, 20000)  # px a pane may be said to measure
 
 
@@ -41,6 +45,7 @@ class LayoutKind(StrEnum):
     LAYERED = "layered"  # Graphviz's own drawing
     DEPTH = "depth"  # each rank wrapped into rows of at most k
     READING = "reading"  # the ranks one after another, k modules a row
+    FOCUS = "focus"  # the file, its direct dependencies, then each depth, in rows the pane shows readable
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,7 @@ class Layout:
     height: float
     rows: int = 0
     positions: dict[str, tuple[float, float]] = field(default_factory=dict)
+    direct: int = 0  # FOCUS: the file's direct dependencies, in the rows below it
 
     def scale(self, pane: tuple[float, float]) -> float:
         """The fraction of its natural size at which the drawing fits the pane (px), at most 1."""
@@ -74,6 +80,10 @@ class Layout:
             return "Graphviz's layered drawing"
         if self.kind is LayoutKind.DEPTH:
             return f"each depth wrapped into rows of at most {self.per_row} modules ({self.rows} rows)"
+        if self.kind is LayoutKind.FOCUS:
+            return (
+                f"the file, its {self.direct} direct dependencies below it, then each further depth ({self.rows} rows)"
+            )
         return f"{self.per_row} modules a row in depth order ({self.rows} rows)"
 
 
@@ -120,8 +130,10 @@ def rows_of(kind: LayoutKind, layers: list[list[str]], per_row: int) -> list[lis
     return _chunks([n for layer in layers for n in layer], per_row)
 
 
-def place(kind: LayoutKind, per_row: int, rows: list[list[str]], boxes: dict[str, Box]) -> Layout:
-    """The rows stacked top down, each centred, the modules ``NODE_GAP`` apart."""
+def place(
+    kind: LayoutKind, per_row: int, rows: list[list[str]], boxes: dict[str, Box], row_gap: float = ROW_GAP
+) -> Layout:
+    """The rows stacked top down, each centred, the modules ``NODE_GAP`` apart, the rows ``row_gap``."""
     positions: dict[str, tuple[float, float]] = {}
     widths = [sum(boxes[n].width for n in row) + NODE_GAP * (len(row) - 1) for row in rows]
     widest = max(widths, default=0.0)
@@ -132,8 +144,8 @@ def place(kind: LayoutKind, per_row: int, rows: list[list[str]], boxes: dict[str
         for name in row:
             positions[name] = (x + boxes[name].width / 2, -(top + height / 2))
             x += boxes[name].width + NODE_GAP
-        top += height + ROW_GAP
-    return Layout(kind, per_row, widest + 2 * PAD, top - ROW_GAP + 2 * PAD, len(rows), positions)
+        top += height + row_gap
+    return Layout(kind, per_row, widest + 2 * PAD, top - row_gap + 2 * PAD, len(rows), positions)
 
 
 def choose(natural: Layout, boxes: dict[str, Box], pane: tuple[float, float]) -> Layout:
@@ -152,23 +164,50 @@ def choose(natural: Layout, boxes: dict[str, Box], pane: tuple[float, float]) ->
                 best = grid
     # routed around placed modules, edges share more of their way than in the layered drawing: worth it
     # only when it makes the whole graph readable
-    wins = best.scale(pane) >= READABLE_SCALE and best.scale(pane) >= GAIN * natural.scale(pane)
+    readable = READABLE_SCALE * SLACK
+    wins = best.scale(pane) >= readable and best.scale(pane) >= GAIN * natural.scale(pane)
     return best if wins else natural
 
 
 def screen_layout(graph: dict[str, Any], pane: tuple[float, float] | None) -> tuple[bytes, Layout | None]:
     """The Graph tab's SVG of ``graph`` (no foot block) laid out for a pane of ``pane`` CSS px (None:
-    Graphviz's layered drawing, as before), and the layout chosen."""
+    Graphviz's layered drawing, as before), and the layout chosen. A graph that no layout shows whole
+    and readable is drawn by depth from the file (``diagram_focus``), so that the pane opens on the file
+    and its direct dependencies."""
+    from .diagram_focus import focus_layout  # it builds on this module's layouts
+
     source = to_dot(graph, legend=False)
     if pane is None:
         return render(source, "svg"), None
-    plain, stop, layered = render(source, "plain+svg", engine=LAYERED).partition(b"\nstop\n")
+    plain, stop, layered = drawn(source).partition(b"\nstop\n")
     size, boxes = parse_plain(plain.decode("utf-8", "replace"))
     chosen = choose(Layout(LayoutKind.LAYERED, 0, *size), boxes, pane)
-    if chosen.kind is LayoutKind.LAYERED:
-        return (layered if stop else render(source, "svg")), chosen
-    placed = to_dot(graph, legend=False, positions=chosen.positions)
-    return render(placed, "svg", engine=PLACED), chosen
+    tries = [chosen]
+    if chosen.scale(pane) < READABLE_SCALE * SLACK and 1 < len(boxes) <= PLACE_LIMIT and "n0" in boxes:
+        # Graphviz's router has crashed on some placed graphs: rows a little narrower route otherwise
+        tries = [focus_layout(graph, boxes, pane, narrower) for narrower in range(FOCUS_TRIES)]
+    for layout in tries:
+        if layout.kind is LayoutKind.LAYERED:
+            break
+        try:
+            return routed(to_dot(graph, legend=False, positions=layout.positions)), layout
+        except DiagramError:
+            continue
+    return (layered if stop else render(source, "svg")), Layout(LayoutKind.LAYERED, 0, *size)
+
+
+@lru_cache(maxsize=16)
+def drawn(source: str) -> bytes:
+    """Graphviz's layered drawing of ``source``, its sizes and places then its SVG (the same for every
+    size of the pane)."""
+    return render(source, "plain+svg", engine=LAYERED)
+
+
+@lru_cache(maxsize=16)
+def routed(placed: str) -> bytes:
+    """The placed drawing with its edges routed (seconds for some hundred edges; a pane resized across
+    widths that keep the same rows asks for the same drawing again)."""
+    return render(placed, "svg", engine=PLACED)
 
 
 def pane_size(args: Mapping[str, str]) -> tuple[float, float] | None:

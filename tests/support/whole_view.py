@@ -103,3 +103,12 @@ def dlink_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerSer
 
     root, _sha = extracted_root("dlink_dir880l")
     yield from _served(root, tmp_path_factory.mktemp("dlink-serve"), "dlink-dir880l")
+
+
+@pytest.fixture(scope="session")
+def xiaomi_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
+    """Xiaomi Mi Router 4A's root (support/vendor_roots.py; long kernel-module folders), scanned once."""
+    from .vendor_roots import extracted_root
+
+    root, _sha = extracted_root("alt_xiaomi_r4a")
+    yield from _served(root, tmp_path_factory.mktemp("xiaomi-serve"), "xiaomi-r4a")

@@ -7,7 +7,7 @@ const PT = 96 / 72;  // CSS pixels per pt at 100%
 const MIN = 0.05;    // of the natural size
 const MAX = 4;
 const STEP = 1.25;
-const MARGIN = 16;  // px of room above the drawing when it opens
+const MARGIN = 0;  // px of room above the drawing when it opens (Graphviz leaves 8 pt around it already)
 
 export class PanZoom {
   /** svg: a Graphviz <svg> already in the page, inside a box of fixed size; onChange(): after every move.
@@ -35,13 +35,18 @@ export class PanZoom {
       panEnabled: true, zoomEnabled: true, controlIconsEnabled: false, dblClickZoomEnabled: false,
       mouseWheelZoomEnabled: true, preventMouseEventsDefault: true, zoomScaleSensitivity: 0.2,
       fit: false, center: false, minZoom: 1e-3, maxZoom: 1e3,
-      onZoom: () => this.onChange(), onPan: () => this.onChange(),
+      onZoom: () => this.pz && this.onChange(), onPan: () => this.pz && this.onChange(),
     });
-    this.base = this.pz.getSizes().realZoom / this.pz.getZoom();  // px per pt at svg-pan-zoom's zoom 1
     const pending = this.pending;
     this.pending = null;
-    if (pending) pending();
     this.onChange();
+    if (pending) pending();
+  }
+
+  /** px per pt at svg-pan-zoom's zoom 1: asked each time, as svg-pan-zoom takes the zoom of the moment
+   * as its zoom 1 whenever the box is resized. */
+  base() {
+    return this.pz.getSizes().realZoom / this.pz.getZoom();
   }
 
   /** True when started; else ``placement`` is kept to be done once started (the last one asked wins). */
@@ -61,7 +66,7 @@ export class PanZoom {
     const zoom = Math.min(MAX, Math.max(MIN, z));
     const sizes = this.pz.getSizes();
     const point = at || {x: sizes.width / 2, y: sizes.height / 2};
-    this.pz.zoomAtPoint((zoom * PT) / this.base, point, true);
+    this.pz.zoomAtPoint((zoom * PT) / this.base(), point, true);
   }
 
   zoomBy(factor) {
@@ -97,7 +102,7 @@ export class PanZoom {
       return;
     }
     const scale = Math.min(MAX, Math.max(MIN, z)) * PT;
-    this.pz.zoom(scale / this.base);
+    this.pz.zoom(scale / this.base());
     // in the drawing's own coordinates (svg-pan-zoom moves it on the next frame: no screen rectangles)
     const viewport = this.svg.querySelector(".svg-pan-zoom_viewport");
     const b = element.getBBox();
@@ -106,6 +111,25 @@ export class PanZoom {
     const {width, height} = this.pz.getSizes();
     const top = viewport.getBBox().y;
     this.pz.pan({x: width / 2 - c.x * scale, y: Math.min(height / 2 - c.y * scale, MARGIN - top * scale)});
+  }
+
+  /** Where ``element`` (of the drawing) is in the box, in px from its top left corner, worked out from
+   * the zoom and pan of the moment (svg-pan-zoom moves the drawing on the next frame). */
+  placeOf(element) {
+    const viewport = this.svg.querySelector(".svg-pan-zoom_viewport");
+    const b = element.getBBox();
+    const m = viewport.getCTM().inverse().multiply(element.getCTM());
+    const [p, q] = [new DOMPoint(b.x, b.y), new DOMPoint(b.x + b.width, b.y + b.height)].map((d) => d.matrixTransform(m));
+    const {realZoom} = this.pz.getSizes();
+    const pan = this.pz.getPan();
+    return {left: p.x * realZoom + pan.x, top: p.y * realZoom + pan.y, right: q.x * realZoom + pan.x,
+      bottom: q.y * realZoom + pan.y};
+  }
+
+  /** The box's size in px. */
+  size() {
+    const {width, height} = this.pz.getSizes();
+    return {width, height};
   }
 
   /** Pan by (dx, dy) screen pixels. */
@@ -119,6 +143,8 @@ export class PanZoom {
 
   destroy() {
     this.watch.disconnect();
-    if (this.pz) this.pz.destroy();
+    const pz = this.pz;
+    this.pz = null;  // svg-pan-zoom moves the drawing back as it goes: nothing to report
+    if (pz) pz.destroy();
   }
 }

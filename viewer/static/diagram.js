@@ -7,7 +7,7 @@
 // opens a module or unfolds a plugin family. "Direct only" keeps the file's own edges.
 import {apiUrl, append, clear, el, errorBox, getJson, legend, plural} from "./common.js";
 import {nearestEdges} from "./diagram-hit.js";
-import {fitPane, layoutNote, openingZoom} from "./diagram-open.js";
+import {fitPane, layoutNote, openingZoom, shownAtOpening} from "./diagram-open.js";
 import {PanZoom} from "./diagram-pan.js";
 import {alsoHere, edgeDetail, licenceKey, licenceList, missingDetail, nodeDetail, titleBlock} from "./diagram-side.js";
 import {LICENCE_STYLE, licenceClass} from "./licence.js";
@@ -17,6 +17,7 @@ import {sanitizeSvg} from "./svg-clean.js";
 export {sanitizeSvg};
 
 const DRAG_SLOP = 5;  // px a press may move and still be a click
+const RELAYOUT_MS = 250;  // ms after the last resize of the window
 let current = null;  // the DiagramView on screen, for Back and Forward
 // the view a bookmark asked for (the files page rewrites the URL before the Graph tab opens)
 let bookmark = new URLSearchParams(location.search);
@@ -24,8 +25,14 @@ let bookmark = new URLSearchParams(location.search);
 addEventListener("popstate", () => {
   if (current && current.host.isConnected) current.followUrl();
 });
+let resizing = 0;
 addEventListener("resize", () => {
-  if (current && current.pan) current.pan.resize();
+  if (!current || !current.pan) return;
+  current.pan.resize();
+  // still the opening view: laid out again for the new size of the pane, once the window stops changing
+  clearTimeout(resizing);
+  const shown = () => current.host.isConnected && current.box.clientWidth > 0;  // not in a hidden tab
+  if (current.atHome) resizing = setTimeout(() => shown() && current.atHome && current.draw(), RELAYOUT_MS);
 });
 
 const style = el("link", {rel: "stylesheet", href: new URL("./diagram.css", import.meta.url).pathname});
@@ -65,14 +72,27 @@ export class DiagramView {
     this.pan = null;
     clear(this.host).appendChild(el("p", {className: "muted"}, "Drawing the dependency graph…"));
     this.host.dataset.state = "loading";
-    let svg;
     try {
       this.graph = await getJson(this.route("diagram.json"));
       this.nodes = new Map(this.graph.nodes.map((n) => [n.id, n]));
       this.edges = new Map(this.graph.edges.map((e) => [e.id, e]));
-      this.render();  // the bar, the pane and the side panel: the drawing is laid out for the pane
-      const pane = fitPane(this.box);
-      const size = pane ? {width: Math.round(pane.width), height: Math.round(pane.height)} : {};
+    } catch (err) {
+      clear(this.host).appendChild(errorBox(err.message));
+      this.host.dataset.state = "error";
+      return;
+    }
+    this.render();  // the bar, the pane and the side panel: the drawing is laid out for the pane
+    await this.draw();
+  }
+
+  /** The drawing laid out by the server for the pane as it is now, shown at its opening view. */
+  async draw() {
+    this.host.dataset.state = "loading";
+    this.box.style.height = "";
+    const pane = fitPane(this.box);
+    const size = pane ? {width: Math.round(pane.width), height: Math.round(pane.height)} : {};
+    let svg;
+    try {
       const response = await fetch(this.route("diagram.svg", {view: "screen", ...size}));
       const text = await response.text();
       if (!response.ok) {
@@ -91,6 +111,7 @@ export class DiagramView {
       this.host.dataset.state = "error";
       return;
     }
+    if (!this.host.isConnected) return;
     this.show(svg);
   }
 
@@ -126,15 +147,20 @@ export class DiagramView {
       el("section", {className: "diagram-key"}, el("h3", {}, "Key"), legend(), licenceKey(), sourceKey(g.nodes)),
       titleBlock(this.path), licenceList(g.nodes));
     this.box.appendChild(el("p", {className: "muted"}, "Drawing the dependency graph…"));
+    this.watchDrags();
     this.note = el("p", {className: "layout-note muted"});
     this.host.append(bar, this.note, el("div", {className: "diagram-row"}, this.box, this.side));
   }
 
   show(svg) {
+    if (this.pan) this.pan.destroy();
     clear(this.box).appendChild(svg);
     this.svg = svg;
     this.wire(svg);
-    this.pan = new PanZoom(svg, () => this.showZoom());
+    this.pan = new PanZoom(svg, () => {
+      if (!this.placing) this.atHome = false;  // moved by the user
+      this.showZoom();
+    });
     this.home();
     const height = this.box.clientHeight;
     fitPane(this.box);  // the note may have pushed the pane down
@@ -145,6 +171,7 @@ export class DiagramView {
     if (this.initial) this.setUrl({select: this.initial}, false);
     this.initial = null;
     this.followUrl();
+    this.host.dataset.drawn = String(Number(this.host.dataset.drawn || 0) + 1);  // tests wait for a new drawing
     this.host.dataset.state = "ready";
   }
 
@@ -157,10 +184,13 @@ export class DiagramView {
     if (!this.pan.later(() => this.home())) return;  // its box has no size yet (its tab hidden)
     const opening = openingZoom(this.pan, this.svg);
     const root = this.svg.querySelector("g#n0");
+    this.placing = true;
     if (opening.mode === "whole" || !root) this.pan.fit();
     else this.pan.show(opening.zoom, root);
+    this.placing = false;
+    this.atHome = true;
     const name = (this.path || "").split("/").pop();
-    this.note.textContent = layoutNote(this.layout, opening, name);
+    this.note.textContent = layoutNote(this.layout, opening, name, shownAtOpening(this.pan, this.svg, this.graph));
     this.note.dataset.mode = opening.mode;
     this.note.dataset.layout = this.layout || "";
     this.showZoom();
@@ -212,6 +242,10 @@ export class DiagramView {
       this.clickable(group, node.missing ? `missing ${node.label}` : `select ${node.path || node.label}`,
         () => this.select(group.id), () => this.open(node));
     }
+  }
+
+  /** A press that moves is a drag, not a click. */
+  watchDrags() {
     let down = null;
     this.box.addEventListener("pointerdown", (ev) => (down = {x: ev.clientX, y: ev.clientY}));
     this.box.addEventListener("click", (ev) => {  // a drag is not a click

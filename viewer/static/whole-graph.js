@@ -7,13 +7,14 @@ import cytoscape from "./vendor/cytoscape-3.35.0.esm.min.js";
 import {EDGE_STYLE} from "./common.js";
 import {groupElement, joinedElement} from "./whole-groups.js";
 import {keyboard} from "./whole-keys.js";
-import {FONT_FAMILY, GROUP_HEIGHT, LABEL_FONT_PX, MAX_FIT_ZOOM, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
+import {FONT_FAMILY, LABEL_FONT_PX, MAX_FIT_ZOOM, NODE_HEIGHT, TITLE_FONT_PX, nodeWidth} from "./whole-layout.js";
 import {KIND_COLOR, nodeColour, state} from "./whole-state.js";
 
 const FEW = 150;           // this many modules shown or fewer: every label drawn, whatever the zoom
 const CROWD = 800;         // more edges shown than this: drawn fainter
-const MIN_LABEL_PX = 7;    // otherwise a label is drawn once its font is this many screen pixels
-export const READABLE_PX = 10;  // a focus and the groups open with labels no smaller than this
+export const MIN_LABEL_PX = 7;    // otherwise a label is drawn once its font is this many screen pixels
+export const READABLE_PX = 10;
+const MARGIN = 30;  // px left around the drawing when it is fitted  // a focus and the groups open with labels no smaller than this
 
 function edgeStyles() {
   return Object.entries(EDGE_STYLE).map(([status, s]) => ({
@@ -41,7 +42,8 @@ const STYLE = [
     "font-size": TITLE_FONT_PX, "text-max-width": "data(tw)", "text-wrap": "ellipsis", "font-weight": "bold", color: "#263238", "min-zoomed-font-size": 4,
     events: "no"}},
   {selector: "node.all-labels", style: {"min-zoomed-font-size": 0}},
-  {selector: "node.agg", style: {shape: "round-rectangle", width: "data(w)", height: GROUP_HEIGHT, label: "data(label)",
+  {selector: "node.agg", style: {shape: "round-rectangle", width: "data(w)", height: "data(h)", label: "data(label)",
+    "text-wrap": "wrap", "text-max-width": "data(w)",
     "font-size": TITLE_FONT_PX, "font-weight": "bold", "font-family": FONT_FAMILY, color: "#263238",
     "text-valign": "center", "text-halign": "center", "background-color": "#eceff1", "border-width": 1.5,
     "border-color": "#546e7a", "min-zoomed-font-size": 0, "z-index-compare": "manual", "z-index": 2}},
@@ -256,18 +258,26 @@ export function fitView(floor = 0, only = null, anchor = -1) {
     const w = node.data("w") / 2;
     x1 = Math.min(x1, p.x - w);
     x2 = Math.max(x2, p.x + w);
-    y1 = Math.min(y1, p.y - NODE_HEIGHT);
-    y2 = Math.max(y2, p.y + NODE_HEIGHT);
+    const h = Math.max(NODE_HEIGHT, (node.data("h") || 0) / 2 + 4);  // a group's title may take lines
+    y1 = Math.min(y1, p.y - h);
+    y2 = Math.max(y2, p.y + h);
   });
   if (x1 === Infinity) return true;
   if (cy.nodes(".group").nonempty()) y1 -= 2 * TITLE_FONT_PX;  // the group titles above the boxes
-  const margin = 30;
-  if (cy.width() <= 2 * margin || cy.height() <= 2 * margin) return true;  // a pane squeezed to nothing
-  const fitted = Math.min((cy.width() - 2 * margin) / (x2 - x1), (cy.height() - 2 * margin) / (y2 - y1), MAX_FIT_ZOOM);
+  const {width, height} = room();
+  if (width <= 0 || height <= 0) return true;  // a pane squeezed to nothing
+  const fitted = Math.min(width / (x2 - x1), height / (y2 - y1), MAX_FIT_ZOOM);
   const zoom = Math.max(floor, fitted);
   const centre = anchor >= 0 && zoom > fitted ? cy.getElementById(state.nodes[anchor].id).position() : {x: (x1 + x2) / 2, y: (y1 + y2) / 2};
-  cy.viewport({zoom, pan: {x: cy.width() / 2 - centre.x * zoom, y: cy.height() / 2 - centre.y * zoom}});
+  cy.viewport({zoom, pan: {x: cy.width() / 2 - centre.x * zoom, y: MARGIN + height / 2 - centre.y * zoom}});
   return zoom <= fitted;
+}
+
+/** The room the drawing is fitted into: the pane less a margin, and less the legend at its foot. */
+export function room() {
+  const legend = document.getElementById("whole-legend");
+  const below = Math.max(MARGIN, (legend ? legend.offsetHeight : 0) + 8);
+  return {width: cy.width() - 2 * MARGIN, height: cy.height() - MARGIN - below};
 }
 
 /** Bring a module on screen if it is not. */

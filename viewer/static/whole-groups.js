@@ -5,13 +5,21 @@
 // Also the list of the groups beside the drawing, and the boxes of the overview of every module.
 // The filters apply first: a group holds the modules they leave, an edge counts the edges they leave.
 import {clear, el} from "./common.js";
-import {GROUP_HEIGHT, titleWidth} from "./whole-layout.js";
+import {GROUP_HEIGHT, TITLE_FONT_PX, titleWidth} from "./whole-layout.js";
 import {groupOf, state} from "./whole-state.js";
 
-const MAX_NAME = 20;  // characters of a group's name drawn (its end: a folder's last parts); the list has it whole
+const LINE = 24;  // characters a line of a group's title holds before the next part of a folder's name
+const LINE_PX = Math.ceil(TITLE_FONT_PX * 1.25);  // px a further line of a title adds to its box
 
-function short(text) {
-  return text.length > MAX_NAME ? `…${text.slice(text.length - MAX_NAME + 1)}` : text;
+/** A group's title whole, in lines broken before a "/" (a folder's parts), its count on the last. */
+export function titleLines(name, count) {
+  const lines = [];
+  for (const part of name.split(/(?=\/)/)) {
+    if (lines.length && lines[lines.length - 1].length + part.length <= LINE) lines[lines.length - 1] += part;
+    else lines.push(part);
+  }
+  lines[lines.length - 1] += ` (${count})`;
+  return lines;
 }
 
 /** The shown modules by group name: Map name -> [module index], names sorted. */
@@ -44,8 +52,9 @@ export function aggregate() {
         unitOf.set(i, state.nodes[i].id);
       }
     } else {
-      const label = `${short(name)} (${members.length})`;
-      units.push({id, group: name, members, short: label, w: titleWidth(label), h: GROUP_HEIGHT});
+      const lines = titleLines(name, members.length);
+      units.push({id, group: name, members, short: lines.join("\n"), w: Math.max(...lines.map(titleWidth)),
+        h: GROUP_HEIGHT + LINE_PX * (lines.length - 1)});
       for (const i of members) unitOf.set(i, id);
     }
   }
@@ -73,7 +82,7 @@ export function aggregate() {
 
 /** The Cytoscape element of a closed group at `p` (its centre). */
 export function groupElement(unit, p) {
-  return {group: "nodes", data: {id: unit.id, label: unit.short, w: unit.w, name: unit.group, members: unit.members.length},
+  return {group: "nodes", data: {id: unit.id, label: unit.short, w: unit.w, h: unit.h, name: unit.group, members: unit.members.length},
     position: p ? {x: p.x, y: p.y} : {x: 0, y: 0}, classes: "agg"};
 }
 

@@ -104,3 +104,22 @@ export async function layeredLayout(nodes, edges, between = 60, pane = null) {
   const scale = (g) => (pane ? Math.min(MAX_FIT_ZOOM, pane.width / Math.max(g.width, 1), pane.height / Math.max(g.height, 1)) : 0);
   return centres(laid.reduce((best, g) => (scale(g) > scale(best) ? g : best)));
 }
+
+/** Boxes packed together to the shape of the `pane` ({width, height}), edges left out: the closed
+ * groups when their layers are too wide for the pane (their edges are drawn straight anyway). */
+export async function shapedLayout(nodes, pane) {
+  const graph = {id: "root", children: nodes.map(leaf), layoutOptions: {"elk.algorithm": "rectpacking",
+    "elk.aspectRatio": String(pane.width / pane.height), "elk.spacing.nodeNode": "24"}};
+  return centres(await engine().layout(graph));
+}
+
+/** The zoom at which the boxes at `positions` (centres and sizes) fit the `pane`. */
+export function fitScale(positions, pane) {
+  let [x1, y1, x2, y2] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const p of positions.values()) {
+    if (p.w === undefined) continue;  // an edge's bends
+    [x1, y1] = [Math.min(x1, p.x - p.w / 2), Math.min(y1, p.y - p.h / 2)];
+    [x2, y2] = [Math.max(x2, p.x + p.w / 2), Math.max(y2, p.y + p.h / 2)];
+  }
+  return x1 === Infinity ? Infinity : Math.min(pane.width / (x2 - x1), pane.height / (y2 - y1));
+}

@@ -8,16 +8,17 @@
 // and benchmarks.
 import {apiUrl, errorBox, fileHref, getJson} from "./common.js";
 import {buildControls, syncControls} from "./whole-controls.js";
-import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, reveal, show} from "./whole-graph.js";
+import {READABLE_PX, applyMarks, applyVisibility, createGraph, fitView, graph, reveal, room, show} from "./whole-graph.js";
 import {aggregate, groupList, grouping, groupsOfShown} from "./whole-groups.js";
 import {setActions, showJoined, showSelection} from "./whole-info.js";
-import {LABEL_FONT_PX, LAYERED_LIMIT, TITLE_FONT_PX, layeredLayout, packedLayout, warmUp} from "./whole-layout.js";
+import {LABEL_FONT_PX, LAYERED_LIMIT, TITLE_FONT_PX, fitScale, layeredLayout, packedLayout, shapedLayout, warmUp} from "./whole-layout.js";
+import {placed, recheck, watchNote} from "./whole-note.js";
 import {buildPathFinder, loadProcess} from "./whole-path.js";
 import {computeVisible, edgeIndex, groupOf, nodeIndex, prepare, state} from "./whole-state.js";
 import {fromQuery, pushState} from "./whole-url.js";
 import {testingApi} from "./whole-testing.js";
 
-const [loading, offView] = ["whole-loading", "whole-off-view"].map((id) => document.getElementById(id));
+const loading = document.getElementById("whole-loading");
 const api = testingApi();
 window.linkgraphWhole = api;
 let layoutKey = null;
@@ -46,7 +47,12 @@ async function layOutGroups() {
   let positions;
   if (units.length <= LAYERED_LIMIT) {
     const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
-    positions = await layeredLayout(units, [...closed.modules.map(ids), ...closed.joined], 30);
+    // shaped to the pane, so that every group is in view at open with its title legible
+    positions = await layeredLayout(units, [...closed.modules.map(ids), ...closed.joined], 30, room());
+    if (!indices.length && fitScale(positions, room()) < READABLE_PX / TITLE_FONT_PX) {  // too wide in layers
+      const packed = await shapedLayout(units, room());
+      if (fitScale(packed, room()) > fitScale(positions, room())) positions = packed;
+    }
   } else {
     const boxes = new Map();
     closed.units.forEach((u, n) => {
@@ -59,6 +65,7 @@ async function layOutGroups() {
   return {indices, edges: closed.modules, positions, closed};
 }
 
+
 async function layOut(current) {
   if (current === "groups") return layOutGroups();
   const all = current === "overview";
@@ -66,8 +73,7 @@ async function layOut(current) {
   const edges = all ? state.edges.map((_, k) => k) : shownIndices(state.edgeVisible);
   if (current !== "overview" && indices.length <= LAYERED_LIMIT) {
     const ids = (k) => ({id: state.edges[k].id, from: state.nodes[state.edges[k].from].id, to: state.nodes[state.edges[k].to].id});
-    const pane = {width: graph().width() - 60, height: graph().height() - 60};  // fitView's margins off
-    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids), 60, pane)};
+    return {indices, edges, positions: await layeredLayout(indices.map((i) => state.nodes[i]), edges.map(ids), 60, room())};
   }
   const {groups, parent} = grouping(indices);
   const positions = await packedLayout(groups);
@@ -133,8 +139,9 @@ async function draw({push = true, fit = false}) {
   groupList(current === "groups", toggleGroup);
   if (again) {
     const only = current === "groups" && state.expanded.has(opened) ? openedIds(opened) : null;
-    offView.hidden = fitView(floor(current, only), only, current === "focus" ? state.focus : -1);
-  }
+    fitView(floor(current, only), only, current === "focus" ? state.focus : -1);
+    placed();
+  } else recheck();
   opened = null;
   t.push(performance.now());
   api.steps = t.slice(1).map((x, i) => Math.round(x - t[i]));
@@ -252,7 +259,10 @@ Object.assign(api, {
     else state.statusOn.delete(status);
     return render();
   },
-  fit: () => { offView.hidden = fitView(); },
+  fit: () => {
+    fitView();
+    placed();
+  },
   redraw: () => graph().forceRender(),
   highlighted() {
     if (marks.focus < 0) return {focus: null, nodes: [], edges: marks.nearEdges.size};
@@ -277,10 +287,11 @@ async function main() {
   api.edges = state.edges.length;
   fromQuery();
   setActions({select: selectNode, selectEdge, focus: focusOn});
-  buildControls({changed: () => render(), select: selectNode, fit: () => { offView.hidden = fitView(); }, marks: () => { marks = applyMarks(); }});
+  buildControls({changed: () => render(), select: selectNode, fit: api.fit, marks: () => { marks = applyMarks(); }});
   const cy = createGraph(document.getElementById("whole-canvas"),
     {node: selectNode, edge: selectEdge, joined, none: () => selectNode(-1), open, hover, group: toggleGroup});
   document.getElementById("whole-modules").addEventListener("click", () => api.everyModule(!state.modules));
+  watchNote(() => api.everyModule(false));
   buildPathFinder(async (names) => {
     const closed = mode() === "groups" ? [...names].filter((n) => !state.expanded.has(n)) : [];
     for (const name of closed) state.expanded.add(name);
