@@ -8,7 +8,7 @@ from collections.abc import Callable
 import click
 
 from ..loader.errors import LinkgraphError
-from .graph_commands import _text_output as text_output
+from .report_output import text_output
 from .near_choices import NearChoice
 from .options import DEFAULT_DB, fail, pick_firmware, quiet_option, store_options
 

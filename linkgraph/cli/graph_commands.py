@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
-import sys
 from collections.abc import Callable, Iterator
-from typing import TextIO
 
 import click
 
@@ -17,6 +12,7 @@ from .console import print_rows
 from .near_choices import NearChoice, list_paths_command, require_module
 from .options import DEFAULT_DB, FIRMWARE_HELP, fail, pick_firmware, quiet_asked, quiet_option, store_options
 from .progress_lines import ProgressLines
+from .report_output import SBOM_WRITERS, text_output
 from .report_pdf import write_pdf
 
 
@@ -128,17 +124,17 @@ def _report(
                 from ..loader.report.json_report import write_json, write_jsonl
 
                 writer = write_json if fmt == "json" else write_jsonl
-                with _text_output(output) as out:
+                with text_output(output) as out:
                     writer(store, firmware_id, out, sections)
                 return
-            if fmt in _SBOM_WRITERS:
-                with _text_output(output) as out:
-                    _SBOM_WRITERS[fmt]()(store, firmware_id, out)
+            if fmt in SBOM_WRITERS:
+                with text_output(output) as out:
+                    SBOM_WRITERS[fmt]()(store, firmware_id, out)
                 return
             if fmt == "html":
                 from ..viewer.compliance_render import html_report
 
-                with _text_output(output) as out:
+                with text_output(output) as out:
                     out.write(html_report(store, firmware_id, progress=progress))
                 progress.say(f"wrote {output or 'the HTML report to stdout'}")
                 return None
@@ -149,54 +145,6 @@ def _report(
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write {output or 'to stdout'}: {exc.strerror or exc}")
-
-
-def _cyclonedx() -> Callable[..., None]:
-    from ..loader.sbom.cyclonedx import write_cyclonedx
-
-    return write_cyclonedx
-
-
-def _spdx2() -> Callable[..., None]:
-    from ..loader.sbom.spdx2_json import write_spdx2
-
-    return write_spdx2
-
-
-def _spdx3() -> Callable[..., None]:
-    from ..loader.sbom.spdx3_jsonld import write_spdx3
-
-    return write_spdx3
-
-
-# --format NAME -> the SBOM writer (store, firmware, out), imported when chosen
-_SBOM_WRITERS: dict[str, Callable[[], Callable[..., None]]] = {
-    "cyclonedx-json": _cyclonedx,
-    "spdx-json": _spdx2,
-    "spdx3-json": _spdx3,
-}
-
-
-@contextlib.contextmanager
-def _text_output(output: str | None) -> Iterator[TextIO]:
-    """The file ``output`` (replaced only when complete) or stdout, as UTF-8 text."""
-    if output is None:
-        sys.stdout.flush()
-        stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="\n")
-        try:
-            yield stream
-        finally:
-            stream.flush()
-            stream.detach()
-        return
-    partial = f"{output}.partial"
-    try:
-        with open(partial, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
-            yield fh
-        os.replace(partial, output)
-    finally:
-        if os.path.exists(partial):
-            os.unlink(partial)
 
 
 FINDING_QUERIES = frozenset(

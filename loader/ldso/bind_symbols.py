@@ -9,9 +9,8 @@ copy relocations skip the executable, ``DT_SYMBOLIC`` searches the object itself
 PLT references do not accept an executable's undefined canonical-PLT entries (what one lookup
 asks and which definitions satisfy it: ``symbol_lookup``).
 
-Most of a link map's scope is shared by many executables (libc binds the same way under each
-of them), so the providers of each library's references are cached per library and per scope
-below the executable; only references the executable itself could satisfy are looked at again.
+Most of a scope is shared by many executables (libc binds alike under each), so each library's providers
+are cached per scope below the executable; only what the executable itself could satisfy is looked at again.
 """
 
 from __future__ import annotations
