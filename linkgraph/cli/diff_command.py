@@ -8,9 +8,9 @@ from collections.abc import Callable
 import click
 
 from ..loader.errors import LinkgraphError
-from .report_output import text_output
 from .near_choices import NearChoice
 from .options import DEFAULT_DB, fail, pick_firmware, quiet_option, store_options
+from .report_output import text_output
 
 
 @click.command()
