@@ -27,6 +27,7 @@ from linkgraph.loader.problems import Problem, ProblemCode, Severity, bounded
 from linkgraph.loader.unpack.safe_tree import SafeTree
 from linkgraph.loader.unpack.squashfs_lzma import VariantError, extract_tplink_lzma
 from support.fixture_root import two_library_root
+from support.lzma_variant import append, as_variant, chain_pseudo, directory_graph, stored_squashfs
 from support.measured import Run, run_measured
 from test_hostile_unpack import OTHER, _graph, _root_members, db_with_other, firmware_names
 
@@ -185,6 +186,63 @@ def test_a_million_symlinks_through_unsquashfs(tmp_path: Path) -> None:
     limits = [p for p in problems if any(w in p["message"] for w in limited) and p["code"] in codes]
     assert len(limits) == 1, limits  # the budget's, or a limit of one image (50,000 entries, 20,000 links): one record
     assert _graph(db, "links.sqfs")[0] >= {"/usr/bin/prog"}  # what was found is kept and scanned
+    assert _graph(db, OTHER) == before
+
+
+def _million_entries_variant(root: Path, image: Path) -> Path:
+    """TP-Link's LZMA variant (tests/support/lzma_variant.py) of 1,000 folders of 1,000 symbolic
+    links, each folder with its own owner, and ``root`` appended; the stored image of the links
+    (58 MB, 20 s of mksquashfs) is built once and cached."""
+    cached = Path.home() / ".cache/linkgraph-tests/hostile-budget/stored-links-1000x1000.sqfs"
+    if not cached.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        work = cached.parent / f"build-{os.getpid()}"
+        (work / "empty").mkdir(parents=True, exist_ok=True)
+        with open(work / "links.pseudo", "w") as out:
+            for d in range(1000):
+                out.write(f"zz{d:03d} d 755 {1000 + d} 0\n")
+                out.writelines(f"zz{d:03d}/l{i:04d} s 777 0 0 /usr/bin/prog\n" for i in range(1000))
+        stored_squashfs(work / "empty", work / "links.sqfs", work / "links.pseudo").replace(cached)
+        shutil.rmtree(work)
+    shutil.copyfile(cached, image)
+    append(root, image)
+    return as_variant(image)
+
+
+def test_a_million_entries_in_the_lzma_variant(tmp_path: Path) -> None:
+    """unsquashfs cannot read the variant; its reader stops at the limit (the root's programs, listed
+    first, are kept) with one record, never one per entry."""
+    db, before = db_with_other(tmp_path)
+    root = two_library_root(tmp_path / "src")
+    target = _million_entries_variant(root.path, tmp_path / "variant.sqfs")
+    problems = scan_within_bounds(target, db, tmp_path / "work")
+    limited = ("entries", "symbolic links")  # the budget's, or a limit of one image (50,000 entries, 20,000 links)
+    codes = ("scan-budget", "unpack-member")
+    limits = [p for p in problems if any(w in p["message"] for w in limited) and p["code"] in codes]
+    assert len(limits) == 1, limits
+    assert len(problems) < 20, sorted({p["code"] for p in problems})
+    assert _graph(db, "variant.sqfs")[0] >= {"/usr/bin/prog"}  # what was read first is kept and scanned
+    assert _graph(db, OTHER) == before
+
+
+@pytest.mark.parametrize("loop", [False, True], ids=["dag-2^40-paths", "loop"])
+def test_a_directory_graph_in_the_lzma_variant(tmp_path: Path, loop: bool) -> None:
+    """40 levels each listing the next twice (2^40 paths), or the last listing the first: refused
+    as a loop before it is walked, one record; the root in the squashfs after it is scanned."""
+    db, before = db_with_other(tmp_path)
+    (tmp_path / "empty").mkdir()
+    image = stored_squashfs(tmp_path / "empty", tmp_path / "graph.sqfs", chain_pseudo(tmp_path / "chain", 40))
+    graph = directory_graph(as_variant(image), 40, loop).read_bytes()
+    assert len(graph) <= 8192
+    root = two_library_root(tmp_path / "src")
+    quiet = {"check": True, "stdout": subprocess.DEVNULL}
+    subprocess.run(["mksquashfs", str(root.path), str(tmp_path / "root.sqfs"), "-quiet", "-no-progress"], **quiet)
+    target = tmp_path / "graph.bin"
+    target.write_bytes(graph + (tmp_path / "root.sqfs").read_bytes())
+    problems = scan_within_bounds(target, db, tmp_path / "work")
+    loops = [p for p in problems if "directory loop detected" in p["message"]]
+    assert len(loops) == 1, problems
+    assert _graph(db, "graph.bin")[0] >= {"/usr/bin/prog"}
     assert _graph(db, OTHER) == before
 
 
