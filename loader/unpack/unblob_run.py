@@ -57,6 +57,7 @@ def _unblob() -> ModuleType:
             processors=[structlog.processors.add_log_level, structlog.processors.KeyValueRenderer()],
             wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
             logger_factory=structlog.stdlib.LoggerFactory(),
+            cache_logger_on_first_use=True,  # else every message unblob does not log binds a logger anew
         )
         logging.getLogger("unblob").addHandler(logging.NullHandler())
     return unblob.processing
