@@ -9,6 +9,7 @@ where a budget ran out, and the other firmware's graph unchanged.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import shutil
@@ -29,6 +30,7 @@ from linkgraph.loader.unpack.squashfs_lzma import VariantError, extract_tplink_l
 from support.fixture_root import two_library_root
 from support.lzma_variant import append, as_variant, chain_pseudo, directory_graph, stored_squashfs
 from support.measured import Run, run_measured
+from support.tar_magics import tar_magics
 from test_hostile_unpack import OTHER, _graph, _root_members, db_with_other, firmware_names
 
 GIB = 1 << 30
@@ -354,3 +356,24 @@ def test_the_lzma_variant_stops_at_the_entries_budget_with_one_record(tmp_path: 
     written = sum(len(d) + len(f) for _p, d, f in os.walk(out))
     assert 0 < written <= 100
     assert list(budget.records) == [Kind.ENTRIES] and not tree_out.problems
+
+
+def test_a_stream_of_tar_magics_beside_a_root(tmp_path: Path) -> None:
+    """unblob's chunk search bounded per file: 350,000 tar near-misses in a 7 MB stream beside a root
+    (tests/support/tar_magics.py), searched once decompressed; one record says where it stopped."""
+    db, before = db_with_other(tmp_path)
+    root = two_library_root(tmp_path / "src")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        tar.add(root.path, arcname="rootfs")
+        stream = gzip.compress(tar_magics(), 1)
+        info = tarfile.TarInfo("blobs/magics.gz")
+        info.size = len(stream)
+        tar.addfile(info, io.BytesIO(stream))
+    target = tmp_path / "fw.tar"
+    target.write_bytes(buf.getvalue())
+    problems = scan_within_bounds(target, db, tmp_path / "work")
+    cut = [p for p in problems if "search for chunks cut short" in p["message"]]
+    assert len(cut) == 1 and cut[0]["code"] == "too-many-entries", problems
+    assert _graph(db, "fw.tar")[0] >= {"/usr/bin/prog"}
+    assert _graph(db, OTHER) == before
