@@ -37,9 +37,9 @@ def _field(data: bytes | bytearray, name: str) -> int:
     return SUPERBLOCK.unpack_from(data)[FIELDS.index(name)]
 
 
-def stored_squashfs(source: Path, image: Path, pseudo: Path | None = None) -> Path:
+def stored_squashfs(source: Path, image: Path, pseudo: Path | None = None, options: tuple[str, ...] = ()) -> Path:
     """``source`` (and the entries of ``pseudo``) as a squashfs with every block stored as it is."""
-    extra = ["-pf", str(pseudo)] if pseudo is not None else []
+    extra = [*(["-pf", str(pseudo)] if pseudo is not None else []), *options]
     subprocess.run([*MKSQUASHFS[:1], str(source), str(image), "-noappend", *MKSQUASHFS[1:], *extra], check=True)
     return image
 
