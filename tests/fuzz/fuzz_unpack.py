@@ -6,8 +6,8 @@ The seeds are built from scratch: a squashfs of a small tree (folders, files, a 
 hard link) as mksquashfs writes it (gzip), and the same tree stored uncompressed with the
 superblock's compression id set to LZMA, which the variant reader walks whole (its metadata
 blocks need no decompressor), and that tree as TP-Link writes it (an LZMA block ``unsquashfs``
-refuses: the variant reader's decompressor is fuzzed too); for ``unpack``, a tar in a gzip stream holding a cpio in an xz
-stream, a zstd stream holding a tar, and a tar holding a bzip2 stream. Every input runs under a
+refuses: the variant reader's decompressor is fuzzed too); for ``unpack``, a tar in a gzip stream
+holding a cpio in an xz stream, a zstd stream holding a tar, and a tar holding a bzip2 stream. Every input runs under a
 scan budget of its own (``loader/budget.py``): a reader must end with a tree or its refusal,
 within the harness's time and memory per input (tests/fuzz/fuzz_harness.py), and never write
 more entries than the budget allows.
