@@ -110,6 +110,7 @@ class _Image(SquashFsImage):
         self.max_entries = max_entries
         self.entries = self.links = 0  # directory entries read, symbolic links among them
         self.cut = False  # entries past ``max_entries`` (or links past ``MAX_LINKS``) left unread
+        self.cut_links = False  # it was the links
         super().__init__(fh, closefd=False)
 
     def _dir_scan(self, start_block: int, offset: int) -> Directory:
@@ -156,7 +157,7 @@ class _Image(SquashFsImage):
                 data, start, offset = self._read_directory_data(start, offset, sizeof(DirEntry))
                 entry = DirEntry.from_bytes(data)
                 if entry.type in LINK_TYPES and self.links >= MAX_LINKS:
-                    self.cut = True
+                    self.cut = self.cut_links = True
                     break
                 self.links += entry.type in LINK_TYPES
                 name, start, offset = self._read_directory_data(start, offset, entry.size + 1)
@@ -215,7 +216,7 @@ def extract_tplink_lzma(path: Path, tree: SafeTree) -> int:
                     raise  # the whole extraction stops (the caller keeps what was written)
                 except Exception as exc:  # hostile input: one unreadable file, the rest goes on
                     tree.problem(name, f"cannot be extracted: {type(exc).__name__}: {exc}")
-    if image.cut and image.links >= MAX_LINKS:
+    if image.cut_links:
         tree.problem("(file system)", f"more than {MAX_LINKS:,} symbolic links: the rest is not extracted")
     elif image.cut and limit < min(tree.max_entries, MAX_ENTRIES):
         budget.reached(Kind.ENTRIES, tree.source)
