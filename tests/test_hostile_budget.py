@@ -79,7 +79,7 @@ def scan_within_bounds(target: Path, db: Path, work: Path, *extra: str) -> list[
         run: Run = run_measured("scan", str(target), "--db", str(db), "--workdir", str(work), "-q", *extra)
     print(
         f"{target.name} ({target.stat().st_size >> 10} KiB): exit {run.rc}, peak {run.max_rss >> 20} MiB, "
-        f"{run.seconds:.1f} s, at most {disk.peak >> 20} MiB on disk"
+        f"{run.seconds:.1f} s ({run.cpu:.1f} s of CPU), at most {disk.peak >> 20} MiB on disk"
     )
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
     assert run.rc in (0, 1), run.stderr
