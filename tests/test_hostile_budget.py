@@ -9,6 +9,7 @@ where a budget ran out, and the other firmware's graph unchanged.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import shutil
@@ -27,7 +28,9 @@ from linkgraph.loader.problems import Problem, ProblemCode, Severity, bounded
 from linkgraph.loader.unpack.safe_tree import SafeTree
 from linkgraph.loader.unpack.squashfs_lzma import VariantError, extract_tplink_lzma
 from support.fixture_root import two_library_root
+from support.lzma_variant import append, as_variant, chain_pseudo, directory_graph, stored_squashfs
 from support.measured import Run, run_measured
+from support.tar_magics import tar_magics
 from test_hostile_unpack import OTHER, _graph, _root_members, db_with_other, firmware_names
 
 GIB = 1 << 30
@@ -76,7 +79,7 @@ def scan_within_bounds(target: Path, db: Path, work: Path, *extra: str) -> list[
         run: Run = run_measured("scan", str(target), "--db", str(db), "--workdir", str(work), "-q", *extra)
     print(
         f"{target.name} ({target.stat().st_size >> 10} KiB): exit {run.rc}, peak {run.max_rss >> 20} MiB, "
-        f"{run.seconds:.1f} s, at most {disk.peak >> 20} MiB on disk"
+        f"{run.seconds:.1f} s ({run.cpu:.1f} s of CPU), at most {disk.peak >> 20} MiB on disk"
     )
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
     assert run.rc in (0, 1), run.stderr
@@ -188,6 +191,63 @@ def test_a_million_symlinks_through_unsquashfs(tmp_path: Path) -> None:
     assert _graph(db, OTHER) == before
 
 
+def _million_entries_variant(root: Path, image: Path) -> Path:
+    """TP-Link's LZMA variant (tests/support/lzma_variant.py) of 1,000 folders of 1,000 symbolic
+    links, each folder with its own owner, and ``root`` appended; the stored image of the links
+    (58 MB, 20 s of mksquashfs) is built once and cached."""
+    cached = Path.home() / ".cache/linkgraph-tests/hostile-budget/stored-links-1000x1000.sqfs"
+    if not cached.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        work = cached.parent / f"build-{os.getpid()}"
+        (work / "empty").mkdir(parents=True, exist_ok=True)
+        with open(work / "links.pseudo", "w") as out:
+            for d in range(1000):
+                out.write(f"zz{d:03d} d 755 {1000 + d} 0\n")
+                out.writelines(f"zz{d:03d}/l{i:04d} s 777 0 0 /usr/bin/prog\n" for i in range(1000))
+        stored_squashfs(work / "empty", work / "links.sqfs", work / "links.pseudo").replace(cached)
+        shutil.rmtree(work)
+    shutil.copyfile(cached, image)
+    append(root, image)
+    return as_variant(image)
+
+
+def test_a_million_entries_in_the_lzma_variant(tmp_path: Path) -> None:
+    """unsquashfs cannot read the variant; its reader stops at the limit (the root's programs, listed
+    first, are kept) with one record, never one per entry."""
+    db, before = db_with_other(tmp_path)
+    root = two_library_root(tmp_path / "src")
+    target = _million_entries_variant(root.path, tmp_path / "variant.sqfs")
+    problems = scan_within_bounds(target, db, tmp_path / "work")
+    limited = ("entries", "symbolic links")  # the budget's, or a limit of one image (50,000 entries, 20,000 links)
+    codes = ("scan-budget", "unpack-member")
+    limits = [p for p in problems if any(w in p["message"] for w in limited) and p["code"] in codes]
+    assert len(limits) == 1, limits
+    assert len(problems) < 20, sorted({p["code"] for p in problems})
+    assert _graph(db, "variant.sqfs")[0] >= {"/usr/bin/prog"}  # what was read first is kept and scanned
+    assert _graph(db, OTHER) == before
+
+
+@pytest.mark.parametrize("loop", [False, True], ids=["dag-2^40-paths", "loop"])
+def test_a_directory_graph_in_the_lzma_variant(tmp_path: Path, loop: bool) -> None:
+    """40 levels each listing the next twice (2^40 paths), or the last listing the first: refused
+    as a loop before it is walked, one record; the root in the squashfs after it is scanned."""
+    db, before = db_with_other(tmp_path)
+    (tmp_path / "empty").mkdir()
+    image = stored_squashfs(tmp_path / "empty", tmp_path / "graph.sqfs", chain_pseudo(tmp_path / "chain", 40))
+    graph = directory_graph(as_variant(image), 40, loop).read_bytes()
+    assert len(graph) <= 8192
+    root = two_library_root(tmp_path / "src")
+    quiet = {"check": True, "stdout": subprocess.DEVNULL}
+    subprocess.run(["mksquashfs", str(root.path), str(tmp_path / "root.sqfs"), "-quiet", "-no-progress"], **quiet)
+    target = tmp_path / "graph.bin"
+    target.write_bytes(graph + (tmp_path / "root.sqfs").read_bytes())
+    problems = scan_within_bounds(target, db, tmp_path / "work")
+    loops = [p for p in problems if "directory loop detected" in p["message"]]
+    assert len(loops) == 1, problems
+    assert _graph(db, "graph.bin")[0] >= {"/usr/bin/prog"}
+    assert _graph(db, OTHER) == before
+
+
 def _overlapping_elf(data_size: int, sections: int) -> bytes:
     """An ELF64 file of ``data_size`` bytes of text and ``sections`` section headers that all
     describe the same bytes as allocated data."""
@@ -296,3 +356,24 @@ def test_the_lzma_variant_stops_at_the_entries_budget_with_one_record(tmp_path: 
     written = sum(len(d) + len(f) for _p, d, f in os.walk(out))
     assert 0 < written <= 100
     assert list(budget.records) == [Kind.ENTRIES] and not tree_out.problems
+
+
+def test_a_stream_of_tar_magics_beside_a_root(tmp_path: Path) -> None:
+    """unblob's chunk search bounded per file: 350,000 tar near-misses in a 7 MB stream beside a root
+    (tests/support/tar_magics.py), searched once decompressed; one record says where it stopped."""
+    db, before = db_with_other(tmp_path)
+    root = two_library_root(tmp_path / "src")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        tar.add(root.path, arcname="rootfs")
+        stream = gzip.compress(tar_magics(), 1)
+        info = tarfile.TarInfo("blobs/magics.gz")
+        info.size = len(stream)
+        tar.addfile(info, io.BytesIO(stream))
+    target = tmp_path / "fw.tar"
+    target.write_bytes(buf.getvalue())
+    problems = scan_within_bounds(target, db, tmp_path / "work")
+    cut = [p for p in problems if "search for chunks cut short" in p["message"]]
+    assert len(cut) == 1 and cut[0]["code"] == "too-many-entries", problems
+    assert _graph(db, "fw.tar")[0] >= {"/usr/bin/prog"}
+    assert _graph(db, OTHER) == before

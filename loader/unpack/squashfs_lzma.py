@@ -19,7 +19,10 @@ skipped. It is tried only on an LZMA squashfs that ``unsquashfs`` failed on.
 Bounds: every block is read from the chunk's file (a read past its end is an error), each
 block's output is capped at the size squashfs allows for it (8 KiB of metadata, one data
 block) and must end where its stream ends; a file's block list may not be longer than the
-inode table could hold.
+inode table could hold. The directory table is walked with a stack and a visited set (a
+directory listed twice is a loop, refused as ``unsquashfs`` refuses it), in the order
+``unsquashfs`` lists it, and no further than the entries left (``MAX_ENTRIES``, the scan's
+budget) and the symbolic links one image may hold (``listing.MAX_LINKS``, as for ``unsquashfs``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from PySquashfsImage.file import (  # pyright: ignore[reportMissingTypeStubs]
 from PySquashfsImage.structure import DirEntry, DirHeader  # pyright: ignore[reportMissingTypeStubs]
 
 from ..budget import Kind, current
+from .listing import MAX_LINKS
 from .safe_tree import MAX_ENTRIES, STOPS, SafeTree
 
 SUPERBLOCK = struct.Struct("<IIIIIHHHHHHQQQQQQQQ")
@@ -50,6 +54,7 @@ ALONE_HEADER = 5  # properties byte and dictionary size: the size field is missi
 UNKNOWN_SIZE = b"\xff" * 8  # what an LZMA-alone header says when it does not know the size
 METADATA_SIZE = 8192
 MAX_PROPERTIES = 9 * 5 * 5  # lc < 9, lp < 5, pb < 5
+LINK_TYPES = (Type.SYMLINK, Type.LSYMLINK)
 
 
 class VariantError(ValueError):
@@ -103,40 +108,43 @@ class _Image(SquashFsImage):
 
     def __init__(self, fh: object, max_entries: int) -> None:
         self.max_entries = max_entries
-        self.entries = 0  # directory entries read
-        self.cut = False  # entries past ``max_entries`` left unread
+        self.entries = self.links = 0  # directory entries read, symbolic links among them
+        self.cut = False  # entries past ``max_entries`` (or links past ``MAX_LINKS``) left unread
+        self.cut_links = False  # it was the links
         super().__init__(fh, closefd=False)
 
     def _dir_scan(self, start_block: int, offset: int) -> Directory:
-        """The tree below the directory inode at (``start_block``, ``offset``), walked with a stack."""
+        """The tree below the directory inode at (``start_block``, ``offset``), walked with a stack in
+        the order ``unsquashfs`` lists it (a folder's listing is read when its turn comes, so the
+        entries kept at the limit are the first ones listed)."""
         seen = {(start_block, offset)}
-        top, listed = self._listing(start_block, offset)
-        pending = [(top, listed)]
+        top = Directory(self, self._read_inode(start_block, offset))
+        pending = [top]
         while pending:
-            directory, entries = pending.pop()
-            for entry in entries:
+            directory = pending.pop()
+            below: list[Directory] = []
+            for entry in self._listing(directory):
                 where = (entry["start_block"], entry["offset"])
                 if entry["type"] == Type.DIR:
                     if where in seen:
                         raise VariantError(f"directory loop detected: {os.fsdecode(entry['name'])!r} is listed twice")
                     seen.add(where)
-                    child, listed = self._listing(*where)
-                    child._parent, child._name = directory, entry["name"]
-                    pending.append((child, listed))
+                    child = Directory(self, self._read_inode(*where), entry["name"], directory)
+                    below.append(child)
                 else:
                     child = filetype[entry["type"]](self, self._read_inode(*where), entry["name"], directory)
                 directory.children[child.name] = child
+            pending.extend(reversed(below))  # the first folder is read next
         return top
 
-    def _listing(self, block_start: int, offset: int) -> tuple[Directory, list[dict]]:
-        """A directory and its entries (read as the library's ``_opendir`` reads them), none past
+    def _listing(self, directory: Directory) -> list[dict]:
+        """The entries of ``directory`` (read as the library's ``_opendir`` reads them), none past
         ``max_entries`` in all."""
-        inode = self._read_inode(block_start, offset)
-        directory = Directory(self, inode)
+        inode = directory.inode
         entries: list[dict] = []
         sb = self._sblk
         if inode.data == 3 or sb is None:
-            return directory, entries
+            return entries
         start, offset, size, done = sb.directory_table_start + inode.start, inode.offset, inode.data - 3, 0
         while done < size and not self.cut:
             data, start, offset = self._read_directory_data(start, offset, sizeof(DirHeader))
@@ -148,13 +156,17 @@ class _Image(SquashFsImage):
                     break
                 data, start, offset = self._read_directory_data(start, offset, sizeof(DirEntry))
                 entry = DirEntry.from_bytes(data)
+                if entry.type in LINK_TYPES and self.links >= MAX_LINKS:
+                    self.cut = self.cut_links = True
+                    break
+                self.links += entry.type in LINK_TYPES
                 name, start, offset = self._read_directory_data(start, offset, entry.size + 1)
                 done += sizeof(DirEntry) + entry.size + 1
                 self.entries += 1
                 entries.append(
                     {"name": name, "start_block": header.start_block, "offset": entry.offset, "type": entry.type}
                 )
-        return directory, entries
+        return entries
 
     def _get_compressor(self, compression_id: int) -> _Decompressor:
         if compression_id != LZMA_ID:
@@ -204,7 +216,9 @@ def extract_tplink_lzma(path: Path, tree: SafeTree) -> int:
                     raise  # the whole extraction stops (the caller keeps what was written)
                 except Exception as exc:  # hostile input: one unreadable file, the rest goes on
                     tree.problem(name, f"cannot be extracted: {type(exc).__name__}: {exc}")
-    if image.cut and limit < min(tree.max_entries, MAX_ENTRIES):
+    if image.cut_links:
+        tree.problem("(file system)", f"more than {MAX_LINKS:,} symbolic links: the rest is not extracted")
+    elif image.cut and limit < min(tree.max_entries, MAX_ENTRIES):
         budget.reached(Kind.ENTRIES, tree.source)
     elif image.cut:
         tree.problem("(file system)", f"more than {limit:,} entries: the rest is not extracted")

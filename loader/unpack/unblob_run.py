@@ -21,6 +21,7 @@ from ..problems import Problem, ProblemCode, Severity
 from .formats import FILESYSTEMS, format_of_handler
 from .links import KeptLinks, MemberProblems, restore_links
 from .records import Carved
+from .search_budget import searching
 from .squashfs import VariantNotRead
 
 
@@ -56,6 +57,7 @@ def _unblob() -> ModuleType:
             processors=[structlog.processors.add_log_level, structlog.processors.KeyValueRenderer()],
             wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
             logger_factory=structlog.stdlib.LoggerFactory(),
+            cache_logger_on_first_use=True,  # else every message unblob does not log binds a logger anew
         )
         logging.getLogger("unblob").addHandler(logging.NullHandler())
     return unblob.processing
@@ -137,13 +139,16 @@ def unblob_file(path: Path, out: Path, source: str) -> ImageResult:
         verbose=0,
     )
     found = ImageResult()
-    try:
-        outcome = Sandbox(config, out, None).run(processing.process_file, config, path)
-    except Exception as exc:  # unblob failing on one file never stops the rest
-        found.problems.append(
-            Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}", ProblemCode.UNPACK)
-        )
-        return found
+    with searching(path.stat().st_size) as search:
+        try:
+            outcome = Sandbox(config, out, None).run(processing.process_file, config, path)
+        except Exception as exc:  # unblob failing on one file never stops the rest
+            found.problems.append(
+                Problem(source, Severity.ERROR, f"unblob failed: {type(exc).__name__}: {exc}", ProblemCode.UNPACK)
+            )
+            return found
+    if (cut := search.problem(source)) is not None:
+        found.problems.append(cut)
     tops = [result for result in outcome.results if result.task.depth == 0]
     if not tops:
         return found
@@ -199,11 +204,13 @@ def without_chunks(path: Path, source: str) -> ImageResult | None:
     result = TaskResult(task=Task(path=path, depth=0, blob_id=""))
     try:
         size = path.stat().st_size
-        with File.from_path(path) as file:
+        with File.from_path(path) as file, searching(size) as search:
             if search_chunks(file, size, unpack_handlers(), result):
                 return None
     except Exception:  # unreadable or odd: unblob_file says what is wrong with it
         return None
     found = ImageResult()
     found.problems += [p for report in result.reports if (p := _problem(report, source)) is not None]
+    if (cut := search.problem(source)) is not None:
+        found.problems.append(cut)
     return found

@@ -88,7 +88,8 @@ def seed_of(recipe: dict[str, Any], work: Path) -> bytes:
 def replay(recipe: dict[str, Any], work: Path, stats: Stats) -> list[str] | list[tuple[str, str]] | None:
     """Run the recipe's input (a Finding if it still does what it did): the anomaly codes (None for
     an ElfError) of an ``elf`` recipe, the (path, code) problems of a ``scan`` recipe, None for a
-    text target's (tests/fuzz/fuzz_text.py)."""
+    text target's (tests/fuzz/fuzz_text.py), the outcome of an unpacking target's
+    (tests/fuzz/fuzz_unpack.py)."""
     seed = seed_of(recipe, work)
     mutant = apply_patches(seed, [Patch.from_record(p) for p in recipe["patches"]])
     if recipe["target"] == "elf":
@@ -98,6 +99,10 @@ def replay(recipe: dict[str, Any], work: Path, stats: Stats) -> list[str] | list
     if recipe["target"] in fuzz_text.TARGETS:
         check_text(recipe["target"], mutant, stats)
         return None
+    import fuzz_unpack  # it imports linkgraph (see bench/fuzz.py)
+
+    if recipe["target"] in fuzz_unpack.CHECKS:  # the outcome: what each reader gave, or the roots found
+        return [fuzz_unpack.CHECKS[recipe["target"]](mutant, stats, ALARM_SECONDS)]
     Path(str(work / "root") + recipe["file"]).write_bytes(mutant)
     return check_scan(work / "root", stats)
 

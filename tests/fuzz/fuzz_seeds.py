@@ -107,9 +107,10 @@ def seed_bytes(name: str, fixtures: Path | None = None) -> bytes:
     """The bytes of the seed ``name`` (``fixtures``: a folder :func:`fixture_seeds` built into)."""
     kind, _, rest = name.partition(":")
     if kind == "synthetic":
-        import fuzz_kernel  # the kernel targets' seeds (it imports linkgraph: not at the top, see bench/fuzz.py)
+        import fuzz_kernel  # the kernel and unpacking targets' seeds (they import linkgraph: not at the top,
+        import fuzz_unpack  # see bench/fuzz.py)
 
-        return (SYNTHETIC.get(rest) or fuzz_kernel.SYNTHETIC[rest])()
+        return (SYNTHETIC.get(rest) or {**fuzz_kernel.SYNTHETIC, **fuzz_unpack.SEEDS}[rest])()
     if kind in ("vendor", "image"):
         which, _, path = rest.partition(":")
         host = Path(str(firmware_root(f"{kind}:{which}")) + path)

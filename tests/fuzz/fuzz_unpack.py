@@ -5,8 +5,9 @@ whole unpacking walk (``unpack``: nested streams and archives, unblob for the re
 The seeds are built from scratch: a squashfs of a small tree (folders, files, a symbolic link, a
 hard link) as mksquashfs writes it (gzip), and the same tree stored uncompressed with the
 superblock's compression id set to LZMA, which the variant reader walks whole (its metadata
-blocks need no decompressor); for ``unpack``, a tar in a gzip stream holding a cpio in an xz
-stream, a zstd stream holding a tar, and a tar holding a bzip2 stream. Every input runs under a
+blocks need no decompressor), and that tree as TP-Link writes it (an LZMA block ``unsquashfs``
+refuses: the variant reader's decompressor is fuzzed too); for ``unpack``, a tar in a gzip stream
+holding a cpio in an xz stream, a zstd stream holding a tar, and a tar holding a bzip2 stream. Every input runs under a
 scan budget of its own (``loader/budget.py``): a reader must end with a tree or its refusal,
 within the harness's time and memory per input (tests/fuzz/fuzz_harness.py), and never write
 more entries than the budget allows.
@@ -33,6 +34,7 @@ from linkgraph.loader.budget import Budget, Kind, in_force
 from linkgraph.loader.unpack import unpack
 from linkgraph.loader.unpack.squashfs import Unsquashfs, _tplink_lzma  # pyright: ignore[reportPrivateUsage]
 from linkgraph.loader.unpack.unblob_run import _unblob  # pyright: ignore[reportPrivateUsage]
+from support.lzma_variant import as_variant, stored_squashfs
 from unblob.models import ExtractError
 
 TARGETS = ("squashfs", "unpack")
@@ -65,6 +67,26 @@ def _lzma_variant() -> bytes:
     return bytes(data)
 
 
+def _tplink_variant() -> bytes:
+    """The small tree and 40 folders of their own owners as TP-Link writes it: its id table an LZMA
+    block without the size field (tests/support/lzma_variant.py), which ``unsquashfs`` refuses and
+    the variant reader decompresses; every time stamp 0, owner and mode set, so the bytes are the
+    same on every machine."""
+    with tempfile.TemporaryDirectory() as folder:
+        top = Path(folder)
+        pseudo = top / "owners.pseudo"
+        same = "bin m 755 0 0\nlib m 755 0 0\nbin/busybox m 755 0 0\nlib/libc.so m 644 0 0\nbin/sh m 777 0 0\n"
+        pseudo.write_text(same + "".join(f"o{i:02d} d 755 {1000 + i} 0\n" for i in range(40)))
+        image = top / "fs.sqfs"
+        stored_squashfs(
+            _tree(top / "t"),
+            image,
+            pseudo,
+            ("-all-time", "0", "-mkfs-time", "0", "-root-mode", "755", "-root-uid", "0", "-root-gid", "0"),
+        )
+        return as_variant(image).read_bytes()
+
+
 def _tar(members: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
@@ -88,6 +110,7 @@ def _cpio(members: dict[str, bytes]) -> bytes:
 SEEDS: dict[str, Callable[[], bytes]] = {
     "squashfs-gzip": lambda: _squashfs(()),
     "squashfs-lzma-variant": _lzma_variant,
+    "squashfs-lzma-tplink": _tplink_variant,
     "unpack-tar-gz-cpio-xz": lambda: gzip.compress(
         _tar({"rootfs.cpio.xz": lzma.compress(_cpio({"bin/busybox": b"\x7fELF" + bytes(200)}))})
     ),

@@ -28,7 +28,8 @@ if pid == 0:
     os.execvp(sys.argv[2], sys.argv[2:])
 _pid, status, usage = os.wait4(pid, 0)
 with open(sys.argv[1], "w") as out:
-    json.dump({"rc": os.waitstatus_to_exitcode(status), "max_rss": usage.ru_maxrss * 1024}, out)
+    cpu = usage.ru_utime + usage.ru_stime  # the program's and the children it waited for
+    json.dump({"rc": os.waitstatus_to_exitcode(status), "max_rss": usage.ru_maxrss * 1024, "cpu": cpu}, out)
 """
 
 
@@ -39,6 +40,7 @@ class Run:
     stderr: str
     seconds: float
     max_rss: int  # bytes
+    cpu: float = 0.0  # seconds of CPU (user and system): what the wall time is on an idle machine at most
 
 
 def run_measured(*args: str, timeout: float = 120) -> Run:
@@ -61,4 +63,5 @@ def run_measured(*args: str, timeout: float = 120) -> Run:
             raise AssertionError(f"linkgraph {' '.join(args)}: no answer in {timeout} s") from None
         seconds = time.perf_counter() - started
         measured = json.load(figures)
-    return Run(measured["rc"], out.decode(errors="replace"), err.decode(errors="replace"), seconds, measured["max_rss"])
+    out_text, err_text = out.decode(errors="replace"), err.decode(errors="replace")
+    return Run(measured["rc"], out_text, err_text, seconds, measured["max_rss"], measured["cpu"])
