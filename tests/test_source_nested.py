@@ -1,0 +1,66 @@
+"""Archives nested inside a source release (docs/sources.md): a vendor release that ships a
+package's source as a tarball (``apps/hello-2.4.tar.bz2``) or a zip is read into it, each archive's
+members below its path, and its folder a package named from the archive's name. Programs built
+here from those sources (no DWARF: their strings alone tie them) get ``source`` from the nested
+folders."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from conftest import linkgraph
+from support.archive_bytes import tar_bytes, zip_bytes
+
+
+def _program(name: str) -> bytes:
+    """A C program whose string literals are its own (tier 3 finds them in one folder only)."""
+    lines = [f'    puts("{name}: distinctive message number {n} of the nested test");' for n in range(12)]
+    return ("#include <stdio.h>\nint main(void) {\n" + "\n".join(lines) + "\n    return 0;\n}\n").encode()
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    base = tmp_path_factory.mktemp("nested")
+    root = base / "root"
+    (root / "usr" / "bin").mkdir(parents=True)
+    for name in ("hello", "tool"):
+        source = base / f"{name}.c"
+        source.write_bytes(_program(name))
+        subprocess.run(["gcc", "-O1", "-s", "-o", str(root / "usr" / "bin" / name), str(source)], check=True)
+    hello = tar_bytes(
+        [("hello-2.4/hello.c", _program("hello")), ("hello-2.4/Makefile", b"hello: hello.c\n\t$(CC) -o $@ $<\n")],
+        "w:bz2",
+    )
+    tool = zip_bytes([("tool.c", _program("tool")), ("Makefile", b"tool: tool.c\n\t$(CC) -o $@ $<\n")])
+    release = base / "gpl.tar.gz"
+    release.write_bytes(
+        tar_bytes(
+            [
+                ("gpl/README", b"make -C build\n"),
+                ("gpl/build/Makefile", b"all:\n\ttar xjf ../apps/hello-2.4.tar.bz2\n"),
+                ("gpl/apps/hello-2.4.tar.bz2", hello),
+                ("gpl/apps/tool-0.9.zip", tool),
+            ],
+            "w:gz",
+        )
+    )
+    db = base / "graph.lbdb"
+    env = {"LINKGRAPH_CACHE": str(base / "cache")}
+    linkgraph("scan", str(root), "--db", str(db), "--quiet", "--source", str(release), env=env)
+    rows = json.loads(linkgraph("query", "source-status", "--db", str(db), "--json", "--quiet").stdout)
+    return {r["module"]: r for r in rows}
+
+
+def test_programs_get_source_from_nested_archives(checked: dict[str, dict]) -> None:
+    got = {m: (r["status"], r["tier"], r["folder"], r["package"], r["version"]) for m, r in checked.items()}
+    assert got == {
+        # the tarball's own top folder, named by itself
+        "/usr/bin/hello": ("source", "strings", "apps/hello-2.4.tar.bz2/hello-2.4", "hello", "2.4"),
+        # a zip with no top folder: the archive's folder, named by the archive's name
+        "/usr/bin/tool": ("source", "strings", "apps/tool-0.9.zip", "tool", "0.9"),
+    }
+    evidence = json.loads(checked["/usr/bin/hello"]["evidence"])
+    assert {e["file"] for e in evidence} == {"apps/hello-2.4.tar.bz2/hello-2.4/hello.c"}
+    assert all("hello: distinctive message" in e["text"] for e in evidence)
