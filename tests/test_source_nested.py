@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import linkgraph
 from support.archive_bytes import tar_bytes, zip_bytes
+from support.spdx_read import pyspdxtools, spdx2_messages, spdx2_schema_errors
 
 
 def _program(name: str) -> bytes:
@@ -21,7 +23,7 @@ def _program(name: str) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
     base = tmp_path_factory.mktemp("nested")
     root = base / "root"
     (root / "usr" / "bin").mkdir(parents=True)
@@ -50,7 +52,12 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     env = {"LINKGRAPH_CACHE": str(base / "cache")}
     linkgraph("scan", str(root), "--db", str(db), "--quiet", "--source", str(release), env=env)
     rows = json.loads(linkgraph("query", "source-status", "--db", str(db), "--json", "--quiet").stdout)
-    return {r["module"]: r for r in rows}
+    return db, {r["module"]: r for r in rows}
+
+
+@pytest.fixture(scope="module")
+def checked(scanned: tuple[Path, dict[str, dict]]) -> dict[str, dict]:
+    return scanned[1]
 
 
 def test_programs_get_source_from_nested_archives(checked: dict[str, dict]) -> None:
@@ -64,3 +71,34 @@ def test_programs_get_source_from_nested_archives(checked: dict[str, dict]) -> N
     evidence = json.loads(checked["/usr/bin/hello"]["evidence"])
     assert {e["file"] for e in evidence} == {"apps/hello-2.4.tar.bz2/hello-2.4/hello.c"}
     assert all("hello: distinctive message" in e["text"] for e in evidence)
+
+
+def test_spdx_carries_the_source_status(scanned: tuple[Path, dict[str, dict]], tmp_path: Path) -> None:
+    """SPDX 2.3: each checked module's File has its source status as an annotation, and is
+    GENERATED_FROM a Package of its release folder whose sourceInfo names the folder; spdx-tools'
+    validator, the published JSON schema and pyspdxtools accept the document."""
+    db, status = scanned
+    path = tmp_path / "fw.spdx.json"
+    linkgraph("report", "--db", str(db), "--format", "spdx-json", "-o", str(path))
+    assert spdx2_messages(path) == []
+    assert spdx2_schema_errors(path) == []
+    run = pyspdxtools(path, "-o", str(tmp_path / "fw.spdx"))
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(path.read_text())
+    files = {f["fileName"]: f for f in doc["files"]}
+    packages = {p["SPDXID"]: p for p in doc["packages"]}
+    generated = {r["spdxElementId"]: r["relatedSpdxElement"] for r in doc["relationships"]
+                 if r["relationshipType"] == "GENERATED_FROM"}  # fmt: skip
+    for module, row in status.items():
+        entry = files["." + module]
+        notes = [a["comment"] for a in entry.get("annotations", []) if "source status" in a["comment"]]
+        assert notes == [
+            f"linkgraph source status: source\nrelease: gpl.tar.gz\ntier: strings\nfolder: {row['folder']}"
+        ]
+        source = packages[generated[entry["SPDXID"]]]
+        assert (source["name"], source["versionInfo"], source["primaryPackagePurpose"]) == (
+            row["package"],
+            row["version"],
+            "SOURCE",
+        )
+        assert source["sourceInfo"] == f"the folder {row['folder']} of the vendor's source release gpl.tar.gz"
