@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 from conftest import linkgraph
 from support.archive_bytes import tar_bytes, zip_bytes
-from support.spdx_read import pyspdxtools, spdx2_messages, spdx2_schema_errors
+from support.spdx_read import (
+    pyspdxtools,
+    spdx2_messages,
+    spdx2_schema_errors,
+    spdx3_schema_errors,
+    spdx3_shacl_violations,
+)
 
 
 def _program(name: str) -> bytes:
@@ -102,3 +108,29 @@ def test_spdx_carries_the_source_status(scanned: tuple[Path, dict[str, dict]], t
             "SOURCE",
         )
         assert source["sourceInfo"] == f"the folder {row['folder']} of the vendor's source release gpl.tar.gz"
+
+
+def test_spdx3_carries_the_source_status(scanned: tuple[Path, dict[str, dict]], tmp_path: Path) -> None:
+    """SPDX 3.0.1: each checked module's status as an Annotation of its File, and a source
+    software_Package of its release folder (software_sourceInfo) that ``generates`` it; the JSON
+    schema and the model's SHACL shapes accept the document."""
+    db, status = scanned
+    path = tmp_path / "fw.spdx3.json"
+    linkgraph("report", "--db", str(db), "--format", "spdx3-json", "-o", str(path))
+    doc = json.loads(path.read_text())
+    assert spdx3_schema_errors(doc) == []
+    assert spdx3_shacl_violations(doc) == []
+    elements = {e.get("spdxId"): e for e in doc["@graph"]}
+    files = {e["name"]: e["spdxId"] for e in doc["@graph"] if e["type"] == "software_File"}
+    notes = {e["subject"]: e["statement"] for e in doc["@graph"]
+             if e["type"] == "Annotation" and e["statement"].startswith("linkgraph source status")}  # fmt: skip
+    generates = {to: e["from"] for e in doc["@graph"] if e.get("relationshipType") == "generates" for to in e["to"]}
+    for module, row in status.items():
+        assert notes[files[module]].startswith("linkgraph source status: source\n")
+        source = elements[generates[files[module]]]
+        assert (source["name"], source["software_packageVersion"], source["software_primaryPurpose"]) == (
+            row["package"],
+            row["version"],
+            "source",
+        )
+        assert source["software_sourceInfo"] == f"the folder {row['folder']} of the vendor's source release gpl.tar.gz"

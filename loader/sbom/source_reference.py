@@ -10,6 +10,10 @@ from typing import Any
 from ..store.base import GraphStore
 
 Entry = dict[str, Any]
+SOURCE_COMMENT = (
+    "a source folder of the vendor's source release that linkgraph's source check found modules built from "
+    "(docs/sources.md)"
+)
 
 
 def source_statuses(store: GraphStore, firmware: str) -> tuple[str | None, dict[str, Entry]]:
@@ -39,8 +43,8 @@ def add_source(entry: Entry, release: str | None, row: Entry | None) -> None:
     ]
 
 
-def spdx2_source_note(release: str | None, row: Entry) -> str:
-    """The annotation of a checked module's File (or Package) in SPDX 2.3: its status and where."""
+def source_note(release: str | None, row: Entry) -> str:
+    """The annotation of a checked module's File (or Package) in SPDX: its status and where."""
     lines = [f"linkgraph source status: {row['status']}", f"release: {release or 'release'}"]
     if row["tier"]:
         lines.append(f"tier: {row['tier']}")
@@ -59,6 +63,10 @@ def source_folders(rows: dict[str, Entry]) -> dict[str, Entry]:
     return found
 
 
+def source_info(release: str | None, row: Entry) -> str:
+    return f"the folder {row['folder']} of the vendor's source release {release or 'release'}"
+
+
 def spdx2_source_package(release: str | None, row: Entry, id_: str) -> dict[str, Any]:
     """A release folder modules were built from, as an SPDX 2.3 Package whose ``sourceInfo`` says
     where it lies; the modules' Files are GENERATED_FROM it."""
@@ -70,12 +78,11 @@ def spdx2_source_package(release: str | None, row: Entry, id_: str) -> dict[str,
             "downloadLocation": "NOASSERTION",
             "filesAnalyzed": False,
             "primaryPackagePurpose": "SOURCE",
-            "sourceInfo": f"the folder {row['folder']} of the vendor's source release {release or 'release'}",
+            "sourceInfo": source_info(release, row),
             "licenseConcluded": "NOASSERTION",
             "licenseDeclared": "NOASSERTION",
             "copyrightText": "NOASSERTION",
-            "comment": "a source folder of the vendor's source release that linkgraph's source check found "
-            "modules built from (docs/sources.md)",
+            "comment": SOURCE_COMMENT,
         }
     )
     return entry

@@ -29,7 +29,7 @@ from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import firmware_manager, purl
-from .source_reference import source_folders, source_statuses, spdx2_source_note, spdx2_source_package
+from .source_reference import source_folders, source_note, source_statuses, spdx2_source_package
 from .spdx2_files import (
     OwnPackage,
     annotation,
@@ -103,7 +103,7 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     files = JsonList(out)
     identified = by_module(components(store, firmware))
     release, sources = source_statuses(store, firmware)
-    notes = {path: spdx2_source_note(release, row) for path, row in sources.items()}
+    notes = {path: source_note(release, row) for path, row in sources.items()}
     for module in module_files(store, firmware):
         for ref in licence_fact(module.licence).refs:
             refs.setdefault(ref, module.licence_source)
