@@ -62,7 +62,8 @@ def compile_paths(data: bytes) -> CompilePaths:
             ):
                 out.problem = f"compressed debug section {section.name} claims {section.data_size:,} bytes"
                 return out
-        dwarf = elf.get_dwarf_info(relocate_dwarf_sections=elf.header["e_type"] == "ET_REL")
+        # never a file named by the module's debug links: nothing outside the module is opened
+        dwarf = elf.get_dwarf_info(relocate_dwarf_sections=elf.header["e_type"] == "ET_REL", follow_links=False)
         for number, unit in enumerate(dwarf.iter_CUs()):
             if number >= MAX_UNITS:
                 out.problem = f"more than {MAX_UNITS:,} compile units: the rest is not read"
