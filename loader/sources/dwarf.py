@@ -50,6 +50,8 @@ class CompilePaths:
 def compile_paths(data: bytes) -> CompilePaths:
     """The compile units' source paths of the ELF image ``data`` (none when it has no DWARF)."""
     out = CompilePaths()
+    if b"debug_info" not in data:  # no section of that name (a section header table is slow to parse)
+        return out
     try:
         elf = ELFFile(io.BytesIO(data))
         if elf.get_section_by_name(".debug_info") is None and elf.get_section_by_name(".zdebug_info") is None:
