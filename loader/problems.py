@@ -74,6 +74,7 @@ class ProblemCode(enum.StrEnum):
     # absolute or climbs out with "..", a member that is no regular file
     RELEASE_UNREADABLE = "release-unreadable"
     RELEASE_NAME_UNSAFE = "release-name-unsafe"
+    DWARF_UNREADABLE = "dwarf-unreadable"  # a module's DWARF read only in part (loader/sources/dwarf.py)
 
 
 @dataclass(slots=True)

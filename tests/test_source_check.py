@@ -24,6 +24,7 @@ from support.source_judge import (
     has_source,
     unpacked_release,
 )
+from support.spdx_read import spdx2_messages, spdx2_schema_errors
 
 # hand-checked in the release: each package's folder and version
 PACKAGES = {
@@ -222,6 +223,34 @@ def test_sbom_carries_the_source_status(mr3020) -> None:
             ]
         else:
             assert not refs
+
+
+def test_spdx_carries_the_source_status(mr3020, tmp_path: Path) -> None:
+    """Acceptance 5, SPDX 2.3: every checked module's File has its status as an annotation, each
+    module built from a release folder is GENERATED_FROM a source Package whose sourceInfo names
+    that folder; spdx-tools' validator and the published JSON schema accept the document."""
+    db, status = mr3020
+    path = tmp_path / "mr3020.spdx.json"
+    linkgraph("report", "--db", str(db), "--format", "spdx-json", "-o", str(path))
+    assert spdx2_messages(path) == []
+    assert spdx2_schema_errors(path) == []
+    doc = json.loads(path.read_text())
+    files = {f["fileName"][1:]: f for f in doc["files"]}
+    packages = {p["SPDXID"]: p for p in doc["packages"]}
+    generated = {r["spdxElementId"]: r["relatedSpdxElement"] for r in doc["relationships"]
+                 if r["relationshipType"] == "GENERATED_FROM"}  # fmt: skip
+    for module, row in status.items():
+        entry = files[module]
+        (note,) = [a["comment"] for a in entry["annotations"] if a["comment"].startswith("linkgraph source status")]
+        assert note.splitlines()[0] == f"linkgraph source status: {row['status']}"
+        if row["status"] == "source":
+            source = packages[generated[entry["SPDXID"]]]
+            assert (
+                source["sourceInfo"]
+                == f"the folder {row['folder']} of the vendor's source release {MR3020_RELEASE.name}"
+            )
+        else:
+            assert entry["SPDXID"] not in generated
 
 
 def test_json_report_source_section(mr3020) -> None:

@@ -14,14 +14,11 @@ from linkgraph.loader.problems import ProblemCode
 from linkgraph.loader.sources.cache import load_index
 from linkgraph.loader.sources.index import index_release
 from linkgraph.loader.sources.walk import Budget
+from support.archive_bytes import tar_bytes
 
 
 def _tar(path: Path, members: list[tuple[str, bytes]], mode: str = "w:gz") -> Path:
-    with tarfile.open(path, mode, format=tarfile.GNU_FORMAT) as tar:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+    path.write_bytes(tar_bytes(members, mode))
     return path
 
 
@@ -114,3 +111,54 @@ def test_the_cache_is_keyed_by_content(tmp_path: Path, monkeypatch) -> None:
     _tar(release, [("top/a.c", b'char *s = "second";\n')])
     changed, cached = load_index(release)
     assert not cached and changed.key != first.key
+
+
+def test_nested_bomb_stops_at_the_byte_budget(tmp_path: Path) -> None:
+    """A package tarball of 64 MiB of zeros (a 10 KiB xz) inside the release: its members spend the
+    release's one budget, and the walk stops there with too-large, writing nothing."""
+    bomb = tar_bytes([(f"bomb-1.0/zeros{n}.bin", bytes(16 << 20)) for n in range(4)], mode="w:xz")
+    assert len(bomb) < 1 << 20
+    release = _tar(
+        tmp_path / "r.tar",
+        [("top/README", b"make\n"), ("top/apps/bomb-1.0.tar.xz", bomb), ("top/apps/after.c", b"int x;\n")],
+        mode="w",
+    )
+    before = set(os.listdir(tmp_path))
+    index = index_release(release, "k", Budget(max_bytes=40 << 20))
+    assert [f.path for f in index.files] == [
+        "README",
+        "apps/bomb-1.0.tar.xz",
+        "apps/bomb-1.0.tar.xz/bomb-1.0/zeros0.bin",
+        "apps/bomb-1.0.tar.xz/bomb-1.0/zeros1.bin",
+    ]
+    assert _codes(index) == {ProblemCode.TOO_LARGE.value}
+    assert len(index.problems) == 1
+    assert set(os.listdir(tmp_path)) == before
+
+
+def test_nested_archives_stop_at_the_nesting_limit(tmp_path: Path) -> None:
+    """Twenty tarballs each inside the next (what a self-containing archive, a loop, unfolds into):
+    the first sixteen archives are opened, the seventeenth is a depth-limit problem."""
+    data = tar_bytes([("deep.c", b'char *s = "the bottom";\n')])
+    for level in range(20, 0, -1):
+        data = tar_bytes([(f"l{level}.tar", data)])
+    release = _tar(tmp_path / "r.tar.gz", [("top/l0.tar", data)])
+    index = index_release(release, "k")
+    archives = [f.path for f in index.files]
+    assert len(archives) == 17 and archives[-1].endswith("/l16.tar")  # l0 .. l15 opened, l16 not
+    assert [(p.code.value, p.path.rsplit("/", 1)[-1]) for p in index.problems] == [("depth-limit", "l16.tar")]
+    assert not any(f.path.endswith(".c") for f in index.files)
+
+
+def test_nested_traversal_names_stay_inside_their_archive(tmp_path: Path) -> None:
+    """A nested tarball's member climbing out with '..' or starting at '/' is skipped: it can never
+    land elsewhere in the release (over a vendor's build file)."""
+    inner = tar_bytes([("pkg-1.0/ok.c", b"int ok;\n"), ("../../build/Makefile", b"evil\n"), ("/etc/x", b"x")])
+    release = _tar(tmp_path / "r.tar.gz", [("top/build/Makefile", b"all:\n"), ("top/apps/pkg-1.0.tar", inner)])
+    index = index_release(release, "k")
+    assert [f.path for f in index.files] == ["build/Makefile", "apps/pkg-1.0.tar", "apps/pkg-1.0.tar/pkg-1.0/ok.c"]
+    assert _codes(index) == {ProblemCode.RELEASE_NAME_UNSAFE.value}
+    assert {(p.name, p.version, p.whence) for p in index.packages} == {
+        ("pkg", "1.0", "archive-name"),
+        ("pkg", "1.0", "folder-name"),
+    }

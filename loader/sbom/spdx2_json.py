@@ -29,6 +29,7 @@ from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import firmware_manager, purl
+from .source_reference import source_folders, source_note, source_statuses, spdx2_source_package
 from .spdx2_files import (
     OwnPackage,
     annotation,
@@ -73,6 +74,10 @@ def package_id(package: str) -> str:
     return spdx_id("Package", package)
 
 
+def source_id(folder: str) -> str:
+    return spdx_id("Source", folder)
+
+
 def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     """The SPDX 2.3 JSON document of ``firmware`` to ``out``."""
     header = firmware_header(store, firmware)
@@ -97,13 +102,16 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     out.write(',\n "files": ')
     files = JsonList(out)
     identified = by_module(components(store, firmware))
+    release, sources = source_statuses(store, firmware)
+    notes = {path: source_note(release, row) for path, row in sources.items()}
     for module in module_files(store, firmware):
         for ref in licence_fact(module.licence).refs:
             refs.setdefault(ref, module.licence_source)
         if module.package:
             own.setdefault(module.package, OwnPackage()).add(module, purl(module, manager))
         if is_file(module):
-            files.add(_annotated(file_entry(module, module_id(module.path)), identified.get(module.path), module))
+            entry = file_entry(module, module_id(module.path))
+            files.add(_annotated(entry, identified.get(module.path), module, notes.get(module.path)))
     files.close()
     inside = [(path, c) for path, found in sorted(identified.items()) for c in found["contains"]]
     for _path, c in inside:
@@ -115,11 +123,13 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     packages.add(_firmware_package(header, firmware_code))
     packages.extend(_own_package(package, own[package], codes.get(package)) for package in sorted(own))
     packages.extend(
-        _annotated(fallback_package(m, module_id(m.path)), identified.get(m.path), m)
+        _annotated(fallback_package(m, module_id(m.path)), identified.get(m.path), m, notes.get(m.path))
         for m in module_files(store, firmware)
         if not is_file(m)
     )
     packages.extend(contained_package(path, c, component_id(path, c)) for path, c in inside)
+    folders = source_folders(sources)
+    packages.extend(spdx2_source_package(release, row, source_id(f)) for f, row in folders.items())
     packages.close()
     out.write(',\n "relationships": ')
     relationships = JsonList(out)
@@ -131,6 +141,11 @@ def write_spdx2(store: GraphStore, firmware: str, out: TextIO) -> None:
     )
     relationships.extend(_relationship(module_id(p), "CONTAINS", component_id(p, c)) for p, c in inside)
     relationships.extend(_edges(store, firmware))
+    relationships.extend(
+        _relationship(module_id(path), "GENERATED_FROM", source_id(row["folder"]))
+        for path, row in sorted(sources.items())
+        if row["folder"] in folders and row["status"] == "source"
+    )
     relationships.close()
     out.write(',\n "hasExtractedLicensingInfos": ')
     infos = JsonList(out)
@@ -144,11 +159,16 @@ def component_id(path: str, inside: dict[str, Any]) -> str:
     return spdx_id("Component", contained_key(path, inside))
 
 
-def _annotated(entry: dict[str, Any], found: dict[str, Any] | None, module: ModuleFile) -> dict[str, Any]:
-    """The module's own identification, and whose vendor code it is, as annotations of its File (or Package)."""
+def _annotated(
+    entry: dict[str, Any], found: dict[str, Any] | None, module: ModuleFile, source: str | None = None
+) -> dict[str, Any]:
+    """The module's own identification, whose vendor code it is, and its source status in the
+    vendor's source release (docs/sources.md), as annotations of its File (or Package)."""
     notes = [annotation(identity_comment(found["identity"]))] if found and found["identity"] else []
     if module.origin:
         notes.append(annotation(origin_comment(module.origin, module.origin_evidence)))
+    if source is not None:
+        notes.append(annotation(source))
     if notes:
         entry["annotations"] = notes
     return entry

@@ -30,6 +30,7 @@ from ..report.inventory import ModuleFile, module_files
 from ..report.report_sections import firmware_header, section
 from ..store.base import GraphStore
 from .cyclonedx_component import firmware_manager, purl
+from .source_reference import SOURCE_COMMENT, source_folders, source_info, source_note, source_statuses
 from .spdx3_identity import annotation, contained_elements, identified_file
 from .spdx_facts import (
     DEPENDENCY,
@@ -84,6 +85,7 @@ def write_spdx3(store: GraphStore, firmware: str, out: TextIO) -> None:
     packages: dict[str, str | None] = {}  # package -> its purl (the first of its modules that gives one)
     licences: set[str] = {"CC0-1.0"}
     identified = by_module(components(store, firmware))
+    release, sources = source_statuses(store, firmware)
     for module in module_files(store, firmware):
         holder = firmware_id
         if module.package:
@@ -107,14 +109,31 @@ def write_spdx3(store: GraphStore, firmware: str, out: TextIO) -> None:
             subject = ids.module(module.path)
             graph.add(annotation(_element, ids.base + "origin/" + subject[len(ids.base) :], subject,
                                  origin_comment(module.origin, module.origin_evidence)))  # fmt: skip
+        if module.path in sources:  # its source status in the vendor's release (docs/sources.md)
+            subject = ids.module(module.path)
+            graph.add(annotation(_element, ids.base + "source/" + subject[len(ids.base) :], subject,
+                                 source_note(release, sources[module.path])))  # fmt: skip
         for inside in (identified.get(module.path) or {}).get("contains", []):
             graph.extend(_contained(ids, module.path, inside, licences))
     graph.extend(_package(ids.package(p), p, packages[p]) for p in sorted(packages))
+    graph.extend(_source_folders(ids, release, sources))
     graph.extend(_dependencies(ids, section(store, firmware, "dependencies")))
     graph.extend(_dlopen(ids, section(store, firmware, "dlopen")))
     graph.extend(_kernel_links(ids, section(store, firmware, "kernel_links")))
     graph.close()
     out.write("\n}\n")
+
+
+def _source_folders(ids: _Ids, release: str | None, sources: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Each release folder modules were built from: a source package that ``generates`` them."""
+    for folder, row in source_folders(sources).items():
+        iri = ids.base + "source/" + quote(folder.encode("utf-8", "surrogateescape"), safe="/")
+        fields = {"name": row["package"] or folder, "software_packageVersion": row["version"]}
+        yield _element("software_Package", iri, **{k: v for k, v in fields.items() if v},
+                       software_primaryPurpose="source", software_sourceInfo=source_info(release, row),
+                       comment=SOURCE_COMMENT)  # fmt: skip
+        built = [ids.module(p) for p, r in sorted(sources.items()) if r["status"] == "source" and r["folder"] == folder]
+        yield _relationship(ids, iri, "generates", built)
 
 
 def _element(kind: str, spdx_id: str, **fields: Any) -> dict[str, Any]:

@@ -1,6 +1,9 @@
 """Build-file lines that link or install libraries: ``-lNAME`` (in ``LDFLAGS``, ``LIBRARIES``, a
 link command), and ``cp … libNAME…`` install lines, with file and line. Commented lines are not
-read: they link nothing."""
+read: they link nothing; nor are the shell's ``-lt`` and ``-le`` comparisons. A shell script is a
+build file only at the top of the release, of one of its first folders (``build/``) or of a
+package folder (``apps/foo-1.0/build.sh``): deeper ones are examples, tests and ports to other
+systems (busybox's ``examples/bootfloppy/mkrootfs.sh`` copies a libcrypt of its own)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ MAX_TEXT = 300  # a line's text kept up to this
 
 _BUILD_NAMES = re.compile(r"^(?:(?:GNU)?[Mm]akefile(?:\..*)?|.*\.mk|.*\.sh|Rules\.make|Config\.make|.*\.am|build\..*)$")
 _LINK = re.compile(r"(?:^|[\s\"'=])-l([A-Za-z_][\w+.-]*)")
+_SHELL_TESTS = frozenset({"t", "e"})  # test's -lt and -le
 _COPY = re.compile(r"^\s*(?:@?\s*)(?:cp|install)\s")
 _LIBFILE = re.compile(r"\blib([A-Za-z_][\w+-]*?)(?:[-.][\d.]+)?\.(?:so|a)\b")
 
@@ -27,6 +31,16 @@ def is_build_file(path: str, size: int) -> bool:
     return size <= MAX_BUILD_FILE and base not in _GENERATED and _BUILD_NAMES.match(base) is not None
 
 
+def kept(lines: list[LinkLine], packages: set[str]) -> list[LinkLine]:
+    """``lines`` without those of shell scripts that are no build script of the release or a package."""
+    return [line for line in lines if not line.file.endswith(".sh") or _build_script(line.file, packages)]
+
+
+def _build_script(path: str, packages: set[str]) -> bool:
+    folder = posixpath.dirname(path)
+    return folder.count("/") == 0 or folder in packages
+
+
 def link_lines(path: str, data: bytes) -> list[LinkLine]:
     out = []
     if b"-l" not in data and b"lib" not in data:
@@ -35,7 +49,7 @@ def link_lines(path: str, data: bytes) -> list[LinkLine]:
         text = raw.decode("utf-8", "replace").strip()
         if not text or text.startswith("#"):
             continue
-        names = _LINK.findall(text)
+        names = [n for n in _LINK.findall(text) if n not in _SHELL_TESTS]
         if _COPY.match(text):
             names += _LIBFILE.findall(text)
         if names:

@@ -15,7 +15,7 @@ from .index import index_release
 from .model import ReleaseIndex
 from .walk import Budget
 
-INDEX_FORMAT = 4  # bumped when the index changes: an older cached index is then not read
+INDEX_FORMAT = 6  # bumped when the index changes: an older cached index is then not read
 
 
 def cache_folder() -> Path:

@@ -78,6 +78,7 @@ def index_release(release: Path, key: str, budget: Budget | None = None) -> Rele
             out.sources.append(path)
             text_index.index_source(len(out.sources) - 1, data, out.literals, out.functions)
     out.packages = packages.outermost(found)
+    out.link_lines = build_lines.kept(out.link_lines, {p.folder for p in out.packages})
     out.gaps = gaps.gaps()
     out.problems = budget.problems
     out.seconds = time.perf_counter() - start

@@ -1,15 +1,17 @@
 """Each module against the release, in tiers (docs/sources.md):
 
 1. the same bytes (SHA-256) as release files: where;
-2. its strings (printable runs, cut as the text index cuts literals) and exported function names
+2. its DWARF compile paths that end in release paths: the source folder they name (``dwarf_match``);
+3. its strings (printable runs, cut as the text index cuts literals) and exported function names
    found in the release's C sources: the source folder with the most of them, each match shown as
    file and line. A string found in several folders counts for each as 1/their number, so common
    text ("Out of memory") decides nothing; a folder wins with at least ``MIN_SCORE`` and twice the
    next one's score.
 
-The status: ``source`` when a source folder wins; else ``prebuilt`` when the release holds the
-module's bytes or a binary of its file name; else ``not-required`` when its licence is known and
-asks for no source (permissive, or proprietary), else ``absent``."""
+The status: ``source`` when the compile paths or the strings name a source folder; else
+``prebuilt`` when the release holds the module's bytes or a binary of its file name; else
+``not-required`` when its licence is known and asks for no source (permissive, or proprietary),
+else ``absent``."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..licences.classes import LicenceClass
+from .dwarf_match import DwarfPaths
 from .folders import Folders
 from .model import ReleaseIndex, SourceStatus, Tier
 from .text_index import binary_segments
@@ -45,6 +48,7 @@ class ModuleInput:
     functions: tuple[str, ...]  # exported (defined, global or weak) functions
     version: str | None  # the identification's version
     kernel: bool = False  # a kernel module
+    compile_paths: tuple[str, ...] = ()  # its DWARF compile units' source paths
 
 
 @dataclass
@@ -71,6 +75,7 @@ class Matcher:
             self.by_hash[f.sha256].append(f.path)
             if f.elf:
                 self.by_name[posixpath.basename(f.path)].append(f.path)
+        self.dwarf = DwarfPaths((f.path for f in index.files if not f.elf), self.folders)
         self.source_folder = [self.folders.of(p) for p in index.sources]
         # (folder, stem) of every C source: a binary built beside its source (extensions/libxt_tcp.c)
         self.beside = {_stem_place(p) for p in index.sources if p.endswith((".c", ".cc", ".cpp"))}
@@ -83,6 +88,9 @@ class Matcher:
     def match(self, module: ModuleInput) -> SourceMatch:
         same = sorted(self.by_hash.get(module.sha256, ()))
         named = sorted(self.by_name.get(posixpath.basename(module.path), ()))
+        compiled = self.dwarf.vote(module.compile_paths) if module.compile_paths else None
+        if compiled is not None:
+            return self._sourced(module, compiled[0], Tier.BYTES if same else Tier.DWARF, same, compiled[1], 0.0)
         folder, score, evidence = self._vote(module)
         if folder is not None:
             return self._sourced(module, folder, Tier.BYTES if same else Tier.STRINGS, same, evidence, score)

@@ -21,6 +21,7 @@ class Tier(enum.StrEnum):
     """The evidence that tied a module to the release."""
 
     BYTES = "bytes"  # the same bytes (sha256) as a release file
+    DWARF = "dwarf"  # its DWARF compile paths end in release paths of a source folder
     STRINGS = "strings"  # its strings found in a source folder's string literals
     FUNCTIONS = "functions"  # its exported functions defined in a source folder
     NAME = "name"  # a release binary of the same file name (prebuilt only)
@@ -52,7 +53,7 @@ class Package:
     folder: str
     name: str
     version: str | None
-    whence: str  # folder-name, Makefile:LINE, VERSION
+    whence: str  # folder-name, archive-name, Makefile:LINE, VERSION
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """The package folders of a release: a name and a version, from the folder's name
-(``busybox-1.01``), a Makefile's ``VERSION =`` lines (the kernel's VERSION, PATCHLEVEL, SUBLEVEL)
+(``busybox-1.01``) or the name of the archive the folder was read from (``busybox-1.01.tar.bz2``), a
+Makefile's ``VERSION =`` lines (the kernel's VERSION, PATCHLEVEL, SUBLEVEL)
 or a VERSION file beside them."""
 
 from __future__ import annotations
@@ -8,17 +9,27 @@ import posixpath
 import re
 
 from .model import Package
+from .walk import ARCHIVE_SUFFIXES
 
 _FOLDER = re.compile(r"^(?P<name>[A-Za-z][\w+.]*?(?:-[A-Za-z][\w+.]*?)*)[-_](?P<version>\d+(?:\.\d+)+[a-z]?\d*)$")
 _MAKE_VERSION = re.compile(rb"^(VERSION|PATCHLEVEL|SUBLEVEL|PKG_VERSION)\s*[:?]?=\s*([0-9][\w.]*)\s*$", re.M)
 _VERSION_TEXT = re.compile(rb"^\s*v?(\d+(?:\.\d+)+[a-z]?\d*)\s*$")
 
 
+_BY_NAME = frozenset({"folder-name", "archive-name"})  # whence: the folder's own name
+
+
 def from_folder_name(folder: str) -> Package | None:
-    match = _FOLDER.match(posixpath.basename(folder))
+    """From the folder's name, or from an archive's name (a nested archive's members lie below it)."""
+    base = posixpath.basename(folder)
+    whence = "folder-name"
+    suffix = next((s for s in ARCHIVE_SUFFIXES if base.lower().endswith(s)), None)
+    if suffix is not None:
+        base, whence = base[: -len(suffix)], "archive-name"
+    match = _FOLDER.match(base)
     if match is None:
         return None
-    return Package(folder, match.group("name"), match.group("version"), "folder-name")
+    return Package(folder, match.group("name"), match.group("version"), whence)
 
 
 def from_makefile(path: str, data: bytes) -> Package | None:
@@ -48,14 +59,14 @@ def from_version_file(path: str, data: bytes) -> Package | None:
 def outermost(found: list[Package]) -> list[Package]:
     """One package per folder (its name first, then a Makefile, then a VERSION file), dropping
     Makefile- and file-found packages inside another package (a kernel's sub-Makefiles)."""
-    order = {"folder-name": 0}
+    order = dict.fromkeys(_BY_NAME, 0)
     best: dict[str, Package] = {}
     for package in sorted(found, key=lambda p: (order.get(p.whence, 1 if ":" in p.whence else 2), p.folder)):
         best.setdefault(package.folder, package)
     kept = []
     for folder, package in sorted(best.items()):
         inside = any(folder.startswith(other + "/") for other in best if other != folder)
-        if package.whence != "folder-name" and inside:
+        if package.whence not in _BY_NAME and inside:
             continue
         kept.append(package)
     return kept

@@ -11,8 +11,10 @@ from typing import Any
 
 from ...cypher.source_rows import LinkLineRow, ReleaseGapRow, ReleaseRow, SourceRow
 from ..model import Kind, Module, ScanResult
+from ..problems import Problem, ProblemCode, Severity
 from ..rootfs import RootFS
 from ..store.graph_rows import GraphRows, key_part
+from .dwarf import compile_paths
 from .folders import Folders
 from .match import Matcher, ModuleInput, SourceMatch
 from .model import ReleaseIndex
@@ -38,13 +40,19 @@ def check_modules(
     index: ReleaseIndex,
     progress: Progress | None = None,
 ) -> list[SourceMatch]:
-    """Every module of ``result`` against the release; ``module_rows``: the Module rows by path."""
+    """Every module of ``result`` against the release; ``module_rows``: the Module rows by path. A
+    module whose DWARF cannot be read to its end adds a problem to ``result``."""
     matcher = Matcher(index)
     root = RootFS(result.root_dir)
     out = []
     for number, module in enumerate(result.modules):
         row = module_rows[module.path]
         data = root.read_bytes(module.path, MAX_MODULE) or b""
+        compiled = compile_paths(data)
+        if compiled.problem is not None:
+            result.problems.append(
+                Problem(module.path, Severity.WARNING, compiled.problem, ProblemCode.DWARF_UNREADABLE)
+            )
         found = ModuleInput(
             module.path,
             data,
@@ -53,6 +61,7 @@ def check_modules(
             exported_functions(module),
             row.get("component_version"),
             module.facts.kind is Kind.KERNEL_MODULE,
+            tuple(compiled.paths),
         )
         out.append(matcher.match(found))
         if progress is not None:

@@ -1,10 +1,15 @@
 """The members of a release, one at a time and bounded: a tar (any compression) read as a stream, a
-zip, or an unpacked folder. Nothing is written to disk, so a member's name is only a name: absolute
-names, ``..`` climbing out, names that are not UTF-8, links (never followed: no loop), too many
-members and too many bytes each become a problem record, and the walk goes on or stops there."""
+zip, or an unpacked folder; archives inside it (``apps/busybox-1.01.tar.bz2``) read the same way
+in memory, their members named below the archive's path (``apps/busybox-1.01.tar.bz2/busybox-1.01/
+Makefile``). Nothing is written to disk, so a member's name is only a name: absolute names, ``..``
+climbing out, names that are not UTF-8, links (never followed: no loop), archives nested more than
+``MAX_NESTING`` deep or inside a copy of themselves (a loop), too many members and too many bytes,
+all levels together, each become a problem record, and the walk goes on or stops there."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import posixpath
 import queue
@@ -15,6 +20,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..problems import Problem, ProblemCode, Severity
 from ..unpack.safe_tree import MAX_TREE_BYTES
@@ -23,6 +29,10 @@ MAX_MEMBERS = 250_000  # members looked at in one release (a real one: ~45,000)
 MAX_BYTES = MAX_TREE_BYTES  # bytes read from one release, all members together (a bomb stops here)
 MAX_MEMBER = 256 << 20  # one member is read up to this (its hash then covers that part)
 MAX_DEPTH = 64  # path components of a member
+MAX_NESTING = 16  # archives inside archives, as the firmware unpacker nests (loader/unpack/driver.py)
+# the names of the archives opened inside a release (a tar of any compression tarfile reads, a zip)
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tbz", ".tar.xz", ".txz", ".zip")
+_ERRORS = (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, ValueError)
 
 
 @dataclass(slots=True)
@@ -39,22 +49,27 @@ class Budget:
         self.max_bytes = max_bytes
         self.members = 0
         self.bytes = 0
+        self.stopped = False  # a limit was reached: nothing more is read (one problem says so)
         self.problems: list[Problem] = []
 
     def problem(self, path: str, code: ProblemCode, message: str) -> None:
         self.problems.append(Problem(path, Severity.WARNING, message, code))
 
+    def stop(self, path: str, code: ProblemCode, message: str) -> None:
+        self.stopped = True
+        self.problem(path, code, message)
+
     def take(self, path: str, size: int) -> bool:
-        """Count one member of ``size`` bytes; False (with a problem) once a limit is reached."""
+        """Count one member of ``size`` bytes; False (with a problem the first time) once a limit is reached."""
+        if self.stopped:
+            return False
         if self.members >= self.max_members:
-            self.problem(
+            self.stop(
                 path, ProblemCode.TOO_MANY_ENTRIES, f"more than {self.max_members:,} members: the rest is not read"
             )
-            return False
-        if self.bytes + size > self.max_bytes:
-            self.problem(
-                path, ProblemCode.TOO_LARGE, f"more than {self.max_bytes:,} bytes unpacked: the rest is not read"
-            )
+        elif self.bytes + size > self.max_bytes:
+            self.stop(path, ProblemCode.TOO_LARGE, f"more than {self.max_bytes:,} bytes unpacked: the rest is not read")
+        if self.stopped:
             return False
         self.members += 1
         self.bytes += size
@@ -82,13 +97,44 @@ def members(release: Path, budget: Budget) -> Iterator[Member]:
     """The regular files of ``release`` with their bytes, in the order they are stored."""
     try:
         if release.is_dir():
-            yield from _folder(release, budget)
+            yield from _expanded(_folder(release, budget), budget, ())
         elif zipfile.is_zipfile(release):
-            yield from _zip(release, budget)
+            yield from _expanded(_zip(release, budget), budget, ())
         else:
-            yield from _tar(release, budget)
-    except (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, ValueError) as exc:
+            yield from _expanded(_tar(release, budget), budget, ())
+    except _ERRORS as exc:
         budget.problem(str(release.name), ProblemCode.RELEASE_UNREADABLE, f"the release cannot be read on: {exc}")
+
+
+def is_archive(path: str) -> bool:
+    return path.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def _expanded(found: Iterator[Member], budget: Budget, chain: tuple[str, ...]) -> Iterator[Member]:
+    """``found``, each archive among them followed by its own members (and theirs), named below it.
+    ``chain``: the SHA-256 of the archives the members come from (an archive inside itself: a loop)."""
+    for member in found:
+        yield member
+        if not is_archive(member.path) or budget.stopped:
+            continue
+        if len(chain) >= MAX_NESTING:
+            budget.problem(
+                member.path, ProblemCode.DEPTH_LIMIT, f"archive nested more than {MAX_NESTING} deep: not opened"
+            )
+            continue
+        digest = hashlib.sha256(member.data).hexdigest()
+        if digest in chain:
+            budget.problem(member.path, ProblemCode.DEPTH_LIMIT, "archive inside a copy of itself (a loop): not opened")
+            continue
+        zipped = zipfile.is_zipfile(io.BytesIO(member.data))
+        data = io.BytesIO(member.data)
+        inner = _zip(data, budget, member.path) if zipped else _tar(data, budget, member.path)
+        try:
+            yield from _expanded(inner, budget, (*chain, digest))
+        except _ERRORS as exc:
+            budget.problem(
+                member.path, ProblemCode.RELEASE_UNREADABLE, f"archive in the release cannot be read on: {exc}"
+            )
 
 
 def prefetched(found: Iterator[Member], depth: int = 32) -> Iterator[Member]:
@@ -130,10 +176,23 @@ def prefetched(found: Iterator[Member], depth: int = 32) -> Iterator[Member]:
         reader.join()
 
 
-def _tar(release: Path, budget: Budget) -> Iterator[Member]:
-    with tarfile.open(release, "r|*", errors="surrogateescape") as tar:
+def _within(archive: str, raw: str, budget: Budget) -> str | None:
+    """A member's path in the release: its safe name, below ``archive`` (the top: "") when it is nested."""
+    name = safe_name(raw, budget)
+    if name is None or not archive:
+        return name
+    full = f"{archive}/{name}"
+    if full.count("/") >= MAX_DEPTH:
+        budget.problem(full, ProblemCode.DEPTH_LIMIT, f"more than {MAX_DEPTH} folders deep: skipped")
+        return None
+    return full
+
+
+def _tar(release: Path | IO[bytes], budget: Budget, archive: str = "") -> Iterator[Member]:
+    name, stream = (release, None) if isinstance(release, Path) else (None, release)
+    with tarfile.open(name, "r|*", fileobj=stream, errors="surrogateescape") as tar:
         for info in tar:
-            name = safe_name(info.name, budget)
+            name = _within(archive, info.name, budget)
             if name is None or not info.isfile():
                 continue
             if not budget.take(name, info.size):
@@ -143,15 +202,15 @@ def _tar(release: Path, budget: Budget) -> Iterator[Member]:
             yield Member(name, data)
 
 
-def _zip(release: Path, budget: Budget) -> Iterator[Member]:
-    with zipfile.ZipFile(release) as archive:
-        for info in archive.infolist():
-            name = safe_name(info.filename.replace("\\", "/"), budget)  # a Windows zip's separators
+def _zip(release: Path | IO[bytes], budget: Budget, archive: str = "") -> Iterator[Member]:
+    with zipfile.ZipFile(release) as opened:
+        for info in opened.infolist():
+            name = _within(archive, info.filename.replace("\\", "/"), budget)  # a Windows zip's separators
             if name is None or info.is_dir():
                 continue
             if not budget.take(name, info.file_size):
                 return
-            with archive.open(info) as stream:  # reads no more than it inflates: a lying header stops here
+            with opened.open(info) as stream:  # reads no more than it inflates: a lying header stops here
                 data = stream.read(min(info.file_size, MAX_MEMBER))
             yield Member(name, data)
 
